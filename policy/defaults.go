@@ -1,0 +1,120 @@
+package policy
+
+import "time"
+
+const day = 24 * time.Hour
+
+// Default returns the built-in policy. policy.yaml at the repository root
+// mirrors it key for key (a test keeps them equal).
+func Default() *Policy {
+	return &Policy{
+		Server: Server{
+			MaxBodyBytes:     16 << 20,
+			ConnectTimeout:   Duration(5 * time.Second),
+			FirstByteTimeout: Duration(10 * time.Minute),
+			ShutdownTimeout:  Duration(30 * time.Second),
+			SinkTimeout:      Duration(2 * time.Second),
+		},
+		Identity: Identity{
+			TrustHeaders:    true,
+			UserHeaders:     []string{"X-OpenWebUI-User-Id", "X-LibreChat-User-Id", "X-User-Id"},
+			SessionMessages: 2,
+		},
+		AB: AB{OffPercent: 0, Unit: "user", OffArmIngests: true},
+		Gate: Gate{
+			MinScore: 0.35,
+			Adaptive: Adaptive{Enabled: true, StepUp: 0.01, StepDown: 0.02, Min: 0.2, Max: 0.6},
+			MinChars: 3,
+			Acknowledgements: []string{
+				"ok", "okay", "k", "kk", "yes", "yeah", "yep", "sure", "thanks", "thank you", "thx", "ty",
+				"got it", "cool", "nice", "great", "alright", "fine", "done", "sounds good", "perfect",
+				"好的", "好", "嗯", "嗯嗯", "可以", "行", "收到", "谢谢", "多谢", "明白", "知道了", "对", "是的", "没问题",
+			},
+			Negations: []string{"no", "nope", "nah", "not really", "不", "不行", "不要", "不用", "没有", "算了"},
+			Laughter:  []string{"ha", "he", "hi", "lol", "lmao", "rofl", "xd", "哈", "嘿", "呵", "嘻", "233"},
+			Greetings: []string{
+				"hi", "hello", "hey", "hey there", "hi there", "good morning", "good afternoon", "good evening",
+				"good night", "bye", "goodbye", "see you", "你好", "您好", "嗨", "早", "早上好", "晚上好", "晚安", "再见", "拜拜",
+			},
+			CommandPrefixes: []string{"/", "!"},
+			RecallCues: []string{
+				"remember", "last time", "i told you", "as i said", "as i mentioned", "i mentioned",
+				"you know my", "my ", "do you recall", "earlier", "before",
+				"之前", "上次", "记得", "我说过", "我的", "以前", "还记得",
+			},
+		},
+		Recall: Recall{
+			TopK:                5,
+			Candidates:          50,
+			RRFK:                60,
+			Weights:             Weights{Similarity: 0.6, Recency: 0.3, Frequency: 0.1, Value: 0},
+			ProfileBudgetTokens: 150,
+			PreferConsolidated:  true,
+		},
+		Inject: Inject{
+			BudgetTokens: 500,
+			Placement:    "system",
+			Guard: "Notes from earlier conversations with this user. They may be outdated or\n" +
+				"irrelevant: use a note only if it clearly helps with the current request,\n" +
+				"prefer what the user says now, and do not mention these notes.",
+		},
+		Explicit: Explicit{
+			RememberCues: []string{"remember that", "remember this", "please remember", "from now on", "please note", "keep in mind", "don't forget", "记住", "请记住", "以后都", "从现在开始", "别忘了"},
+			ForgetCues:   []string{"forget that", "forget about", "forget what i", "please forget", "stop remembering", "忘掉", "忘记", "别记", "不要记"},
+			RememberNote: "memproxy is saving the user's note from this message to long-term memory; you may confirm that it will be remembered.",
+			ForgetNote:   "memproxy is removing what the user asked to forget from long-term memory; you may confirm that it will be forgotten.",
+			ProfileCues:  []string{"from now on", "always", "never", "i prefer", "call me", "以后都", "从现在开始", "永远", "总是", "叫我"},
+		},
+		Ingest: Ingest{
+			TurnLog:       true,
+			Redact:        Redact{},
+			UsedThreshold: 0.3,
+			Workers:       4,
+		},
+		Consolidation: Consolidation{
+			APIKeyEnv:             "MEMPROXY_CONSOLIDATION_API_KEY",
+			ClusterMin:            3,
+			ClusterThreshold:      0.82,
+			LocalClusterThreshold: 0.45,
+			MaxCallsPerHour:       120,
+			Retries:               2,
+			Timeout:               Duration(60 * time.Second),
+		},
+		Reconcile: Reconcile{
+			DupThreshold:            0.92,
+			SupersedeThreshold:      0.75,
+			LocalDupThreshold:       0.8,
+			LocalSupersedeThreshold: 0.3,
+			ChangeCues: []string{
+				"switched", "switch to", "now", "no longer", "moved", "changed", "instead", "anymore", "any more",
+				"these days", "not anymore", "started", "quit",
+				"换成", "改成", "不再", "现在", "已经", "搬到", "改用", "换了",
+			},
+		},
+		Decay: Decay{
+			Interval: Duration(time.Hour),
+			Shape:    1.5,
+			HalfLife: HalfLife{
+				Event:    Duration(30 * day),
+				Episodic: Duration(60 * day),
+				Semantic: Duration(365 * day),
+				Profile:  0,
+			},
+			BoostPerHit:      0.2,
+			MaxBoost:         3,
+			LowValue:         0.3,
+			ForgetBelow:      0.15,
+			ArchiveRetention: Duration(90 * day),
+			JobRetention:     Duration(time.Hour),
+		},
+		Sessions: Sessions{Idle: Duration(30 * time.Minute), MinTurns: 3},
+		Embedder: Embedder{
+			Provider:  "local",
+			Model:     "text-embedding-3-small",
+			APIKeyEnv: "MEMPROXY_EMBEDDER_API_KEY",
+			Dim:       256,
+			CacheSize: 10000,
+		},
+		Admin: Admin{RatePerSecond: 50, Burst: 100},
+	}
+}

@@ -1,0 +1,309 @@
+// Package policy holds every memproxy knob with its default, loads
+// policy.yaml strictly (unknown keys, wrong types and out-of-range values
+// stop start-up with the file, key path and line) and validates it once.
+//
+// The zero Policy is not useful; start from Default() and overlay a file
+// with Load. The field comments are the user documentation; policy.yaml at
+// the repository root mirrors Default() with a comment per key.
+package policy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Policy is the whole configuration.
+type Policy struct {
+	Server        Server        `yaml:"server"`
+	Upstream      Upstream      `yaml:"upstream"`
+	Identity      Identity      `yaml:"identity"`
+	AB            AB            `yaml:"ab"`
+	Gate          Gate          `yaml:"gate"`
+	Recall        Recall        `yaml:"recall"`
+	Inject        Inject        `yaml:"inject"`
+	Explicit      Explicit      `yaml:"explicit"`
+	Ingest        Ingest        `yaml:"ingest"`
+	Consolidation Consolidation `yaml:"consolidation"`
+	Reconcile     Reconcile     `yaml:"reconcile"`
+	Decay         Decay         `yaml:"decay"`
+	Sessions      Sessions      `yaml:"sessions"`
+	Embedder      Embedder      `yaml:"embedder"`
+	Admin         Admin         `yaml:"admin"`
+}
+
+// Server is the HTTP front.
+type Server struct {
+	// MaxBodyBytes bounds a request body; larger ones get 413.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// ConnectTimeout bounds dialing the upstream (502 on failure).
+	ConnectTimeout Duration `yaml:"connect_timeout"`
+	// FirstByteTimeout bounds the wait for upstream response headers (504).
+	// Generous by default: reasoning models think for minutes.
+	FirstByteTimeout Duration `yaml:"first_byte_timeout"`
+	// ShutdownTimeout is how long in-flight streams may run after SIGTERM.
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	// SinkTimeout bounds handing a finished turn to the queue.
+	SinkTimeout Duration `yaml:"sink_timeout"`
+}
+
+// Upstream is the real OpenAI-compatible server.
+type Upstream struct {
+	// APIKeyEnv names an environment variable holding an upstream key used
+	// only when the client sends no Authorization. When set, callers must
+	// present a memproxy client key (never an open relay).
+	APIKeyEnv string `yaml:"api_key_env"`
+}
+
+// Identity decides who a request belongs to.
+type Identity struct {
+	// TrustHeaders honours X-Memproxy-User, body user/safety_identifier and
+	// UserHeaders. Set false when end users reach memproxy directly.
+	TrustHeaders bool `yaml:"trust_headers"`
+	// UserHeaders are headers chat UIs forward with the user id.
+	UserHeaders []string `yaml:"user_headers"`
+	// SessionMessages is how many leading messages identify a session when
+	// no X-Memproxy-Session header is sent.
+	SessionMessages int `yaml:"session_messages"`
+}
+
+// AB is the A/B assignment.
+type AB struct {
+	// OffPercent is the share (0-100) of units assigned to the "off" arm.
+	OffPercent float64 `yaml:"off_percent"`
+	// Unit is what is hashed for assignment: user or session.
+	Unit string `yaml:"unit"`
+	// OffArmIngests keeps learning from the off arm (recall only is off).
+	OffArmIngests bool `yaml:"off_arm_ingests"`
+}
+
+// Gate decides whether a request needs recall.
+type Gate struct {
+	// MinScore is the starting score threshold for adaptive recall.
+	MinScore float64 `yaml:"min_score"`
+	// Adaptive moves the per-scope threshold with usage feedback.
+	Adaptive Adaptive `yaml:"adaptive"`
+	// MinChars: messages shorter than this (in characters) are noise.
+	MinChars int `yaml:"min_chars"`
+	// Acknowledgements are whole-message noise ("ok", "好的").
+	Acknowledgements []string `yaml:"acknowledgements"`
+	// Negations are bare refusals ("no", "不行").
+	Negations []string `yaml:"negations"`
+	// Laughter are laughter tokens; repeats of them are noise.
+	Laughter []string `yaml:"laughter"`
+	// Greetings are whole-message greetings.
+	Greetings []string `yaml:"greetings"`
+	// CommandPrefixes mark chat commands ("/x", "!x").
+	CommandPrefixes []string `yaml:"command_prefixes"`
+	// RecallCues force recall (case-insensitive substrings).
+	RecallCues []string `yaml:"recall_cues"`
+}
+
+// Adaptive is the per-scope threshold controller.
+type Adaptive struct {
+	Enabled bool `yaml:"enabled"`
+	// StepUp is added after an injected memory goes unused.
+	StepUp float64 `yaml:"step_up"`
+	// StepDown is subtracted after an injected memory is used.
+	StepDown float64 `yaml:"step_down"`
+	// Min and Max bound the threshold.
+	Min float64 `yaml:"min"`
+	Max float64 `yaml:"max"`
+}
+
+// Recall is search and scoring.
+type Recall struct {
+	// TopK is the most memories injected per request (profile excluded).
+	TopK int `yaml:"top_k"`
+	// Candidates is how many hits each search (vector, lexical) returns.
+	Candidates int `yaml:"candidates"`
+	// RRFK is the reciprocal-rank-fusion constant.
+	RRFK float64 `yaml:"rrf_k"`
+	// Weights of the score formula.
+	Weights Weights `yaml:"weights"`
+	// ProfileBudgetTokens is the separate budget for profile memories.
+	ProfileBudgetTokens int `yaml:"profile_budget_tokens"`
+	// PreferConsolidated leaves out events already consolidated.
+	PreferConsolidated bool `yaml:"prefer_consolidated"`
+}
+
+// Weights of score = sim·w_sim + retention·w_rec + min(1,hits/5)·w_freq + value·w_val.
+type Weights struct {
+	Similarity float64 `yaml:"similarity"`
+	Recency    float64 `yaml:"recency"`
+	Frequency  float64 `yaml:"frequency"`
+	Value      float64 `yaml:"value"`
+}
+
+// Inject renders and places the memory block.
+type Inject struct {
+	// BudgetTokens bounds the block (CJK counted per character).
+	BudgetTokens int `yaml:"budget_tokens"`
+	// Placement: "system" appends to the first system/developer message (or
+	// a new one at position 0); "before_last_user" inserts a system message
+	// just before the last user message (keeps the prompt-cache prefix).
+	Placement string `yaml:"placement"`
+	// Guard is the text that opens the block.
+	Guard string `yaml:"guard"`
+}
+
+// Explicit are "remember"/"forget" instructions.
+type Explicit struct {
+	RememberCues []string `yaml:"remember_cues"`
+	ForgetCues   []string `yaml:"forget_cues"`
+	// RememberNote and ForgetNote tell the model of that request what
+	// memproxy is doing, so it can confirm.
+	RememberNote string `yaml:"remember_note"`
+	ForgetNote   string `yaml:"forget_note"`
+	// ProfileCues route an explicit write to the profile tier.
+	ProfileCues []string `yaml:"profile_cues"`
+}
+
+// Ingest is the background's first step.
+type Ingest struct {
+	// TurnLog keeps raw turns (switch off for minimal storage).
+	TurnLog bool `yaml:"turn_log"`
+	// Redact replaces secrets before the queue job is written.
+	Redact Redact `yaml:"redact"`
+	// UsedThreshold: an injected memory counts as used when the reply's
+	// similarity to it (or lexical overlap) reaches this.
+	UsedThreshold float64 `yaml:"used_threshold"`
+	// Workers is the number of concurrent ingest workers.
+	Workers int `yaml:"workers"`
+}
+
+// Redact lists what is scrubbed.
+type Redact struct {
+	Email  bool `yaml:"email"`
+	Phone  bool `yaml:"phone"`
+	APIKey bool `yaml:"api_key"`
+}
+
+// Consolidation turns repeated patterns into facts and summaries.
+type Consolidation struct {
+	// BaseURL and Model of an OpenAI-compatible model; empty Model uses the
+	// extractive consolidator (offline).
+	BaseURL string `yaml:"base_url"`
+	Model   string `yaml:"model"`
+	// APIKeyEnv names the environment variable with the model's key.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// ClusterMin events (the new one included) trigger consolidation.
+	ClusterMin int `yaml:"cluster_min"`
+	// ClusterThreshold is the sibling similarity for semantic embedders.
+	ClusterThreshold float64 `yaml:"cluster_threshold"`
+	// LocalClusterThreshold is the same for the local hashed embedder.
+	LocalClusterThreshold float64 `yaml:"local_cluster_threshold"`
+	// MaxCallsPerHour caps LLM calls; the backlog waits, never dropped.
+	MaxCallsPerHour int `yaml:"max_calls_per_hour"`
+	// Retries on an invalid model answer before the job fails.
+	Retries int `yaml:"retries"`
+	// Timeout of one model call.
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Reconcile merges new facts with known ones.
+type Reconcile struct {
+	// DupThreshold: similarity at or above which a fact reinforces.
+	DupThreshold float64 `yaml:"dup_threshold"`
+	// SupersedeThreshold: similarity at or above which a fact with a change
+	// cue supersedes.
+	SupersedeThreshold float64 `yaml:"supersede_threshold"`
+	// LocalDupThreshold and LocalSupersedeThreshold for the local embedder.
+	LocalDupThreshold       float64 `yaml:"local_dup_threshold"`
+	LocalSupersedeThreshold float64 `yaml:"local_supersede_threshold"`
+	// ChangeCues mark a fact that replaces an older one.
+	ChangeCues []string `yaml:"change_cues"`
+}
+
+// Decay is soft forgetting.
+type Decay struct {
+	// Interval of the periodic pass.
+	Interval Duration `yaml:"interval"`
+	// Shape s of r = 2^(-(age/h)^s): 1 exponential, 1.5 Weibull.
+	Shape float64 `yaml:"shape"`
+	// HalfLife per tier; 0 means no decay.
+	HalfLife HalfLife `yaml:"half_life"`
+	// BoostPerHit and MaxBoost: h_eff = h × min(MaxBoost, 1 + BoostPerHit·hits).
+	BoostPerHit float64 `yaml:"boost_per_hit"`
+	MaxBoost    float64 `yaml:"max_boost"`
+	// LowValue: only memories with value below this are archived.
+	LowValue float64 `yaml:"low_value"`
+	// ForgetBelow: archive when value × retention falls below this.
+	ForgetBelow float64 `yaml:"forget_below"`
+	// ArchiveRetention: archived memories are purged after this.
+	ArchiveRetention Duration `yaml:"archive_retention"`
+	// JobRetention: completed queue rows (which hold raw turns) are pruned
+	// after this.
+	JobRetention Duration `yaml:"job_retention"`
+}
+
+// HalfLife per tier.
+type HalfLife struct {
+	Event    Duration `yaml:"event"`
+	Episodic Duration `yaml:"episodic"`
+	Semantic Duration `yaml:"semantic"`
+	Profile  Duration `yaml:"profile"`
+}
+
+// Sessions are idle-session summaries.
+type Sessions struct {
+	// Idle is how long a session must be quiet before it is summarised.
+	Idle Duration `yaml:"idle"`
+	// MinTurns a session needs to be summarised.
+	MinTurns int `yaml:"min_turns"`
+}
+
+// Embedder turns text into vectors.
+type Embedder struct {
+	// Provider: local (offline hashed features) or openai (any
+	// OpenAI-compatible /embeddings endpoint).
+	Provider string `yaml:"provider"`
+	// Model and BaseURL for the openai provider.
+	Model   string `yaml:"model"`
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the environment variable with the embedding key.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Dim of the local embedder.
+	Dim int `yaml:"dim"`
+	// CacheSize is the number of cached embeddings.
+	CacheSize int64 `yaml:"cache_size"`
+}
+
+// Admin is the management API.
+type Admin struct {
+	// RatePerSecond and Burst limit admin API calls per client.
+	RatePerSecond float64 `yaml:"rate_per_second"`
+	Burst         int     `yaml:"burst"`
+}
+
+// Duration is a time.Duration that reads "90s", "30m", "12h" and "30d".
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// ParseDuration accepts Go durations plus a "d" (day) suffix.
+func ParseDuration(s string) (Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		f, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		return Duration(f * 24 * float64(time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (use e.g. 90s, 30m, 12h, 30d)", s)
+	}
+	return Duration(d), nil
+}
+
+func (d Duration) String() string {
+	t := time.Duration(d)
+	if t != 0 && t%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(t/(24*time.Hour)), 10) + "d"
+	}
+	return t.String()
+}
