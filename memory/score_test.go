@@ -8,11 +8,11 @@ import (
 	"github.com/memproxy/memproxy/policy"
 )
 
-const day = 24 * time.Hour
+const sDay = 24 * time.Hour
 
-var t0 = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+var sT0 = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+func sNear(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestRetention(t *testing.T) {
 	d := policy.Default().Decay // event 30d, semantic 365d, profile 0, s=1.5, boost 0.2, max 3
@@ -22,27 +22,27 @@ func TestRetention(t *testing.T) {
 		now  time.Time
 		want float64
 	}{
-		{"fresh", Memory{Tier: TierEvent, CreatedAt: t0}, t0, 1},
-		{"one half-life", Memory{Tier: TierEvent, CreatedAt: t0}, t0.Add(30 * day), 0.5},
-		{"two half-lives weibull", Memory{Tier: TierEvent, CreatedAt: t0}, t0.Add(60 * day), math.Exp2(-math.Pow(2, 1.5))},
-		{"last use counts, not creation", Memory{Tier: TierEvent, CreatedAt: t0.Add(-400 * day), LastUsedAt: t0}, t0.Add(30 * day), 0.5},
-		{"hits stretch the half-life", Memory{Tier: TierEvent, CreatedAt: t0, Hits: 5}, t0.Add(60 * day), 0.5}, // h = 30d × 2
-		{"boost is capped", Memory{Tier: TierEvent, CreatedAt: t0, Hits: 100}, t0.Add(90 * day), 0.5}, // h = 30d × 3
-		{"semantic", Memory{Tier: TierSemantic, CreatedAt: t0}, t0.Add(365 * day), 0.5},
-		{"profile never decays", Memory{Tier: TierProfile, CreatedAt: t0}, t0.Add(3650 * day), 1},
-		{"no decay flag", Memory{Tier: TierEvent, CreatedAt: t0, NoDecay: true}, t0.Add(3650 * day), 1},
-		{"future use", Memory{Tier: TierEvent, CreatedAt: t0}, t0.Add(-day), 1},
+		{"fresh", Memory{Tier: TierEvent, CreatedAt: sT0}, sT0, 1},
+		{"one half-life", Memory{Tier: TierEvent, CreatedAt: sT0}, sT0.Add(30 * sDay), 0.5},
+		{"two half-lives weibull", Memory{Tier: TierEvent, CreatedAt: sT0}, sT0.Add(60 * sDay), math.Exp2(-math.Pow(2, 1.5))},
+		{"last use counts, not creation", Memory{Tier: TierEvent, CreatedAt: sT0.Add(-400 * sDay), LastUsedAt: sT0}, sT0.Add(30 * sDay), 0.5},
+		{"hits stretch the half-life", Memory{Tier: TierEvent, CreatedAt: sT0, Hits: 5}, sT0.Add(60 * sDay), 0.5}, // h = 30d × 2
+		{"boost is capped", Memory{Tier: TierEvent, CreatedAt: sT0, Hits: 100}, sT0.Add(90 * sDay), 0.5},          // h = 30d × 3
+		{"semantic", Memory{Tier: TierSemantic, CreatedAt: sT0}, sT0.Add(365 * sDay), 0.5},
+		{"profile never decays", Memory{Tier: TierProfile, CreatedAt: sT0}, sT0.Add(3650 * sDay), 1},
+		{"no decay flag", Memory{Tier: TierEvent, CreatedAt: sT0, NoDecay: true}, sT0.Add(3650 * sDay), 1},
+		{"future use", Memory{Tier: TierEvent, CreatedAt: sT0}, sT0.Add(-sDay), 1},
 	}
 	for _, c := range cases {
-		if got := Retention(&c.m, c.now, d); !near(got, c.want) {
+		if got := Retention(&c.m, c.now, d); !sNear(got, c.want) {
 			t.Errorf("%s: Retention = %v, want %v", c.name, got, c.want)
 		}
 	}
 
 	exp := d
 	exp.Shape = 1
-	m := Memory{Tier: TierEvent, CreatedAt: t0}
-	if got := Retention(&m, t0.Add(60*day), exp); !near(got, 0.25) {
+	m := Memory{Tier: TierEvent, CreatedAt: sT0}
+	if got := Retention(&m, sT0.Add(60*sDay), exp); !sNear(got, 0.25) {
 		t.Errorf("exponential shape, two half-lives: %v, want 0.25", got)
 	}
 }
@@ -51,20 +51,20 @@ func TestScore(t *testing.T) {
 	w := policy.Default().Recall.Weights // 0.6 / 0.3 / 0.1 / 0
 	total, b := Score(0.8, 0.5, 2, 0.9, w)
 	want := 0.6*0.8 + 0.3*0.5 + 0.1*0.4
-	if !near(total, want) || !near(b.Total, want) {
+	if !sNear(total, want) || !sNear(b.Total, want) {
 		t.Fatalf("total %v (breakdown %v), want %v", total, b.Total, want)
 	}
-	if b.Sim != 0.8 || b.Retention != 0.5 || !near(b.Freq, 0.4) || b.Value != 0.9 {
+	if b.Sim != 0.8 || b.Retention != 0.5 || !sNear(b.Freq, 0.4) || b.Value != 0.9 {
 		t.Fatalf("breakdown %+v", b)
 	}
 	if _, b := Score(0, 0, 50, 0, w); b.Freq != 1 {
 		t.Errorf("freq saturates at %d hits: got %v", FreqSaturation, b.Freq)
 	}
-	if total, _ := Score(-0.7, 1, 0, 0, w); !near(total, 0.3) {
+	if total, _ := Score(-0.7, 1, 0, 0, w); !sNear(total, 0.3) {
 		t.Errorf("negative cosine is clamped to 0: total %v", total)
 	}
 	wv := policy.Weights{Value: 1}
-	if total, _ := Score(1, 1, 5, 0.25, wv); !near(total, 0.25) {
+	if total, _ := Score(1, 1, 5, 0.25, wv); !sNear(total, 0.25) {
 		t.Errorf("value weight: total %v, want 0.25", total)
 	}
 }
@@ -77,12 +77,12 @@ func TestShouldArchive(t *testing.T) {
 		now  time.Time
 		want bool
 	}{
-		{"fresh chatter stays", Memory{Tier: TierEvent, Value: 0.2, CreatedAt: t0}, t0, false},
-		{"old chatter goes", Memory{Tier: TierEvent, Value: 0.2, CreatedAt: t0}, t0.Add(30 * day), true}, // 0.2×0.5 < 0.15
-		{"informative never by decay", Memory{Tier: TierEvent, Value: 0.3, CreatedAt: t0}, t0.Add(3650 * day), false},
-		{"no decay stays", Memory{Tier: TierEvent, Value: 0.1, NoDecay: true, CreatedAt: t0}, t0.Add(3650 * day), false},
-		{"already archived", Memory{Tier: TierEvent, Value: 0.1, CreatedAt: t0, ArchivedAt: &t0}, t0.Add(3650 * day), false},
-		{"used recently stays", Memory{Tier: TierEvent, Value: 0.2, CreatedAt: t0, LastUsedAt: t0.Add(29 * day)}, t0.Add(30 * day), false},
+		{"fresh chatter stays", Memory{Tier: TierEvent, Value: 0.2, CreatedAt: sT0}, sT0, false},
+		{"old chatter goes", Memory{Tier: TierEvent, Value: 0.2, CreatedAt: sT0}, sT0.Add(30 * sDay), true}, // 0.2×0.5 < 0.15
+		{"informative never by decay", Memory{Tier: TierEvent, Value: 0.3, CreatedAt: sT0}, sT0.Add(3650 * sDay), false},
+		{"no decay stays", Memory{Tier: TierEvent, Value: 0.1, NoDecay: true, CreatedAt: sT0}, sT0.Add(3650 * sDay), false},
+		{"already archived", Memory{Tier: TierEvent, Value: 0.1, CreatedAt: sT0, ArchivedAt: &sT0}, sT0.Add(3650 * sDay), false},
+		{"used recently stays", Memory{Tier: TierEvent, Value: 0.2, CreatedAt: sT0, LastUsedAt: sT0.Add(29 * sDay)}, sT0.Add(30 * sDay), false},
 	}
 	for _, c := range cases {
 		if got := ShouldArchive(&c.m, c.now, d); got != c.want {

@@ -1,0 +1,368 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memproxy/memproxy/policy"
+)
+
+// Searcher is the part of the store recall reads: the two candidate
+// searches of Memories.
+type Searcher interface {
+	VectorSearch(ctx context.Context, s Scope, vec []float32, o SearchOptions) ([]Candidate, error)
+	LexicalSearch(ctx context.Context, s Scope, query string, o SearchOptions) ([]Candidate, error)
+}
+
+// ProfileLister lists a scope's memories; recall uses it for the profile
+// tier, which is injected whenever it exists rather than searched.
+type ProfileLister interface {
+	List(ctx context.Context, s Scope, f ListFilter) (Page[*Memory], error)
+}
+
+// QueryEmbedder turns texts into vectors. The embed package satisfies it
+// (with its cache in front); it is declared here so memory does not import
+// embed.
+type QueryEmbedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Interface guards: every store's Memories can serve recall.
+var (
+	_ Searcher      = Memories(nil)
+	_ ProfileLister = Memories(nil)
+)
+
+// Filter reasons recorded in RankedCandidate.Filtered.
+const (
+	FilteredSuperseded   = "superseded"
+	FilteredArchived     = "archived"
+	FilteredExpired      = "expired"
+	FilteredProfile      = "profile"      // injected through Profile instead
+	FilteredConsolidated = "consolidated" // an event folded into a consolidated memory
+	FilteredInMessages   = "in_messages"  // already in the request's messages
+	FilteredMinScore     = "below_min_score"
+	FilteredTopK         = "top_k" // live and good enough, but not in the top k
+)
+
+// MaxProfile bounds how many profile memories Profile returns; the
+// injector's profile budget cuts further.
+const MaxProfile = 50
+
+// RecallerConfig wires a Recaller. Search is required; the rest have
+// useful zero values.
+type RecallerConfig struct {
+	// Search finds candidates (a store's Memories).
+	Search Searcher
+	// Profiles lists profile memories; nil makes Profile return none.
+	Profiles ProfileLister
+	// Embedder embeds the query; nil runs lexical search only.
+	Embedder QueryEmbedder
+	// Recall and Decay are the policy sections recall follows.
+	Recall policy.Recall
+	Decay  policy.Decay
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Recaller picks the memories worth injecting into one request:
+// vector and lexical candidates, reciprocal-rank fusion, the score of
+// DESIGN.md, hard filters, top-k. It is safe for concurrent use.
+type Recaller struct {
+	cfg RecallerConfig
+}
+
+// NewRecaller checks cfg and returns a Recaller.
+func NewRecaller(cfg RecallerConfig) (*Recaller, error) {
+	if cfg.Search == nil {
+		return nil, errors.New("recaller: Search is required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Recall.TopK = cmp.Or(cfg.Recall.TopK, 5)
+	cfg.Recall.Candidates = cmp.Or(cfg.Recall.Candidates, 50)
+	cfg.Recall.RRFK = cmp.Or(cfg.Recall.RRFK, 60)
+	return &Recaller{cfg: cfg}, nil
+}
+
+// Query is one recall request.
+type Query struct {
+	// Text is what to recall for: the last user message, optionally with a
+	// little recent context.
+	Text string
+	// Exclude are the texts of the request's own messages; a candidate
+	// whose (normalised) text they already contain is dropped.
+	Exclude []string
+	// MinScore is the score a memory needs to be selected (the gate's
+	// per-scope threshold).
+	MinScore float64
+	// TopK is the most memories selected (0: policy recall.top_k).
+	TopK int
+	// At is "now" for filters and decay (zero: the Recaller's clock).
+	At time.Time
+}
+
+// Scored is one candidate with its evidence and score.
+type Scored struct {
+	Memory *Memory
+	Breakdown
+	// Cosine is the query–memory cosine similarity (0 when either has no
+	// embedding); Lexical is the share of the query's terms the memory
+	// contains. Sim = max(Cosine, Lexical).
+	Cosine  float64
+	Lexical float64
+	// Fused is the reciprocal-rank-fusion score that admitted the
+	// candidate; VectorRank and LexicalRank are its 1-based ranks in each
+	// search (0: not found by that search).
+	Fused       float64
+	VectorRank  int
+	LexicalRank int
+	// Filtered is why the candidate was not selected ("" when selected).
+	Filtered string
+}
+
+// Result is the outcome of one recall.
+type Result struct {
+	// Selected are the memories to inject, best first.
+	Selected []*Scored
+	// Ranked is every fused candidate, best score first, with its
+	// breakdown and the reason it was filtered: the recall log and the
+	// evaluation (recall@10, @25) read it.
+	Ranked []RankedCandidate
+}
+
+// Recall runs search → fuse → score → filter → top-k for q in scope s.
+//
+// Similarity. The score's sim is max(cosine, lexical), where cosine is the
+// query–memory cosine of the embeddings (recomputed for candidates only
+// lexical search found) and lexical is the share of the query's content
+// terms (words; CJK character bigrams; a short stop-word list removed) that
+// occur in the memory. Both are in [0, 1] and mean "how much of the query
+// this memory answers", so min_score keeps one meaning whichever evidence
+// carried the memory. The raw lexical scores of the backends (bm25 on
+// SQLite, ts_rank on PostgreSQL) are on different, unbounded scales, so
+// they only rank candidates for the fusion; the fusion itself decides which
+// candidates are scored, not how high. Taking the max rather than a sum
+// avoids double-counting: a hashed local embedder is itself lexical.
+func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error) {
+	at := q.At
+	if at.IsZero() {
+		at = r.cfg.Now()
+	}
+	topK := cmp.Or(q.TopK, r.cfg.Recall.TopK)
+	if strings.TrimSpace(q.Text) == "" {
+		return &Result{}, nil
+	}
+	var qvec []float32
+	if r.cfg.Embedder != nil {
+		vecs, err := r.cfg.Embedder.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		if len(vecs) != 1 {
+			return nil, fmt.Errorf("embed query: got %d vectors for 1 text", len(vecs))
+		}
+		qvec = vecs[0]
+	}
+	vec, lex, err := r.search(ctx, s, q.Text, qvec, at)
+	if err != nil {
+		return nil, err
+	}
+	cands := fuse(vec, lex, r.cfg.Recall.RRFK, r.cfg.Recall.Candidates)
+
+	terms := contentTerms(q.Text)
+	excl := newExcluder(q.Exclude)
+	for _, c := range cands {
+		m := c.Memory
+		if c.VectorRank == 0 {
+			c.Cosine = cosine(qvec, m.Embedding)
+		}
+		c.Lexical = coverage(terms, m.Text)
+		_, c.Breakdown = Score(max(c.Cosine, c.Lexical), Retention(m, at, r.cfg.Decay), m.Hits, m.Value, r.cfg.Recall.Weights)
+		c.Filtered = r.filter(m, at, excl)
+		if c.Filtered == "" && c.Total < q.MinScore {
+			c.Filtered = FilteredMinScore
+		}
+	}
+	slices.SortFunc(cands, compareScored)
+
+	res := &Result{Ranked: make([]RankedCandidate, 0, len(cands))}
+	for i, c := range cands {
+		if c.Filtered == "" {
+			if len(res.Selected) < topK {
+				res.Selected = append(res.Selected, c)
+			} else {
+				c.Filtered = FilteredTopK
+			}
+		}
+		res.Ranked = append(res.Ranked, c.ranked(i+1))
+	}
+	return res, nil
+}
+
+// search runs the vector and lexical searches side by side.
+func (r *Recaller) search(ctx context.Context, s Scope, text string, qvec []float32, at time.Time) (vec, lex []Candidate, err error) {
+	o := SearchOptions{
+		Limit:               r.cfg.Recall.Candidates,
+		At:                  at,
+		Tiers:               []Tier{TierSemantic, TierEpisodic, TierEvent},
+		ExcludeConsolidated: r.cfg.Recall.PreferConsolidated,
+	}
+	var vecErr error
+	var wg sync.WaitGroup
+	if qvec != nil {
+		wg.Go(func() {
+			vec, vecErr = r.cfg.Search.VectorSearch(ctx, s, qvec, o)
+		})
+	}
+	lex, lexErr := r.cfg.Search.LexicalSearch(ctx, s, text, o)
+	wg.Wait()
+	if vecErr != nil {
+		return nil, nil, fmt.Errorf("vector search: %w", vecErr)
+	}
+	if lexErr != nil {
+		return nil, nil, fmt.Errorf("lexical search: %w", lexErr)
+	}
+	return vec, lex, nil
+}
+
+// filter applies the hard filters; the store already drops dead memories
+// but recall checks again at q.At, which replays move.
+func (r *Recaller) filter(m *Memory, at time.Time, excl excluder) string {
+	switch {
+	case m.ValidTo != nil || m.SupersededBy != "":
+		return FilteredSuperseded
+	case m.ArchivedAt != nil:
+		return FilteredArchived
+	case m.ExpiresAt != nil && !m.ExpiresAt.After(at):
+		return FilteredExpired
+	case m.Tier == TierProfile:
+		return FilteredProfile
+	case r.cfg.Recall.PreferConsolidated && m.Tier == TierEvent && m.ConsolidatedAt != nil:
+		return FilteredConsolidated
+	case excl.contains(m.Text):
+		return FilteredInMessages
+	}
+	return ""
+}
+
+// Profile returns the scope's live profile memories, newest first. They
+// bypass the gate and the score: the injector gives them their own budget.
+func (r *Recaller) Profile(ctx context.Context, s Scope) ([]*Memory, error) {
+	if r.cfg.Profiles == nil {
+		return nil, nil
+	}
+	page, err := r.cfg.Profiles.List(ctx, s, ListFilter{
+		Tiers: []Tier{TierProfile},
+		State: StateLive,
+		At:    r.cfg.Now(),
+		Limit: MaxProfile,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list profile: %w", err)
+	}
+	return page.Data, nil
+}
+
+// fuse merges the two ranked lists by reciprocal rank,
+// fused = Σ 1/(k + rank), and keeps the best limit candidates.
+func fuse(vec, lex []Candidate, k float64, limit int) []*Scored {
+	byID := make(map[string]*Scored, len(vec)+len(lex))
+	var out []*Scored
+	get := func(m *Memory) *Scored {
+		c, ok := byID[m.ID]
+		if !ok {
+			c = &Scored{Memory: m}
+			byID[m.ID] = c
+			out = append(out, c)
+		}
+		return c
+	}
+	for i, h := range vec {
+		if h.Memory == nil {
+			continue
+		}
+		c := get(h.Memory)
+		if c.VectorRank == 0 {
+			c.VectorRank = i + 1
+			c.Cosine = h.Score
+			c.Fused += 1 / (k + float64(i+1))
+		}
+	}
+	for i, h := range lex {
+		if h.Memory == nil {
+			continue
+		}
+		c := get(h.Memory)
+		if c.LexicalRank == 0 {
+			c.LexicalRank = i + 1
+			c.Fused += 1 / (k + float64(i+1))
+		}
+	}
+	if len(out) > limit {
+		slices.SortStableFunc(out, func(a, b *Scored) int {
+			if c := cmp.Compare(b.Fused, a.Fused); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Memory.ID, b.Memory.ID)
+		})
+		out = out[:limit]
+	}
+	return out
+}
+
+// compareScored orders by score desc, then newer first, then id, so equal
+// scores always rank the same way on every store.
+func compareScored(a, b *Scored) int {
+	if c := cmp.Compare(b.Total, a.Total); c != 0 {
+		return c
+	}
+	if c := b.Memory.CreatedAt.Compare(a.Memory.CreatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Memory.ID, b.Memory.ID)
+}
+
+func (c *Scored) ranked(rank int) RankedCandidate {
+	m := c.Memory
+	return RankedCandidate{
+		ID:        m.ID,
+		Tier:      m.Tier,
+		Score:     c.Total,
+		Sim:       c.Sim,
+		Retention: c.Retention,
+		Freq:      c.Freq,
+		Value:     c.Breakdown.Value,
+		Rank:      rank,
+		Refs:      m.Provenance.TurnRefs,
+		Injected:  c.Filtered == "",
+		Filtered:  c.Filtered,
+	}
+}
+
+// cosine of two vectors; 0 when either is missing, empty, zero or of a
+// different length.
+func cosine(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -1,0 +1,428 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/policy"
+)
+
+// testSearcher is an in-memory Searcher/ProfileLister over a slice: a test
+// double for the narrow interfaces recall consumes. stale makes it return
+// dead memories too, as a store whose clock disagrees with the query's.
+type testSearcher struct {
+	mems  []*Memory
+	stale bool
+	opts  []SearchOptions
+}
+
+func (s *testSearcher) keep(sc Scope, m *Memory, o SearchOptions) bool {
+	switch {
+	case m.Scope != sc:
+		return false
+	case !s.stale && !o.IncludeDead && !m.Live(o.At):
+		return false
+	case o.Tiers != nil && !slices.Contains(o.Tiers, m.Tier):
+		return false
+	case o.ExcludeConsolidated && m.ConsolidatedAt != nil:
+		return false
+	}
+	return true
+}
+
+func (s *testSearcher) top(hits []Candidate, limit int) []Candidate {
+	slices.SortStableFunc(hits, func(a, b Candidate) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Memory.ID, b.Memory.ID)
+	})
+	return hits[:min(len(hits), limit)]
+}
+
+func (s *testSearcher) VectorSearch(_ context.Context, sc Scope, vec []float32, o SearchOptions) ([]Candidate, error) {
+	s.opts = append(s.opts, o)
+	var hits []Candidate
+	for _, m := range s.mems {
+		if s.keep(sc, m, o) && len(m.Embedding) > 0 {
+			hits = append(hits, Candidate{Memory: m, Score: cosine(vec, m.Embedding)})
+		}
+	}
+	return s.top(hits, o.Limit), nil
+}
+
+func (s *testSearcher) LexicalSearch(_ context.Context, sc Scope, q string, o SearchOptions) ([]Candidate, error) {
+	s.opts = append(s.opts, o)
+	var hits []Candidate
+	for _, m := range s.mems {
+		if !s.keep(sc, m, o) {
+			continue
+		}
+		have := map[string]bool{}
+		eachTerm(m.Text, func(t string) { have[t] = true })
+		n := 0
+		eachTerm(q, func(t string) {
+			if have[t] {
+				n++
+			}
+		})
+		if n > 0 {
+			hits = append(hits, Candidate{Memory: m, Score: float64(n)})
+		}
+	}
+	return s.top(hits, o.Limit), nil
+}
+
+func (s *testSearcher) List(_ context.Context, sc Scope, f ListFilter) (Page[*Memory], error) {
+	var out []*Memory
+	for _, m := range s.mems {
+		if m.Scope == sc && slices.Contains(f.Tiers, m.Tier) && (f.State != StateLive || m.Live(f.At)) {
+			out = append(out, m)
+		}
+	}
+	return Page[*Memory]{Data: out}, nil
+}
+
+// vecEmbedder maps query texts to fixed vectors.
+type vecEmbedder struct {
+	vecs map[string][]float32
+	err  error
+}
+
+func (e vecEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = e.vecs[t]
+	}
+	return out, nil
+}
+
+// rNear compares scores built from float32 embeddings.
+func rNear(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+var rcScope = Scope{User: "alice", Namespace: DefaultNamespace}
+
+func rcMem(id string, tier Tier, text string, vec ...float32) *Memory {
+	return &Memory{ID: id, Scope: rcScope, Tier: tier, Text: text, Embedding: vec, CreatedAt: sT0, Value: 0.5}
+}
+
+func newTestRecaller(t *testing.T, s *testSearcher, query string, qvec ...float32) *Recaller {
+	t.Helper()
+	p := policy.Default()
+	r, err := NewRecaller(RecallerConfig{
+		Search:   s,
+		Profiles: s,
+		Embedder: vecEmbedder{vecs: map[string][]float32{query: qvec}},
+		Recall:   p.Recall,
+		Decay:    p.Decay,
+		Now:      func() time.Time { return sT0 },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func rankedByID(res *Result) map[string]RankedCandidate {
+	out := map[string]RankedCandidate{}
+	for _, c := range res.Ranked {
+		out[c.ID] = c
+	}
+	return out
+}
+
+func selectedIDs(res *Result) []string {
+	var ids []string
+	for _, s := range res.Selected {
+		ids = append(ids, s.Memory.ID)
+	}
+	return ids
+}
+
+func TestRecallFormula(t *testing.T) {
+	const q = "zebra"
+	old := rcMem("a", TierEvent, "unrelated words", 0.6, 0.8, 0)
+	old.CreatedAt = sT0.Add(-30 * sDay) // retention 0.5
+	old.Hits = 0
+	fresh := rcMem("b", TierSemantic, "also unrelated", 1, 0, 0)
+	fresh.Hits = 10 // freq 1; hits do not matter for a fresh memory's retention
+	s := &testSearcher{mems: []*Memory{old, fresh}}
+	res, err := newTestRecaller(t, s, q, 1, 0, 0).Recall(context.Background(), rcScope, Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rankedByID(res)
+	if want := 0.6*0.6 + 0.3*0.5 + 0.1*0; !rNear(got["a"].Score, want) {
+		t.Errorf("a: score %v, want %v (%+v)", got["a"].Score, want, got["a"])
+	}
+	if want := 0.6*1 + 0.3*1 + 0.1*1; !sNear(got["b"].Score, want) {
+		t.Errorf("b: score %v, want %v (%+v)", got["b"].Score, want, got["b"])
+	}
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"b", "a"}) {
+		t.Errorf("selected %v, want [b a]", ids)
+	}
+	if got["b"].Rank != 1 || got["a"].Rank != 2 || !got["a"].Injected {
+		t.Errorf("ranks: %+v", res.Ranked)
+	}
+}
+
+// sim = max(cosine, lexical coverage): a memory with every content term of
+// the query counts as fully similar even when its vector is orthogonal; a
+// memory lexical search alone found gets its cosine computed.
+func TestRecallSimCombinesLexical(t *testing.T) {
+	const q = "what is my dog's name"
+	lexical := rcMem("lex", TierSemantic, "The dog's name is Rex.", 0, 1, 0)
+	half := rcMem("half", TierSemantic, "My dog likes long walks.", 0.6, 0.8, 0)
+	s := &testSearcher{mems: []*Memory{lexical, half}}
+	r := newTestRecaller(t, s, q, 1, 0, 0)
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rankedByID(res)
+	if got["lex"].Sim != 1 {
+		t.Errorf("lex: sim %v, want 1 (full coverage of {dog, name})", got["lex"].Sim)
+	}
+	if !rNear(got["half"].Sim, 0.6) {
+		t.Errorf("half: sim %v, want 0.6 (cosine beats coverage 0.5)", got["half"].Sim)
+	}
+	for _, sc := range res.Selected {
+		if sc.Memory.ID == "lex" && (sc.Cosine != 0 || sc.Lexical != 1) {
+			t.Errorf("lex evidence: cosine %v lexical %v", sc.Cosine, sc.Lexical)
+		}
+	}
+}
+
+func TestRecallLexicalOnlyCandidateGetsCosine(t *testing.T) {
+	const q = "kiwi"
+	p := policy.Default()
+	p.Recall.Candidates = 2
+	// Vector search returns near and mid; lexical search only kiwi, whose
+	// cosine must then come from its embedding.
+	near := rcMem("near", TierSemantic, "nothing in common", 1, 0, 0)
+	mid := rcMem("mid", TierSemantic, "nothing either", 0.8, 0.6, 0)
+	kiwi := rcMem("kiwi", TierSemantic, "kiwi and other words here", 0.6, 0.8, 0)
+	s := &testSearcher{mems: []*Memory{near, mid, kiwi}}
+	r, _ := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range res.Selected {
+		if sc.Memory.ID == "kiwi" {
+			if sc.LexicalRank != 1 || sc.VectorRank != 0 || !rNear(sc.Cosine, 0.6) || sc.Sim != 1 {
+				t.Errorf("kiwi: ranks %d/%d cosine %v sim %v", sc.VectorRank, sc.LexicalRank, sc.Cosine, sc.Sim)
+			}
+			return
+		}
+	}
+	t.Fatalf("kiwi not selected: %+v", res.Ranked)
+}
+
+// Fusion keeps the candidates both searches agree on when the union is
+// larger than recall.candidates.
+func TestRecallFusionKeepsAgreement(t *testing.T) {
+	const q = "apple"
+	both := rcMem("both", TierSemantic, "apple", 0.8, 0.6, 0)
+	vecOnly := rcMem("vec", TierSemantic, "pear", 1, 0, 0)
+	lexOnly := rcMem("lex", TierSemantic, "apple apple", 0, 1, 0)
+	s := &testSearcher{mems: []*Memory{both, vecOnly, lexOnly}}
+	p := policy.Default()
+	p.Recall.Candidates = 2
+	r, _ := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rankedByID(res)
+	if len(res.Ranked) != 2 {
+		t.Fatalf("want 2 fused candidates, got %+v", res.Ranked)
+	}
+	if _, ok := got["both"]; !ok {
+		t.Errorf("candidate found by both searches was fused out: %+v", res.Ranked)
+	}
+	for _, o := range s.opts {
+		if o.Limit != 2 || !o.ExcludeConsolidated || slices.Contains(o.Tiers, TierProfile) || !o.At.Equal(sT0) {
+			t.Errorf("search options %+v", o)
+		}
+	}
+}
+
+func TestRecallFilters(t *testing.T) {
+	const q = "tea"
+	at := sT0
+	past := at.Add(-time.Hour)
+	future := at.Add(time.Hour)
+	mk := func(id string, f func(m *Memory)) *Memory {
+		m := rcMem(id, TierSemantic, "tea note "+id, 1, 0, 0)
+		if f != nil {
+			f(m)
+		}
+		return m
+	}
+	mems := []*Memory{
+		mk("ok", nil),
+		mk("superseded", func(m *Memory) { m.ValidTo = &past; m.SupersededBy = "ok" }),
+		mk("archived", func(m *Memory) { m.ArchivedAt = &past }),
+		mk("expired", func(m *Memory) { m.ExpiresAt = &at }), // expiry at At is past
+		mk("notyet", func(m *Memory) { m.ExpiresAt = &future }),
+		mk("profile", func(m *Memory) { m.Tier = TierProfile }),
+		mk("folded", func(m *Memory) { m.Tier = TierEvent; m.ConsolidatedAt = &past }),
+		mk("inmsg", func(m *Memory) { m.Text = "The user drinks green tea." }),
+		mk("weak", func(m *Memory) { m.Embedding = []float32{0, 1, 0}; m.Text = "unrelated" }),
+	}
+	s := &testSearcher{mems: mems, stale: true}
+	p := policy.Default()
+	r, _ := NewRecaller(RecallerConfig{Search: staleSearcher{s}, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	res, err := r.Recall(context.Background(), rcScope, Query{
+		Text:     q,
+		Exclude:  []string{"hi", "  by the way, THE USER drinks green-tea!  "},
+		MinScore: 0.5,
+		At:       at,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"ok": "", "notyet": "", "superseded": FilteredSuperseded, "archived": FilteredArchived,
+		"expired": FilteredExpired, "profile": FilteredProfile, "folded": FilteredConsolidated,
+		"inmsg": FilteredInMessages, "weak": FilteredMinScore,
+	}
+	got := rankedByID(res)
+	for id, reason := range want {
+		c, ok := got[id]
+		if !ok {
+			t.Errorf("%s: missing from ranked list", id)
+			continue
+		}
+		if c.Filtered != reason || c.Injected != (reason == "") {
+			t.Errorf("%s: filtered %q injected %v, want %q", id, c.Filtered, c.Injected, reason)
+		}
+	}
+	if ids := selectedIDs(res); len(ids) != 2 {
+		t.Errorf("selected %v, want ok and notyet", ids)
+	}
+}
+
+// staleSearcher ignores search options, as a store lagging behind the
+// query's clock would: recall's own filters must still hold.
+type staleSearcher struct{ s *testSearcher }
+
+func (st staleSearcher) VectorSearch(ctx context.Context, sc Scope, vec []float32, o SearchOptions) ([]Candidate, error) {
+	o.Tiers, o.ExcludeConsolidated = nil, false
+	return st.s.VectorSearch(ctx, sc, vec, o)
+}
+
+func (st staleSearcher) LexicalSearch(ctx context.Context, sc Scope, q string, o SearchOptions) ([]Candidate, error) {
+	o.Tiers, o.ExcludeConsolidated = nil, false
+	return st.s.LexicalSearch(ctx, sc, q, o)
+}
+
+func TestRecallTieBreaksAndTopK(t *testing.T) {
+	const q = "same"
+	var mems []*Memory
+	for i, id := range []string{"c", "a", "b", "d", "e", "f", "g"} {
+		m := rcMem(id, TierSemantic, "text", 1, 0, 0)
+		m.CreatedAt = sT0.Add(-time.Duration(i/2) * time.Second) // pairs share created_at
+		m.LastUsedAt = sT0                                       // equal retention
+		mems = append(mems, m)
+	}
+	s := &testSearcher{mems: mems}
+	res, err := newTestRecaller(t, s, q, 1, 0, 0).Recall(context.Background(), rcScope, Query{Text: q, TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// created desc: {c,a} newest, then {b,d}, {e,f}, g; ties by id asc.
+	var order []string
+	for _, c := range res.Ranked {
+		order = append(order, c.ID)
+	}
+	if want := []string{"a", "c", "b", "d", "e", "f", "g"}; !slices.Equal(order, want) {
+		t.Fatalf("ranked %v, want %v", order, want)
+	}
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"a", "c", "b"}) {
+		t.Errorf("selected %v", ids)
+	}
+	if res.Ranked[3].Filtered != FilteredTopK {
+		t.Errorf("4th: filtered %q, want %q", res.Ranked[3].Filtered, FilteredTopK)
+	}
+}
+
+func TestRecallScopeAndErrors(t *testing.T) {
+	const q = "secret"
+	other := rcMem("bob1", TierSemantic, "secret plan", 1, 0, 0)
+	other.Scope = Scope{User: "bob", Namespace: DefaultNamespace}
+	s := &testSearcher{mems: []*Memory{other}}
+	r := newTestRecaller(t, s, q, 1, 0, 0)
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+	if err != nil || len(res.Ranked) != 0 {
+		t.Fatalf("alice sees bob's memory: %+v %v", res, err)
+	}
+	if res, err := r.Recall(context.Background(), rcScope, Query{Text: "   "}); err != nil || len(res.Ranked) != 0 || len(s.opts) != 2 {
+		t.Errorf("blank query searched: %+v %v (searches %d)", res, err, len(s.opts))
+	}
+
+	boom := errors.New("boom")
+	p := policy.Default()
+	r, _ = NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{err: boom}, Recall: p.Recall, Decay: p.Decay})
+	if _, err := r.Recall(context.Background(), rcScope, Query{Text: q}); !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "embed query: ") {
+		t.Errorf("embedder error: %v", err)
+	}
+	if _, err := NewRecaller(RecallerConfig{}); err == nil {
+		t.Error("NewRecaller without Search: no error")
+	}
+}
+
+func TestRecallWithoutEmbedderIsLexical(t *testing.T) {
+	s := &testSearcher{mems: []*Memory{rcMem("a", TierSemantic, "我喜欢喝绿茶", 1, 0, 0), rcMem("b", TierSemantic, "我住在上海", 1, 0, 0)}}
+	p := policy.Default()
+	r, _ := NewRecaller(RecallerConfig{Search: s, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: "我喜欢什么茶？", MinScore: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"a"}) {
+		t.Errorf("selected %v, want [a] (ranked %+v)", ids, res.Ranked)
+	}
+}
+
+func TestProfile(t *testing.T) {
+	now := sT0
+	gone := now.Add(-time.Hour)
+	p1 := rcMem("p1", TierProfile, "Call the user Sam.")
+	p2 := rcMem("p2", TierProfile, "Old name.")
+	p2.ValidTo = &gone
+	s := &testSearcher{mems: []*Memory{p1, p2, rcMem("f", TierSemantic, "fact")}}
+	r := newTestRecaller(t, s, "x")
+	got, err := r.Profile(context.Background(), rcScope)
+	if err != nil || len(got) != 1 || got[0].ID != "p1" {
+		t.Fatalf("Profile = %v, %v; want [p1]", got, err)
+	}
+	r, _ = NewRecaller(RecallerConfig{Search: s})
+	if got, err := r.Profile(context.Background(), rcScope); got != nil || err != nil {
+		t.Errorf("no lister: %v %v", got, err)
+	}
+}
+
+func TestNormalizeForMatch(t *testing.T) {
+	cases := map[string]string{
+		"  The User's   dog,  REX! ": "the user s dog rex",
+		"ＴＥＡ　time":                   "tea time",
+		"我的狗叫 Rex。":                  "我的狗叫 rex",
+		"!!!":                        "",
+	}
+	for in, want := range cases {
+		if got := normalizeForMatch(in); got != want {
+			t.Errorf("normalizeForMatch(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
