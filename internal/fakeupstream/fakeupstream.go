@@ -1,0 +1,458 @@
+// Package fakeupstream is an OpenAI-compatible server for tests and
+// benchmarks: scripted chat replies (plain, streamed with delays or held on
+// a channel, tool calls, errors with Retry-After), deterministic default
+// replies, legacy completions (streamed too), embeddings and models. It is
+// the only fake in memproxy's tests; everything else is real.
+package fakeupstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Reply scripts one chat completion answer. The zero Reply is a 200 with
+// the deterministic default content.
+type Reply struct {
+	// Status is the HTTP status (0 means 200).
+	Status int
+	// Header holds extra response headers (Retry-After, x-request-id, …).
+	Header http.Header
+	// Body, when set, is written verbatim (Content-Type application/json)
+	// and everything below is ignored.
+	Body string
+	// Error, when set, answers with OpenAI's error JSON carrying this
+	// message (Status defaults to 500).
+	Error string
+	// ErrorType and ErrorCode fill the error's type and code.
+	ErrorType, ErrorCode string
+
+	// Content is the assistant text (empty: the default reply).
+	Content string
+	// Chunks are the streamed content pieces; nil splits Content at spaces.
+	Chunks []string
+	// ToolCalls are returned instead of / beside content.
+	ToolCalls []ToolCall
+	// FinishReason defaults to "stop", or "tool_calls" with ToolCalls.
+	FinishReason string
+	// Choices > 1 repeats the reply in that many choices.
+	Choices int
+	// Delay is waited before each streamed chunk.
+	Delay time.Duration
+	// Hold, when set, is waited on after the first streamed event is sent:
+	// tests release it to prove the proxy relays without buffering.
+	Hold <-chan struct{}
+	// NoDone omits the final "data: [DONE]".
+	NoDone bool
+	// OnStart is called with the upstream request before answering (tests
+	// keep r.Context() to see cancellation).
+	OnStart func(r *http.Request)
+}
+
+// ToolCall is one function call in a reply.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Request is a recorded request as the upstream saw it.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// Server is the fake. Create it with New; it is safe for concurrent use.
+type Server struct {
+	// Model is reported when the request names none.
+	Model string
+	// EmbeddingDim is the length of returned embeddings (0 means 8).
+	EmbeddingDim int
+	// Record keeps every request for Requests (off by default for
+	// benchmarks that send millions).
+	Record bool
+
+	mu       sync.Mutex
+	script   []Reply
+	requests []Request
+	mux      *http.ServeMux
+}
+
+// New returns a fake that records requests.
+func New() *Server {
+	s := &Server{Model: "fake-model", Record: true}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/completions", s.completions)
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("GET /v1/models/{id}", s.model)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.record(r, nil)
+		writeError(w, http.StatusNotFound, "unknown path "+r.URL.Path, "invalid_request_error", "not_found")
+	})
+	s.mux = mux
+	return s
+}
+
+// Handler serves the OpenAI routes under /v1.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Push appends scripted replies; each chat request consumes one, and the
+// default reply answers when none is left.
+func (s *Server) Push(r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, r...)
+}
+
+// Requests returns a copy of the recorded requests.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Last returns the last recorded request (zero when none).
+func (s *Server) Last() Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return Request{}
+	}
+	return s.requests[len(s.requests)-1]
+}
+
+func (s *Server) record(r *http.Request, body []byte) {
+	if !s.Record {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+}
+
+func (s *Server) next() Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.script) == 0 {
+		return Reply{}
+	}
+	r := s.script[0]
+	s.script = s.script[1:]
+	return r
+}
+
+// chatRequest is what the fake reads from a chat request.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	s.record(r, body)
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error(), "invalid_request_error", "")
+		return
+	}
+	rep := s.next()
+	if rep.OnStart != nil {
+		rep.OnStart(r)
+	}
+	if s.scriptedError(w, rep) {
+		return
+	}
+	model := cmpOr(req.Model, s.Model)
+	if rep.Content == "" && len(rep.ToolCalls) == 0 {
+		rep.Content = DefaultReply(lastUserText(req))
+	}
+	if req.Stream {
+		s.streamChat(w, r, rep, model, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		return
+	}
+	writeJSON(w, rep.Header, completion(rep, model))
+}
+
+// scriptedError writes a raw body or an error reply; it reports whether it
+// answered.
+func (s *Server) scriptedError(w http.ResponseWriter, rep Reply) bool {
+	for k, v := range rep.Header {
+		w.Header()[k] = v
+	}
+	switch {
+	case rep.Body != "":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(cmpOr(rep.Status, http.StatusOK))
+		_, _ = io.WriteString(w, rep.Body)
+		return true
+	case rep.Error != "":
+		writeError(w, cmpOr(rep.Status, http.StatusInternalServerError), rep.Error, cmpOr(rep.ErrorType, "server_error"), rep.ErrorCode)
+		return true
+	}
+	return false
+}
+
+// DefaultReply is the deterministic answer to a user text.
+func DefaultReply(user string) string {
+	if user == "" {
+		return "Hello from the fake upstream."
+	}
+	return "You said: " + user
+}
+
+func lastUserText(req chatRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			return s
+		}
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(m.Content, &parts)
+		var texts []string
+		for _, p := range parts {
+			if p.Type == "text" {
+				texts = append(texts, p.Text)
+			}
+		}
+		return strings.Join(texts, " ")
+	}
+	return ""
+}
+
+func completion(rep Reply, model string) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": nilIfEmpty(rep.Content)}
+	if len(rep.ToolCalls) > 0 {
+		var calls []map[string]any
+		for _, tc := range rep.ToolCalls {
+			calls = append(calls, map[string]any{
+				"id": tc.ID, "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments},
+			})
+		}
+		msg["tool_calls"] = calls
+	}
+	var choices []map[string]any
+	for i := range max(rep.Choices, 1) {
+		choices = append(choices, map[string]any{"index": i, "message": msg, "finish_reason": finish(rep), "logprobs": nil})
+	}
+	return map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": model,
+		"choices": choices,
+		"usage":   map[string]any{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
+	}
+}
+
+func finish(rep Reply) string {
+	switch {
+	case rep.FinishReason != "":
+		return rep.FinishReason
+	case len(rep.ToolCalls) > 0:
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, rep Reply, model string, usage bool) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	chunk := func(choice int, delta map[string]any, fin any) map[string]any {
+		return map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model,
+			"choices": []map[string]any{{"index": choice, "delta": delta, "finish_reason": fin}},
+		}
+	}
+	var events []map[string]any
+	for c := range max(rep.Choices, 1) {
+		events = append(events, chunk(c, map[string]any{"role": "assistant", "content": ""}, nil))
+		pieces := rep.Chunks
+		if pieces == nil && rep.Content != "" {
+			pieces = splitKeep(rep.Content)
+		}
+		for _, p := range pieces {
+			events = append(events, chunk(c, map[string]any{"content": p}, nil))
+		}
+		for i, tc := range rep.ToolCalls {
+			// Arguments arrive in two halves, as real servers split them.
+			half := len(tc.Arguments) / 2
+			events = append(events,
+				chunk(c, map[string]any{"tool_calls": []map[string]any{{"index": i, "id": tc.ID, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.Arguments[:half]}}}}, nil),
+				chunk(c, map[string]any{"tool_calls": []map[string]any{{"index": i, "function": map[string]any{"arguments": tc.Arguments[half:]}}}}, nil))
+		}
+		events = append(events, chunk(c, map[string]any{}, finish(rep)))
+	}
+	if usage {
+		events = append(events, map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model,
+			"choices": []any{}, "usage": map[string]any{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
+		})
+	}
+	for i, ev := range events {
+		if !s.pause(r, rep.Delay) {
+			return
+		}
+		b, _ := json.Marshal(ev)
+		if !sendEvent(w, rc, b) {
+			return
+		}
+		if i == 0 && rep.Hold != nil {
+			select {
+			case <-rep.Hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+	if !rep.NoDone {
+		sendEvent(w, rc, []byte("[DONE]"))
+	}
+}
+
+func (s *Server) pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func sendEvent(w io.Writer, rc *http.ResponseController, data []byte) bool {
+	var b bytes.Buffer
+	b.WriteString("data: ")
+	b.Write(data)
+	b.WriteString("\n\n")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+// splitKeep splits s after each space, keeping the spaces, so the pieces
+// concatenate back to s.
+func splitKeep(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	s.record(r, body)
+	var req struct {
+		Model  string `json:"model"`
+		Prompt string `json:"prompt"`
+		Stream bool   `json:"stream"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid JSON", "invalid_request_error", "")
+		return
+	}
+	text := DefaultReply(req.Prompt)
+	model := cmpOr(req.Model, s.Model)
+	mk := func(t string, fin any) map[string]any {
+		return map[string]any{"id": "cmpl-fake", "object": "text_completion", "created": 1700000000, "model": model,
+			"choices": []map[string]any{{"index": 0, "text": t, "finish_reason": fin, "logprobs": nil}}}
+	}
+	if !req.Stream {
+		writeJSON(w, nil, mk(text, "stop"))
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	for _, p := range splitKeep(text) {
+		b, _ := json.Marshal(mk(p, nil))
+		if !sendEvent(w, rc, b) {
+			return
+		}
+	}
+	sendEvent(w, rc, []byte("[DONE]"))
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	s.record(r, nil)
+	writeJSON(w, nil, map[string]any{"object": "list", "data": []map[string]any{
+		{"id": s.Model, "object": "model", "created": 1700000000, "owned_by": "fake"},
+		{"id": "fake-embedding", "object": "model", "created": 1700000000, "owned_by": "fake"},
+	}})
+}
+
+func (s *Server) model(w http.ResponseWriter, r *http.Request) {
+	s.record(r, nil)
+	writeJSON(w, nil, map[string]any{"id": r.PathValue("id"), "object": "model", "created": 1700000000, "owned_by": "fake"})
+}
+
+func writeJSON(w http.ResponseWriter, h http.Header, v any) {
+	for k, vs := range h {
+		w.Header()[k] = vs
+	}
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nilIfEmpty(code)}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func cmpOr[T comparable](a, b T) T {
+	var zero T
+	if a != zero {
+		return a
+	}
+	return b
+}
