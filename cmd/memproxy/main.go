@@ -1,0 +1,47 @@
+// Command memproxy is the memproxy binary. Subcommands:
+//
+//	memproxy [serve] [flags]   run the proxy (default)
+//	memproxy serve --check     validate the policy and configuration, then exit
+//
+// Further subcommands (migrate, eval, export, bench, ab) plug into the
+// switch in main.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "memproxy:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches a subcommand; serve is the default, so bare flags
+// ("memproxy --listen :9090") mean serve.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, stdout, stderr)
+	case "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown subcommand %q\n%s", cmd, usage)
+}
+
+const usage = `usage: memproxy [serve] [--listen addr] [--upstream url] [--policy file] [--db file] [--check]`

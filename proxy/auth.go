@@ -1,0 +1,52 @@
+package proxy
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+type keyAuth struct {
+	user       string
+	allowNamed bool
+}
+
+const keyAuthCtx = "memproxy_key_auth"
+
+// authenticate resolves a memproxy client key. When memproxy holds its own
+// upstream key every /v1 request must present a valid client key: memproxy
+// is never an open relay. Without one, a recognised client key only binds
+// the request to its user.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		tok := BearerToken(c.Request().Header)
+		own := s.cfg.UpstreamKey != ""
+		if s.cfg.Authenticator == nil || tok == "" {
+			if own {
+				return unauthorized("a memproxy client key is required (Authorization: Bearer <key>)")
+			}
+			return next(c)
+		}
+		user, named, ok, err := s.cfg.Authenticator.Authenticate(c.Request().Context(), tok)
+		if err != nil {
+			return &APIError{Status: http.StatusServiceUnavailable, Message: "cannot check the client key right now", Type: "server_error", Code: "auth_unavailable", Err: err}
+		}
+		if !ok {
+			if own {
+				return unauthorized("invalid memproxy client key")
+			}
+			return next(c)
+		}
+		c.Set(keyAuthCtx, keyAuth{user: user, allowNamed: named})
+		return next(c)
+	}
+}
+
+func unauthorized(msg string) *APIError {
+	return &APIError{Status: http.StatusUnauthorized, Message: msg, Type: "invalid_request_error", Code: "invalid_api_key"}
+}
+
+func keyAuthOf(c echo.Context) keyAuth {
+	k, _ := c.Get(keyAuthCtx).(keyAuth)
+	return k
+}

@@ -1,0 +1,307 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// chat serves POST /v1/chat/completions: parse, resolve identity and arm,
+// rewrite, forward, relay and capture.
+func (s *Server) chat(c echo.Context) error {
+	start := time.Now()
+	r := c.Request()
+	rid := requestID(c)
+	body, err := readBody(r, s.pol.Server.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	cb, err := parseChat(body)
+	if err != nil {
+		return err
+	}
+	ka := keyAuthOf(c)
+	user, _ := ResolveUser(IdentityInput{
+		Header: r.Header, BodyUser: cb.User, SafetyIdentifier: cb.SafetyIdentifier,
+		KeyUser: ka.user, AllowNamed: ka.allowNamed, Policy: s.pol.Identity, Salt: s.cfg.Salt,
+	})
+	ns, ok := ResolveNamespace(r.Header)
+	if !ok {
+		return badRequest(HeaderNamespace, "invalid_header", "invalid "+HeaderNamespace+": must be 1-256 bytes of UTF-8 without control characters")
+	}
+	scope := memory.Scope{User: user, Namespace: ns}
+	session := ResolveSession(r.Header, cb.Messages, s.pol.Identity.SessionMessages)
+	arm, err := s.arm(r.Header, user, session)
+	if err != nil {
+		return err
+	}
+	req := &ChatRequest{
+		RequestID: rid, Scope: scope, Session: session, Arm: arm,
+		Time:   RequestTime(r.Header, s.cfg.AdminToken, s.now()),
+		Header: r.Header, Model: cb.Model, Stream: cb.Stream, Messages: cb.Messages,
+	}
+	out, rw := s.applyRewrite(r.Context(), req, cb)
+
+	h := c.Response().Header()
+	h.Set(HeaderArm, arm)
+	h.Set(HeaderRecall, rw.Status)
+	h.Set(HeaderMemories, strconv.Itoa(rw.Memories))
+
+	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, s.upstreamURL(r.URL).String(), bytes.NewReader(out))
+	if err != nil {
+		return fmt.Errorf("build upstream request: %w", err)
+	}
+	up.Header = outboundHeader(r.Header, s.cfg.UpstreamKey)
+	// Ask for identity encoding so the tee can read what it relays.
+	up.Header.Del("Accept-Encoding")
+	up.Header.Del("Content-Length")
+	overhead := time.Since(start)
+	s.met.overhead.Observe(overhead.Seconds())
+	h.Set(HeaderOverhead, strconv.FormatFloat(float64(overhead.Microseconds())/1000, 'f', 3, 64))
+
+	resp, err := s.client.Do(up)
+	if err != nil {
+		ae := upstreamError(r.Context(), err)
+		s.met.upstreamErrors.WithLabelValues(ae.Code).Inc()
+		return ae
+	}
+	defer resp.Body.Close()
+	copyResponseHeader(h, resp.Header)
+	s.met.requests.WithLabelValues("chat", arm, statusClass(resp.StatusCode)).Inc()
+
+	var turn *memory.Turn
+	if s.cfg.Sink != nil && resp.StatusCode/100 == 2 && Ingests(arm, s.pol.AB.OffArmIngests) {
+		turn = &memory.Turn{
+			RequestID: rid, Scope: scope, Session: session, Time: req.Time,
+			User: newUserText(cb.Messages), Model: cb.Model, Arm: arm,
+			Refs: TurnRefs(r.Header), Injected: rw.Injected, Intent: rw.Intent,
+		}
+	}
+	if isEventStream(resp.Header) {
+		return s.relayStream(c, resp, turn)
+	}
+	return s.relayBody(c, resp, turn)
+}
+
+// arm resolves the A/B arm: the X-Memproxy-Memory override, else the
+// salted hash of the policy's unit.
+func (s *Server) arm(h http.Header, user, session string) (string, error) {
+	if v := h.Get(HeaderMemory); v != "" {
+		v = strings.ToLower(strings.TrimSpace(v))
+		if !ValidArm(v) {
+			return "", badRequest(HeaderMemory, "invalid_header", "invalid "+HeaderMemory+": use on, off, readonly or writeonly")
+		}
+		return v, nil
+	}
+	unit := user
+	if s.pol.AB.Unit == "session" {
+		unit = session
+	}
+	return AssignArm(s.cfg.Salt, unit, s.pol.AB.OffPercent), nil
+}
+
+// applyRewrite runs the Rewriter for the recalling arms and returns the
+// body to forward. Any Rewriter failure, panic included, forwards the
+// original bytes (fail open).
+func (s *Server) applyRewrite(ctx context.Context, req *ChatRequest, cb *chatBody) ([]byte, *Rewrite) {
+	switch {
+	case req.Arm != ArmOn && req.Arm != ArmReadonly:
+		return cb.raw, &Rewrite{Status: RecallOff}
+	case s.cfg.Rewriter == nil:
+		return cb.raw, &Rewrite{Status: RecallSkipped}
+	}
+	rw, err := s.callRewriter(ctx, req)
+	if err == nil && rw == nil {
+		rw = &Rewrite{}
+	}
+	if err != nil {
+		s.met.recallFailures.Inc()
+		s.log.Warn("recall failed; forwarding the request unchanged", "request_id", req.RequestID, "err", err)
+		return cb.raw, &Rewrite{Status: RecallError}
+	}
+	if rw.Status == "" {
+		rw.Status = RecallSkipped
+	}
+	if rw.Messages == nil {
+		return cb.raw, rw
+	}
+	return cb.splice(rw.Messages), rw
+}
+
+func (s *Server) callRewriter(ctx context.Context, req *ChatRequest) (rw *Rewrite, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rewriter panic: %v", p)
+		}
+	}()
+	return s.cfg.Rewriter.Rewrite(ctx, req)
+}
+
+// readBody reads at most limit bytes; a larger body is a 413.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	n := r.ContentLength
+	if n < 0 || n > 1<<20 {
+		n = 512
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n+1))
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, badRequest("", "invalid_body", "cannot read request body")
+	}
+	if int64(buf.Len()) > limit {
+		return nil, tooLarge(limit)
+	}
+	return buf.Bytes(), nil
+}
+
+func tooLarge(limit int64) *APIError {
+	return &APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
+		Message: fmt.Sprintf("request body is larger than %d bytes (policy server.max_body_bytes)", limit)}
+}
+
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// relayBody relays a non-streamed response. A chat completion is read
+// whole (it is one JSON document), its turn queued, then written.
+func (s *Server) relayBody(c echo.Context, resp *http.Response, turn *memory.Turn) error {
+	w := c.Response()
+	if turn == nil {
+		w.WriteHeader(resp.StatusCode)
+		_, err := io.Copy(w, resp.Body)
+		return ignoreRelayErr(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		w.Header().Del("Content-Length")
+		ae := upstreamError(c.Request().Context(), err)
+		return ae
+	}
+	if text, finish, model, ok := completionReply(body); ok {
+		turn.Assistant, turn.FinishReason = text, finish
+		if model != "" {
+			turn.Model = model
+		}
+		s.enqueue(c.Request().Context(), turn)
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, err = w.Write(body)
+	return ignoreRelayErr(err)
+}
+
+// relayStream relays an SSE response event by event, flushing each at
+// once, and rebuilds the reply on the side. The turn is queued when the
+// upstream has finished: before "[DONE]" is relayed, or at the end of a
+// stream without one.
+func (s *Server) relayStream(c echo.Context, resp *http.Response, turn *memory.Turn) error {
+	w := c.Response()
+	rc := http.NewResponseController(w)
+	w.Header().Del("Content-Length")
+	w.WriteHeader(resp.StatusCode)
+	if err := rc.Flush(); err != nil {
+		return nil
+	}
+	sr := newSSEReader(resp.Body)
+	var asm assembler
+	queued := turn == nil
+	for {
+		raw, data, err := sr.Next()
+		if len(raw) > 0 {
+			if !queued {
+				asm.Add(data)
+				if asm.done {
+					s.finishTurn(c.Request().Context(), turn, &asm)
+					queued = true
+				}
+			}
+			if _, werr := w.Write(raw); werr != nil {
+				return nil // client gone; its context cancels the upstream
+			}
+			if ferr := rc.Flush(); ferr != nil {
+				return nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if c.Request().Context().Err() == nil {
+				s.log.Warn("upstream stream broke; turn not captured", "request_id", turn2id(turn, c), "err", err)
+			}
+			return nil
+		}
+	}
+	if !queued {
+		if _, finish := asm.Reply(); finish != "" {
+			s.finishTurn(c.Request().Context(), turn, &asm)
+		}
+	}
+	return nil
+}
+
+func turn2id(t *memory.Turn, c echo.Context) string {
+	if t != nil {
+		return t.RequestID
+	}
+	return requestID(c)
+}
+
+func (s *Server) finishTurn(ctx context.Context, turn *memory.Turn, asm *assembler) {
+	turn.Assistant, turn.FinishReason = asm.Reply()
+	if asm.model != "" {
+		turn.Model = asm.model
+	}
+	s.enqueue(ctx, turn)
+}
+
+// enqueue hands a turn to the sink, bounded by server.sink_timeout. A
+// failure never reaches the client: it is logged with the request id and
+// counted.
+func (s *Server) enqueue(ctx context.Context, t *memory.Turn) {
+	if t.User == "" && t.Assistant == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.pol.Server.SinkTimeout.D())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				errc <- fmt.Errorf("sink panic: %v", p)
+			}
+		}()
+		errc <- s.cfg.Sink.Enqueue(ctx, t)
+	}()
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		err = fmt.Errorf("sink timeout: %w", ctx.Err())
+	}
+	if err != nil {
+		s.met.captureFailures.Inc()
+		s.log.Error("turn not captured", "request_id", t.RequestID, "scope", t.Scope.String(), "err", err)
+		return
+	}
+	s.met.captured.Inc()
+}
+
+// ignoreRelayErr drops write errors after the header went out: the
+// client is gone and nothing more can be told to it.
+func ignoreRelayErr(error) error { return nil }

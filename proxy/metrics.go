@@ -1,0 +1,66 @@
+package proxy
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the proxy's Prometheus series.
+type metrics struct {
+	requests        *prometheus.CounterVec // route, code class
+	overhead        prometheus.Histogram
+	captured        prometheus.Counter
+	captureFailures prometheus.Counter
+	recallFailures  prometheus.Counter
+	upstreamErrors  *prometheus.CounterVec // code
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "memproxy_requests_total", Help: "Requests served, by route and status class.",
+		}, []string{"route", "arm", "status"}),
+		overhead: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "memproxy_overhead_seconds", Help: "Time spent in the proxy before forwarding a chat request.",
+			Buckets: []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1},
+		}),
+		captured: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_turns_captured_total", Help: "Chat turns handed to the turn sink.",
+		}),
+		captureFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_turn_capture_failures_total", Help: "Chat turns the sink failed to queue (error or timeout); each is logged with its request id.",
+		}),
+		recallFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_recall_failures_total", Help: "Rewriter errors and panics; the request went upstream unchanged.",
+		}),
+		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "memproxy_upstream_errors_total", Help: "Upstream round trips that failed before a response, by code.",
+		}, []string{"code"}),
+	}
+	var err error
+	m.requests = register(reg, m.requests, &err)
+	m.overhead = register(reg, m.overhead, &err)
+	m.captured = register(reg, m.captured, &err)
+	m.captureFailures = register(reg, m.captureFailures, &err)
+	m.recallFailures = register(reg, m.recallFailures, &err)
+	m.upstreamErrors = register(reg, m.upstreamErrors, &err)
+	return m, err
+}
+
+// register adds c to reg, reusing an identical collector registered
+// before (two servers on one registry share series).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		if *errp == nil {
+			*errp = err
+		}
+	}
+	return c
+}

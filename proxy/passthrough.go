@@ -1,0 +1,64 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"net/http/httputil"
+
+	"github.com/labstack/echo/v4"
+)
+
+// newPassThrough relays every other /v1 route as is: body and response
+// streamed, SSE flushed per write (FlushInterval -1), X-Memproxy-* headers
+// stripped.
+func (s *Server) newPassThrough() *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = s.upstreamURL(pr.In.URL)
+			pr.Out.Host = ""
+			stripHeaders(pr.Out.Header)
+			if s.cfg.UpstreamKey != "" {
+				pr.Out.Header.Set("Authorization", "Bearer "+s.cfg.UpstreamKey)
+			}
+		},
+		Transport:     s.transport,
+		FlushInterval: -1,
+		ErrorLog:      nil,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			ae := upstreamError(r.Context(), err)
+			s.met.upstreamErrors.WithLabelValues(ae.Code).Inc()
+			c, _ := r.Context().Value(echoCtxKey{}).(echo.Context)
+			if c == nil {
+				http.Error(w, ae.Message, ae.Status)
+				return
+			}
+			s.errorHandler(ae, c)
+		},
+	}
+}
+
+type echoCtxKey struct{}
+
+func (s *Server) passThrough(c echo.Context) error {
+	r := c.Request()
+	r = r.WithContext(contextWith(r, c))
+	s.rp.ServeHTTP(c.Response(), r)
+	s.met.requests.WithLabelValues("passthrough", "", statusClass(c.Response().Status)).Inc()
+	return nil
+}
+
+func statusClass(code int) string {
+	switch {
+	case code >= 500:
+		return "5xx"
+	case code >= 400:
+		return "4xx"
+	case code >= 300:
+		return "3xx"
+	}
+	return "2xx"
+}
+
+func contextWith(r *http.Request, c echo.Context) context.Context {
+	return context.WithValue(r.Context(), echoCtxKey{}, c)
+}

@@ -1,0 +1,188 @@
+package proxy
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/memproxy/memproxy/policy"
+)
+
+// Server is the proxy. Build it with New and serve Handler(); routes for
+// the admin API can be added to Echo() before serving.
+type Server struct {
+	cfg       Config
+	pol       *policy.Policy
+	log       *slog.Logger
+	upstream  *url.URL
+	transport http.RoundTripper
+	client    *http.Client
+	rp        *httputil.ReverseProxy
+	met       *metrics
+	gatherer  prometheus.Gatherer
+	now       func() time.Time
+	e         *echo.Echo
+}
+
+// New validates cfg and builds the server with its routes.
+func New(cfg Config) (*Server, error) {
+	u, err := url.Parse(cfg.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("proxy: upstream %q is not an http(s) URL", cfg.Upstream)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	s := &Server{cfg: cfg, upstream: u}
+	s.pol = cmp.Or(cfg.Policy, policy.Default())
+	s.log = cmp.Or(cfg.Logger, slog.Default())
+	s.now = cfg.Clock
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.transport = cfg.Transport
+	if s.transport == nil {
+		s.transport = newTransport(s.pol)
+	}
+	// No client timeout: streams run as long as the upstream sends; the
+	// transport bounds connect and first byte, the client context the rest.
+	s.client = &http.Client{Transport: s.transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	reg := cfg.Registry
+	if reg == nil {
+		r := prometheus.NewRegistry()
+		reg, s.gatherer = r, r
+	} else if g, ok := reg.(prometheus.Gatherer); ok {
+		s.gatherer = g
+	} else {
+		s.gatherer = prometheus.DefaultGatherer
+	}
+	if s.met, err = newMetrics(reg); err != nil {
+		return nil, fmt.Errorf("proxy: register metrics: %w", err)
+	}
+	s.rp = s.newPassThrough()
+	s.e = s.routes()
+	return s, nil
+}
+
+// Handler is the HTTP handler to serve.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Echo exposes the router so other packages can mount their groups
+// (/admin/v1, /memproxy/v1) before serving.
+func (s *Server) Echo() *echo.Echo { return s.e }
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(s.requestID)
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
+	v1 := e.Group("/v1", s.authenticate)
+	v1.Any("/chat/completions", func(c echo.Context) error {
+		if c.Request().Method == http.MethodPost {
+			return s.chat(c)
+		}
+		return s.passThrough(c)
+	})
+	v1.Any("", s.passThrough)
+	v1.Any("/*", s.passThrough)
+	e.RouteNotFound("/*", func(c echo.Context) error {
+		return &APIError{Status: http.StatusNotFound, Message: "unknown path " + c.Request().URL.Path + " (memproxy serves the OpenAI API under /v1)", Type: "invalid_request_error", Code: "not_found"}
+	})
+	return e
+}
+
+type ctxKey int
+
+const keyRequestID ctxKey = iota
+
+// requestID gives every response, on every route, an
+// X-Memproxy-Request-Id.
+func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := newRequestID()
+		c.Set("request_id", id)
+		c.Response().Header().Set(HeaderRequestID, id)
+		return next(c)
+	}
+}
+
+func requestID(c echo.Context) string {
+	id, _ := c.Get("request_id").(string)
+	return id
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Server) readyz(c echo.Context) error {
+	if s.cfg.Ready != nil {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
+		defer cancel()
+		if err := s.cfg.Ready(ctx); err != nil {
+			return &APIError{Status: http.StatusServiceUnavailable, Message: "not ready: " + err.Error(), Type: "server_error", Code: "not_ready", Err: err}
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// upstreamURL maps /v1/X?q to the upstream base + /X?q.
+func (s *Server) upstreamURL(in *url.URL) *url.URL {
+	u := *s.upstream
+	u.Path = s.upstream.Path + strings.TrimPrefix(in.Path, "/v1")
+	u.RawPath = ""
+	u.RawQuery = in.RawQuery
+	return &u
+}
+
+// Serve serves on ln until ctx is done, then stops accepting and lets
+// in-flight requests (streams included) finish for up to the policy's
+// server.shutdown_timeout before closing them.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	return ServeGracefully(ctx, hs, ln, s.pol.Server.ShutdownTimeout.D())
+}
+
+// ServeGracefully runs hs on ln until ctx is done, then shuts it down,
+// waiting up to drain for in-flight requests.
+func ServeGracefully(ctx context.Context, hs *http.Server, ln net.Listener, drain time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = hs.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
