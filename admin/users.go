@@ -1,0 +1,70 @@
+package admin
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/memproxy/memproxy/memory"
+)
+
+// GET /admin/v1/users
+func (a *API) listUsers(c echo.Context) error {
+	limit, err := limitParam(c, 100, 1000)
+	if err != nil {
+		return err
+	}
+	cursor, err := cursorParam(c)
+	if err != nil {
+		return err
+	}
+	page, err := a.st.Users(c.Request().Context(), limit, cursor)
+	if err != nil {
+		return fmt.Errorf("list users: %w", storeCursorErr(err, cursor))
+	}
+	data := page.Data
+	if data == nil {
+		data = []memory.UserInfo{}
+	}
+	return c.JSON(http.StatusOK, listResponse[memory.UserInfo]{Data: data, Next: encodeCursor(page.Next)})
+}
+
+// forgetCounts is what a user deletion removed.
+type forgetCounts struct {
+	memory.DeleteCounts
+	Jobs int `json:"jobs"`
+}
+
+// DELETE /admin/v1/users/{user}[?namespace=]: everything of the user goes —
+// queued jobs first, so no pending ingest re-creates memories after the
+// store is cleared, then memories of every tier, turns, recall and audit
+// content and gate state. Only an audit record of the deletion itself
+// remains, with counts and no content.
+func (a *API) forgetUser(c echo.Context) error {
+	user, err := userParam(c)
+	if err != nil {
+		return err
+	}
+	ns, err := optionalNamespace(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	var out forgetCounts
+	if a.cfg.Queue != nil {
+		if out.Jobs, err = a.cfg.Queue.DeleteUserJobs(ctx, user, ns); err != nil {
+			return fmt.Errorf("delete user jobs: %w", err)
+		}
+	}
+	if out.DeleteCounts, err = a.st.DeleteUser(ctx, user, ns); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	detail, _ := json.Marshal(out)
+	s := memory.Scope{User: user, Namespace: ns}
+	if ns == "" {
+		s.Namespace = "*"
+	}
+	a.audit(ctx, s, "forget_user", "", "", "", string(detail))
+	return c.JSON(http.StatusOK, map[string]any{"user": user, "namespace": ns, "deleted": out})
+}
