@@ -1,0 +1,269 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/memproxy/memproxy/eval"
+	"github.com/memproxy/memproxy/eval/locomo"
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Embedder is the shape of every embedder the harness can use (the
+// product's embed package and HashEmbedder).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Retrieval is how a design searches and ranks its units.
+type Retrieval struct {
+	// Lexical ranks with BM25 under this analyzer; nil for none.
+	Lexical *Analyzer
+	// K1 and B tune BM25 (defaults when zero; B < 0 means 0).
+	K1, B float64
+	// VectorWeight scales the vector list's RRF contribution (1 when 0).
+	VectorWeight float64
+	// SimFromFusion makes the score's sim the fused RRF score normalised
+	// to [0, 1] instead of max(cosine, coverage).
+	SimFromFusion bool
+	// Vector ranks by cosine with this embedder; nil for none.
+	Vector Embedder
+	// Candidates per search (50 when 0) and the RRF constant (60 when 0).
+	Candidates int
+	RRFK       float64
+	// Score, when set, re-ranks the fused candidates as the product does:
+	// w_sim·max(cosine, term coverage) + w_rec·retention. Without it the
+	// fused rank is the order.
+	Score *ScoreParams
+}
+
+// ScoreParams mirror the product's score (policy recall.weights and the
+// event half-life of policy decay).
+type ScoreParams struct {
+	Sim, Recency float64
+	HalfLife     time.Duration
+	Shape        float64
+}
+
+// Design is one candidate memory design.
+type Design struct {
+	Name  string
+	Units UnitDesign
+	Retrieval
+	// TopK memories injected (5 when 0); Budget in tokens (0: unbounded),
+	// filled greedily in rank order as the injector does.
+	TopK   int
+	Budget int
+}
+
+// Result is a design's figures on a data set.
+type Result struct {
+	Design  string
+	Summary eval.Summary
+	// Units is the mean number of memory units per sample.
+	Units float64
+	// Elapsed is the wall time of indexing and querying.
+	Elapsed time.Duration
+}
+
+// Line renders a memory the way the injector lists it, for token counting.
+func Line(u Unit) string {
+	return fmt.Sprintf("- [event %s m:0000] %s", u.Time.Format("2006-01-02"), u.Text)
+}
+
+// Run scores design d on samples.
+func Run(ctx context.Context, samples []locomo.Sample, d Design) (Result, error) {
+	start := time.Now()
+	topK := d.TopK
+	if topK == 0 {
+		topK = 5
+	}
+	var results []eval.QuestionResult
+	units := 0
+	for si := range samples {
+		s := &samples[si]
+		us := d.Units.Build(s)
+		units += len(us)
+		rk, err := newRanker(ctx, us, d.Retrieval)
+		if err != nil {
+			return Result{}, err
+		}
+		at := s.LastDate().Add(24 * time.Hour)
+		for qi, q := range s.QA {
+			order, err := rk.rank(ctx, q.Question, at)
+			if err != nil {
+				return Result{}, err
+			}
+			qr := eval.QuestionResult{Sample: s.ID, Index: qi, Category: q.Category, Question: q.Question, Evidence: q.Evidence}
+			used := 0
+			for _, i := range order {
+				h := eval.Hit{ID: fmt.Sprint(i), Refs: us[i].Refs, Single: len(us[i].Refs) <= 2}
+				if len(qr.Ranked) < 25 {
+					qr.Ranked = append(qr.Ranked, h)
+				}
+				if len(qr.Injected) < topK {
+					cost := memory.CountTokens(Line(us[i]))
+					if d.Budget > 0 && used+cost > d.Budget {
+						continue
+					}
+					used += cost
+					qr.Injected = append(qr.Injected, h)
+				}
+			}
+			qr.InjectedTokens = used
+			results = append(results, qr)
+		}
+	}
+	r := Result{Design: d.Name, Summary: eval.Summarize(results), Elapsed: time.Since(start)}
+	if len(samples) > 0 {
+		r.Units = float64(units) / float64(len(samples))
+	}
+	return r, nil
+}
+
+type ranker struct {
+	units []Unit
+	r     Retrieval
+	bm    *BM25
+	vi    *VectorIndex
+}
+
+func newRanker(ctx context.Context, us []Unit, r Retrieval) (*ranker, error) {
+	rk := &ranker{units: us, r: r}
+	texts := make([]string, len(us))
+	for i, u := range us {
+		texts[i] = u.Index
+	}
+	if r.Lexical != nil {
+		rk.bm = NewBM25(*r.Lexical, texts)
+		rk.bm.K1, rk.bm.B = r.K1, r.B
+		if r.B < 0 {
+			rk.bm.B = 1e-9
+		}
+	}
+	if r.Vector != nil {
+		vecs, err := r.Vector.Embed(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("embed units: %w", err)
+		}
+		rk.vi = &VectorIndex{vecs: vecs}
+	}
+	return rk, nil
+}
+
+// rank returns unit indexes, best first.
+func (rk *ranker) rank(ctx context.Context, query string, at time.Time) ([]int, error) {
+	limit := rk.r.Candidates
+	if limit == 0 {
+		limit = 50
+	}
+	k := rk.r.RRFK
+	if k == 0 {
+		k = 60
+	}
+	fused := map[int]float64{}
+	cos := map[int]float64{}
+	var qvec []float32
+	if rk.bm != nil {
+		for i, h := range rk.bm.Search(query, limit) {
+			fused[h.Doc] += 1 / (k + float64(i+1))
+		}
+	}
+	if rk.vi != nil {
+		vs, err := rk.r.Vector.Embed(ctx, []string{query})
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		qvec = vs[0]
+		w := rk.r.VectorWeight
+		if w == 0 {
+			w = 1
+		}
+		for i, h := range rk.vi.Search(qvec, limit) {
+			fused[h.Doc] += w / (k + float64(i+1))
+			cos[h.Doc] = h.Score
+		}
+	}
+	type cand struct {
+		i     int
+		score float64
+	}
+	var cs []cand
+	for i, f := range fused {
+		cs = append(cs, cand{i, f})
+	}
+	sortCands := func() {
+		sort.Slice(cs, func(a, b int) bool {
+			if cs[a].score != cs[b].score {
+				return cs[a].score > cs[b].score
+			}
+			return cs[a].i < cs[b].i
+		})
+	}
+	sortCands()
+	if len(cs) > limit {
+		cs = cs[:limit]
+	}
+	if p := rk.r.Score; p != nil && len(cs) > 0 {
+		terms := contentTerms(query)
+		maxFused := cs[0].score
+		for j := range cs {
+			u := rk.units[cs[j].i]
+			c, ok := cos[cs[j].i]
+			if !ok && qvec != nil && rk.vi != nil {
+				c = cosine(qvec, rk.vi.vecs[cs[j].i])
+			}
+			sim := math.Max(c, coverage(terms, u.Text))
+			if rk.r.SimFromFusion {
+				sim = cs[j].score / maxFused
+			}
+			cs[j].score = p.Sim*sim + p.Recency*retention(at.Sub(u.Time), p.HalfLife, p.Shape)
+		}
+		sortCands()
+	}
+	out := make([]int, len(cs))
+	for j, c := range cs {
+		out[j] = c.i
+	}
+	return out, nil
+}
+
+func retention(age, h time.Duration, shape float64) float64 {
+	if age <= 0 || h <= 0 {
+		return 1
+	}
+	return math.Exp2(-math.Pow(float64(age)/float64(h), shape))
+}
+
+func contentTerms(q string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range (Analyzer{Stopwords: true}).Terms(q) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// coverage is the share of the query's content terms found in text.
+func coverage(terms []string, text string) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, w := range words(text) {
+		have[w] = true
+	}
+	n := 0
+	for _, t := range terms {
+		if have[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(terms))
+}
