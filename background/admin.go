@@ -1,0 +1,197 @@
+package background
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// WaitIdle blocks until no job is available or running (scheduled and
+// retrying jobs are not waited for), or ctx ends. Tests and the evaluation
+// use it to know the background has caught up.
+func (q *Queue) WaitIdle(ctx context.Context) error {
+	sub, cancel := q.subscribe()
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		n, err := q.count(ctx, rivertype.JobStateAvailable, rivertype.JobStateRunning)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("background: wait idle: %w", ctx.Err())
+		case <-sub:
+		case <-tick.C:
+		}
+	}
+}
+
+// Drain is WaitIdle: it exists under the name the server's shutdown uses.
+func (q *Queue) Drain(ctx context.Context) error { return q.WaitIdle(ctx) }
+
+// subscribe returns job events when the workers run (a faster wake-up than
+// the ticker), or a nil channel.
+func (q *Queue) subscribe() (<-chan *river.Event, func()) {
+	if q.cfg.InsertOnly {
+		return nil, func() {}
+	}
+	q.mu.Lock()
+	started := q.started && !q.stopped
+	q.mu.Unlock()
+	if !started {
+		return nil, func() {}
+	}
+	return q.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobSnoozed, river.EventKindJobCancelled)
+}
+
+func (q *Queue) count(ctx context.Context, states ...rivertype.JobState) (int, error) {
+	res, err := q.client.JobList(ctx, river.NewJobListParams().States(states...).First(1))
+	if err != nil {
+		return 0, fmt.Errorf("background: list jobs: %w", err)
+	}
+	return len(res.Jobs), nil
+}
+
+// Stats is the admin queue view.
+type Stats struct {
+	Available int         `json:"available"`
+	Running   int         `json:"running"`
+	Scheduled int         `json:"scheduled"`
+	Retryable int         `json:"retryable"`
+	Discarded int         `json:"discarded"`
+	Failed    []FailedJob `json:"failed"`
+	// LLMCalls, WouldBeLLMCalls and IngestedTurns are this process's
+	// counters since start.
+	LLMCalls        int64 `json:"llm_calls"`
+	WouldBeLLMCalls int64 `json:"would_be_llm_calls"`
+	IngestedTurns   int64 `json:"ingested_turns"`
+}
+
+// FailedJob is a job that errored (retrying or given up), with its errors.
+type FailedJob struct {
+	ID      int64     `json:"id"`
+	Kind    string    `json:"kind"`
+	State   string    `json:"state"`
+	Attempt int       `json:"attempt"`
+	Errors  []string  `json:"errors"`
+	At      time.Time `json:"at"`
+}
+
+// pendingLimit bounds the rows each state count reads.
+const pendingLimit = 10000
+
+// Pending reports queue depth by state and the failing jobs.
+func (q *Queue) Pending(ctx context.Context) (Stats, error) {
+	st := Stats{LLMCalls: q.LLMCalls(), WouldBeLLMCalls: q.WouldBeLLMCalls(), IngestedTurns: q.IngestedTurns()}
+	for _, c := range []struct {
+		state rivertype.JobState
+		dst   *int
+	}{
+		{rivertype.JobStateAvailable, &st.Available}, {rivertype.JobStateRunning, &st.Running},
+		{rivertype.JobStateScheduled, &st.Scheduled}, {rivertype.JobStateRetryable, &st.Retryable},
+		{rivertype.JobStateDiscarded, &st.Discarded},
+	} {
+		res, err := q.client.JobList(ctx, river.NewJobListParams().States(c.state).First(pendingLimit))
+		if err != nil {
+			return st, fmt.Errorf("background: pending: %w", err)
+		}
+		*c.dst = len(res.Jobs)
+		q.met.queueDepth.WithLabelValues(string(c.state)).Set(float64(len(res.Jobs)))
+		if c.state != rivertype.JobStateRetryable && c.state != rivertype.JobStateDiscarded {
+			continue
+		}
+		for _, j := range res.Jobs {
+			fj := FailedJob{ID: j.ID, Kind: j.Kind, State: string(j.State), Attempt: j.Attempt, At: j.CreatedAt}
+			for _, e := range j.Errors {
+				fj.Errors = append(fj.Errors, e.Error)
+			}
+			st.Failed = append(st.Failed, fj)
+		}
+	}
+	return st, nil
+}
+
+// DeleteUserJobs removes a user's queued jobs (every namespace when ns is
+// ""), for forget-user: raw turns waiting in the queue go too. Running
+// jobs cannot be deleted; their count is returned so the caller can retry
+// after WaitIdle.
+func (q *Queue) DeleteUserJobs(ctx context.Context, user, ns string) (deleted, running int, err error) {
+	tag := userTag(user)
+	if ns != "" {
+		tag = scopeTag(memory.Scope{User: user, Namespace: ns})
+	}
+	for {
+		res, err := q.client.JobList(ctx, river.NewJobListParams().TagsAny(tag).First(1000).States(
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled,
+			rivertype.JobStateRetryable, rivertype.JobStateCompleted, rivertype.JobStateCancelled,
+			rivertype.JobStateDiscarded, rivertype.JobStateRunning))
+		if err != nil {
+			return deleted, running, fmt.Errorf("background: delete user jobs: %w", err)
+		}
+		var ids []int64
+		running = 0
+		for _, j := range res.Jobs {
+			if j.State == rivertype.JobStateRunning {
+				running++
+				continue
+			}
+			ids = append(ids, j.ID)
+		}
+		if len(ids) == 0 {
+			return deleted, running, nil
+		}
+		dr, err := q.client.JobDeleteMany(ctx, river.NewJobDeleteManyParams().IDs(ids...))
+		if err != nil {
+			return deleted, running, fmt.Errorf("background: delete user jobs: %w", err)
+		}
+		deleted += len(dr.Jobs)
+		if len(dr.Jobs) == 0 {
+			return deleted, running, nil
+		}
+	}
+}
+
+// FlushSessions makes every waiting session-summary job run now; each
+// still checks idleness against the queue clock. Replays call it after
+// moving their clock.
+func (q *Queue) FlushSessions(ctx context.Context) error {
+	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kindSession).States(rivertype.JobStateScheduled).First(pendingLimit))
+	if err != nil {
+		return fmt.Errorf("background: flush sessions: %w", err)
+	}
+	for _, j := range res.Jobs {
+		if _, err := q.client.JobRetry(ctx, j.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			return fmt.Errorf("background: flush sessions: %w", err)
+		}
+	}
+	return nil
+}
+
+// DecayRuns is how many periodic decay jobs this queue ran.
+func (q *Queue) DecayRuns() int64 { return q.decayRuns.Load() }
+
+// errorHandler logs job failures and counts them by kind: a failing job is
+// visible in logs, metrics and the admin queue view.
+type errorHandler struct{ q *Queue }
+
+func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	h.q.met.jobErrors.WithLabelValues(job.Kind).Inc()
+	h.q.log.ErrorContext(ctx, "background job failed", "kind", job.Kind, "id", job.ID, "attempt", job.Attempt, "err", err)
+	return nil
+}
+
+func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, trace string) *river.ErrorHandlerResult {
+	h.q.met.jobErrors.WithLabelValues(job.Kind).Inc()
+	h.q.log.ErrorContext(ctx, "background job panicked", "kind", job.Kind, "id", job.ID, "panic", v)
+	return nil
+}

@@ -1,0 +1,160 @@
+package background
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+)
+
+// maxBatch bounds one group commit.
+const maxBatch = 256
+
+// ErrStopped is returned by Enqueue after Stop (or before Start).
+var ErrStopped = errors.New("background: queue not running")
+
+type enqueueReq struct {
+	params []river.InsertManyParams
+	done   chan error
+}
+
+// Enqueue durably queues one turn for ingest: it returns nil only after the
+// job row is committed. Secrets are redacted before the row is written.
+// Concurrent calls are group-committed: turns arriving while a commit is in
+// flight share the next transaction.
+func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
+	if t == nil {
+		return fmt.Errorf("background: enqueue: %w: nil turn", memory.ErrInvalid)
+	}
+	return q.enqueue(ctx, []*memory.Turn{t})
+}
+
+// ImportTurns queues many turns through the same path as live traffic (the
+// admin turn import and evaluation replays). It returns after all are
+// committed.
+func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
+	for len(turns) > 0 {
+		n := min(len(turns), maxBatch)
+		if err := q.enqueue(ctx, turns[:n]); err != nil {
+			return err
+		}
+		turns = turns[n:]
+	}
+	return nil
+}
+
+func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
+	params := make([]river.InsertManyParams, 0, len(turns))
+	for _, t := range turns {
+		if err := t.Scope.Validate(); err != nil {
+			return fmt.Errorf("background: enqueue: %w", err)
+		}
+		rt := q.red.Turn(t)
+		if rt.Time.IsZero() {
+			rt.Time = q.now()
+		}
+		rt.Time = rt.Time.UTC()
+		params = append(params, river.InsertManyParams{
+			Args: IngestArgs{Turn: *rt},
+			InsertOpts: &river.InsertOpts{
+				Queue: queueIngest,
+				Tags:  []string{scopeTag(rt.Scope), userTag(rt.Scope.User)},
+			},
+		})
+	}
+	q.mu.Lock()
+	running := q.started && !q.stopped
+	q.mu.Unlock()
+	if !running {
+		return ErrStopped
+	}
+	r := &enqueueReq{params: params, done: make(chan error, 1)}
+	select {
+	case q.reqs <- r:
+	case <-ctx.Done():
+		return fmt.Errorf("background: enqueue: %w", ctx.Err())
+	case <-q.done:
+		return ErrStopped
+	}
+	// Once handed over, the commit proceeds even if ctx ends; waiting for
+	// its outcome tells the caller the truth.
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("background: enqueue: %w", ctx.Err())
+	}
+}
+
+// commitLoop is the group committer: it takes the first waiting request,
+// gathers whatever else is already waiting, and commits all of them in one
+// InsertMany. Requests that arrive during the commit form the next batch.
+func (q *Queue) commitLoop(ctx context.Context) {
+	defer close(q.done)
+	batch := make([]*enqueueReq, 0, 64)
+	for {
+		batch = batch[:0]
+		select {
+		case r := <-q.reqs:
+			batch = append(batch, r)
+		case <-ctx.Done():
+			q.flushPending(batch)
+			return
+		}
+		n := len(batch[0].params)
+	gather:
+		for n < maxBatch {
+			select {
+			case r := <-q.reqs:
+				batch = append(batch, r)
+				n += len(r.params)
+			default:
+				break gather
+			}
+		}
+		q.commit(batch)
+	}
+}
+
+// flushPending commits requests still buffered at shutdown.
+func (q *Queue) flushPending(batch []*enqueueReq) {
+	for {
+		select {
+		case r := <-q.reqs:
+			batch = append(batch, r)
+		default:
+			if len(batch) > 0 {
+				q.commit(batch)
+			}
+			return
+		}
+	}
+}
+
+func (q *Queue) commit(batch []*enqueueReq) {
+	var params []river.InsertManyParams
+	if len(batch) == 1 {
+		params = batch[0].params
+	} else {
+		for _, r := range batch {
+			params = append(params, r.params...)
+		}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	_, err := q.client.InsertMany(ctx, params)
+	cancel()
+	q.met.enqueueLatency.Observe(time.Since(start).Seconds())
+	if err != nil {
+		err = fmt.Errorf("background: enqueue: %w", err)
+		q.met.enqueueErrors.Add(float64(len(params)))
+	} else {
+		q.met.enqueued.Add(float64(len(params)))
+	}
+	for _, r := range batch {
+		r.done <- err
+	}
+}

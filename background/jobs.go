@@ -1,0 +1,84 @@
+package background
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+)
+
+// Job kinds. They are stored in river_job.kind, so never rename them.
+const (
+	kindIngest      = "memproxy_ingest"
+	kindConsolidate = "memproxy_consolidate"
+	kindDecay       = "memproxy_decay"
+	kindSession     = "memproxy_session_summary"
+)
+
+// Queue names: ingest is kept apart so a slow model call never holds up
+// turns behind it.
+const (
+	queueIngest      = "ingest"
+	queueConsolidate = "consolidate"
+	queueMaintenance = "maintenance"
+)
+
+// IngestArgs carries one captured turn (already redacted).
+type IngestArgs struct {
+	Turn memory.Turn `json:"turn"`
+}
+
+func (IngestArgs) Kind() string { return kindIngest }
+
+// ConsolidateArgs names one cluster of repeated events. ClusterKey is the
+// unique key: the same cluster is consolidated once even when several of its
+// events trigger it, on any replica.
+type ConsolidateArgs struct {
+	Scope      memory.Scope `json:"scope"`
+	ClusterKey string       `json:"cluster_key" river:"unique"`
+	EventIDs   []string     `json:"event_ids"`
+}
+
+func (ConsolidateArgs) Kind() string { return kindConsolidate }
+
+// DecayArgs runs one decay-and-forget pass. At zero means the queue clock.
+type DecayArgs struct {
+	At time.Time `json:"at,omitzero"`
+}
+
+func (DecayArgs) Kind() string { return kindDecay }
+
+// SessionArgs asks for a summary of one session once it has been idle.
+// LastTurn is the time of the newest turn seen when the job was scheduled;
+// a newer turn means the session is not idle yet.
+type SessionArgs struct {
+	Scope    memory.Scope `json:"scope"`
+	Session  string       `json:"session" river:"unique"`
+	User     string       `json:"user" river:"unique"`
+	NS       string       `json:"ns" river:"unique"`
+	LastTurn time.Time    `json:"last_turn"`
+}
+
+func (SessionArgs) Kind() string { return kindSession }
+
+var (
+	_ river.JobArgs = IngestArgs{}
+	_ river.JobArgs = ConsolidateArgs{}
+	_ river.JobArgs = DecayArgs{}
+	_ river.JobArgs = SessionArgs{}
+)
+
+// scopeTag is a River tag naming a scope without storing the user id in
+// clear text in the tags column (tags are limited to [\w-]): it lets
+// DeleteUserJobs find a user's pending jobs.
+func scopeTag(s memory.Scope) string { return "s_" + hash16(s.User+"\x00"+s.Namespace) }
+
+// userTag names a user across namespaces.
+func userTag(user string) string { return "u_" + hash16(user) }
+
+func hash16(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,287 @@
+package background
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// Driver names the database River runs on.
+type Driver string
+
+const (
+	// DriverSQLite runs River on the embedded SQLite file (riversqlite).
+	DriverSQLite Driver = "sqlite"
+	// DriverPostgres runs River on PostgreSQL through database/sql and
+	// lib/pq (riverdatabasesql).
+	DriverPostgres Driver = "postgres"
+)
+
+// Embedder turns texts into vectors. embed.Embedder satisfies it.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dim() int
+	Model() string
+}
+
+// Config wires a Queue. Store, DB, Driver and Embedder are required; every
+// other zero value has a useful default.
+type Config struct {
+	// Store holds the memories, turn log, audit log and gate state.
+	Store memory.Store
+	// Admin lists scopes for decay sweeps; nil limits decay to scopes
+	// seen by this process.
+	Admin memory.Admin
+	// Embedder embeds events and facts for clustering and reconcile.
+	Embedder Embedder
+	// Gate classifies noise and explicit intents; nil uses the policy's
+	// cue lists directly (see ruleGate).
+	Gate Gate
+	// Policy is the validated policy; nil means policy.Default().
+	Policy *policy.Policy
+	// Driver and DB: the pool River uses. For SQLite it should be a
+	// separate pool on the same file with one open connection.
+	Driver Driver
+	DB     *sql.DB
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registry receives the queue's metrics; nil registers nothing.
+	Registry prometheus.Registerer
+	// Clock is "now" for memories and decay (replays inject one); nil
+	// means time.Now.
+	Clock func() time.Time
+	// LLM overrides the consolidation model built from policy (tests, or
+	// a shared client); nil builds one when policy names a model.
+	LLM LLM
+	// InsertOnly starts the queue without workers or periodic jobs: it
+	// only commits jobs (a replica that must not work, or a test).
+	InsertOnly bool
+	// PollInterval is how often idle workers look for jobs that arrived
+	// without a notification (SQLite has no LISTEN); 0 means 200ms.
+	PollInterval time.Duration
+	// RescueStuckAfter is how long a running job may go without finishing
+	// before another worker takes it (after a crash); 0 means 10 minutes.
+	RescueStuckAfter time.Duration
+	// ID names this client among replicas; "" lets River choose.
+	ID string
+}
+
+// Queue is the durable background queue. It implements the proxy's
+// TurnSink (Enqueue) and is safe for concurrent use.
+type Queue struct {
+	cfg    Config
+	pol    *policy.Policy
+	log    *slog.Logger
+	now    func() time.Time
+	client *river.Client[*sql.Tx]
+	driver riverdriver.Driver[*sql.Tx]
+	red    Redactor
+	gate   Gate
+	llm    LLM
+	met    *metrics
+	budget *budget
+
+	reqs      chan *enqueueReq
+	decayRuns atomic.Int64
+
+	mu       sync.Mutex
+	started  bool
+	stopped  bool
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// New builds a Queue. It does not touch the database: Start migrates.
+func New(cfg Config) (*Queue, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	q := &Queue{
+		cfg:  cfg,
+		pol:  cmp.Or(cfg.Policy, policy.Default()),
+		log:  cmp.Or(cfg.Logger, slog.Default()),
+		now:  cfg.Clock,
+		reqs: make(chan *enqueueReq, 4096),
+		done: make(chan struct{}),
+	}
+	if q.now == nil {
+		q.now = time.Now
+	}
+	q.red = NewRedactor(q.pol.Ingest.Redact)
+	q.gate = cfg.Gate
+	if q.gate == nil {
+		q.gate = newRuleGate(q.pol)
+	}
+	q.met = newMetrics(cfg.Registry)
+	q.budget = newBudget(q.pol.Consolidation.MaxCallsPerHour)
+	if cfg.LLM != nil {
+		q.llm = cfg.LLM
+	} else if q.pol.Consolidation.Model != "" {
+		llm, err := NewOpenAILLM(q.pol.Consolidation)
+		if err != nil {
+			return nil, fmt.Errorf("background: consolidation model: %w", err)
+		}
+		q.llm = llm
+	}
+
+	switch cfg.Driver {
+	case DriverSQLite:
+		q.driver = riversqlite.New(cfg.DB)
+	case DriverPostgres:
+		q.driver = riverdatabasesql.New(cfg.DB)
+	}
+	client, err := river.NewClient(q.driver, q.riverConfig())
+	if err != nil {
+		return nil, fmt.Errorf("background: river client: %w", err)
+	}
+	q.client = client
+	return q, nil
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("background: config: Store is required")
+	case c.Embedder == nil:
+		return errors.New("background: config: Embedder is required")
+	case c.DB == nil:
+		return errors.New("background: config: DB is required")
+	case c.Driver != DriverSQLite && c.Driver != DriverPostgres:
+		return fmt.Errorf("background: config: Driver %q: want %q or %q", c.Driver, DriverSQLite, DriverPostgres)
+	}
+	return nil
+}
+
+func (q *Queue) riverConfig() *river.Config {
+	p := q.pol
+	rc := &river.Config{
+		ID:                          q.cfg.ID,
+		Logger:                      q.log.With("component", "river"),
+		CompletedJobRetentionPeriod: p.Decay.JobRetention.D(),
+		// Cancelled and discarded rows hold raw turns too: keep them only
+		// long enough to inspect a failure.
+		CancelledJobRetentionPeriod: 24 * time.Hour,
+		DiscardedJobRetentionPeriod: 7 * 24 * time.Hour,
+		FetchPollInterval:           cmp.Or(q.cfg.PollInterval, 200*time.Millisecond),
+		FetchCooldown:               10 * time.Millisecond,
+		RescueStuckJobsAfter:        cmp.Or(q.cfg.RescueStuckAfter, 10*time.Minute),
+		JobTimeout:                  max(2*time.Minute, 2*time.Duration(p.Consolidation.Retries+1)*p.Consolidation.Timeout.D()),
+		MaxAttempts:                 10,
+		ErrorHandler:                &errorHandler{q: q},
+	}
+	if q.cfg.InsertOnly {
+		return rc
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &ingestWorker{q: q})
+	river.AddWorker(workers, &consolidateWorker{q: q})
+	river.AddWorker(workers, &decayWorker{q: q})
+	river.AddWorker(workers, &sessionWorker{q: q})
+	rc.Workers = workers
+	rc.Queues = map[string]river.QueueConfig{
+		queueIngest:      {MaxWorkers: p.Ingest.Workers},
+		queueConsolidate: {MaxWorkers: 2},
+		queueMaintenance: {MaxWorkers: 1},
+	}
+	rc.PeriodicJobs = []*river.PeriodicJob{
+		river.NewPeriodicJob(
+			river.PeriodicInterval(p.Decay.Interval.D()),
+			func() (river.JobArgs, *river.InsertOpts) { return DecayArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "memproxy_decay", RunOnStart: true},
+		),
+	}
+	return rc
+}
+
+// Migrate brings River's tables up to date. Start calls it; it is safe to
+// run concurrently from several replicas (PostgreSQL) and repeatedly.
+func (q *Queue) Migrate(ctx context.Context) error {
+	m, err := rivermigrate.New(q.driver, nil)
+	if err != nil {
+		return fmt.Errorf("background: migrator: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("background: migrate: %w", err)
+	}
+	return nil
+}
+
+// Start migrates River's tables, opens the enqueue path and (unless
+// InsertOnly) starts the workers and the periodic decay job.
+func (q *Queue) Start(ctx context.Context) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopped {
+		return errors.New("background: start: queue stopped")
+	}
+	if q.started {
+		return nil
+	}
+	if err := q.Migrate(ctx); err != nil {
+		return err
+	}
+	// The committer outlives ctx (it is the start-up context): Stop ends it.
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	q.cancel = cancel
+	go q.commitLoop(cctx)
+	if !q.cfg.InsertOnly {
+		// Workers get their own lifetime: cancelling it would be a hard
+		// stop, and Stop wants a graceful drain.
+		if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+			cancel()
+			<-q.done
+			return fmt.Errorf("background: start workers: %w", err)
+		}
+	}
+	q.started = true
+	return nil
+}
+
+// Stop stops taking turns, lets running jobs finish (until ctx ends, then
+// cancels them) and stops the workers. Safe to call twice and before Start.
+func (q *Queue) Stop(ctx context.Context) error {
+	var err error
+	q.stopOnce.Do(func() {
+		q.mu.Lock()
+		started := q.started
+		q.stopped = true
+		q.mu.Unlock()
+		if !started {
+			return
+		}
+		// Finish committing turns already handed to Enqueue first: the
+		// proxy told those clients their reply is done.
+		q.cancel()
+		<-q.done
+		if !q.cfg.InsertOnly {
+			if e := q.client.Stop(ctx); e != nil {
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if e2 := q.client.StopAndCancel(sctx); e2 != nil {
+					e = errors.Join(e, e2)
+				}
+				err = fmt.Errorf("background: stop: %w", e)
+			}
+		}
+	})
+	return err
+}
+
+// Client exposes the River client for admin views and tests.
+func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }

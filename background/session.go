@@ -1,0 +1,137 @@
+package background
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+type sessionWorker struct {
+	river.WorkerDefaults[SessionArgs]
+	q *Queue
+}
+
+func (w *sessionWorker) Work(ctx context.Context, job *river.Job[SessionArgs]) error {
+	return w.q.summarizeSession(ctx, &job.Args)
+}
+
+// scheduleSession makes sure one summary job waits for the session to go
+// idle. Unique per session among waiting jobs: later turns find it there.
+func (q *Queue) scheduleSession(ctx context.Context, t *memory.Turn) error {
+	if t.Session == "" {
+		return nil
+	}
+	args := SessionArgs{Scope: t.Scope, Session: t.Session, User: t.Scope.User, NS: t.Scope.Namespace, LastTurn: t.Time}
+	_, err := q.client.Insert(ctx, args, &river.InsertOpts{
+		Queue:       queueMaintenance,
+		ScheduledAt: time.Now().Add(q.pol.Sessions.Idle.D()),
+		Tags:        []string{scopeTag(t.Scope), userTag(t.Scope.User)},
+		MaxAttempts: 5,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("schedule session summary: %w", err)
+	}
+	return nil
+}
+
+// summarizeSession writes one episodic memory with 3-5 key points once
+// the session has been idle for sessions.idle (by the queue clock); if it
+// is still active the job waits again.
+func (q *Queue) summarizeSession(ctx context.Context, a *SessionArgs) error {
+	s := a.Scope
+	evs, err := q.sessionEvents(ctx, s, a.Session)
+	if err != nil {
+		return err
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	last := evs[len(evs)-1].CreatedAt
+	if idle := q.pol.Sessions.Idle.D(); q.now().Sub(last) < idle {
+		return river.JobSnooze(idle - q.now().Sub(last))
+	}
+	if len(evs) < q.pol.Sessions.MinTurns {
+		return nil
+	}
+	id := stableID(s.String(), a.Session, last.UTC().Format(time.RFC3339Nano), "session")
+	if _, err := q.cfg.Store.Get(ctx, s, id); err == nil {
+		return nil
+	}
+	points := q.keyPoints(evs)
+	text := "Session summary (" + evs[0].CreatedAt.UTC().Format("2006-01-02") + "):\n- " + strings.Join(points, "\n- ")
+	var prov memory.Provenance
+	for _, e := range evs {
+		prov.RequestIDs = union(prov.RequestIDs, e.Provenance.RequestIDs...)
+		prov.TurnRefs = union(prov.TurnRefs, e.Provenance.TurnRefs...)
+		prov.MemoryIDs = append(prov.MemoryIDs, e.ID)
+	}
+	v, err := q.cfg.Embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return fmt.Errorf("embed summary: %w", err)
+	}
+	m := &memory.Memory{
+		ID: id, Scope: s, Tier: memory.TierEpisodic, Text: text, Embedding: v[0],
+		Value: 0.5, Confidence: 0.7, Source: memory.SourceConsolidated, Session: a.Session,
+		Provenance: prov, CreatedAt: last, LastUsedAt: last, ValidFrom: last,
+	}
+	return q.insert(ctx, s, m, "background")
+}
+
+// sessionEvents lists the session's events, oldest first.
+func (q *Queue) sessionEvents(ctx context.Context, s memory.Scope, session string) ([]*memory.Memory, error) {
+	var out []*memory.Memory
+	f := memory.ListFilter{Session: session, Tiers: []memory.Tier{memory.TierEvent}, Limit: 500}
+	for {
+		p, err := q.cfg.Store.List(ctx, s, f)
+		if err != nil {
+			return nil, fmt.Errorf("session events: %w", err)
+		}
+		out = append(out, p.Data...)
+		if p.Next == "" || len(out) > 5000 {
+			break
+		}
+		f.Cursor = p.Next
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+// keyPoints picks the 3-5 most informative user statements, in order,
+// preferring those with concrete parameters (numbers, names).
+func (q *Queue) keyPoints(evs []*memory.Memory) []string {
+	type pt struct {
+		i    int
+		text string
+		v    float64
+	}
+	var pts []pt
+	seen := map[string]bool{}
+	for i, e := range evs {
+		u := strings.TrimSpace(userPart(e.Text))
+		k := normText(u)
+		if u == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		pts = append(pts, pt{i, truncate(u, 200), Informativeness(u)})
+	}
+	sort.SliceStable(pts, func(a, b int) bool { return pts[a].v > pts[b].v })
+	n := min(5, len(pts))
+	pts = pts[:n]
+	sort.Slice(pts, func(a, b int) bool { return pts[a].i < pts[b].i })
+	out := make([]string, n)
+	for i, p := range pts {
+		out[i] = p.text
+	}
+	return out
+}
