@@ -1,0 +1,214 @@
+// Package inject renders recalled memories into the fenced section of the
+// system prompt and places it in a request's messages. Everything here is
+// a pure function of its inputs, so the proxy can call it on the hot path
+// and the tests can pin its output byte for byte.
+package inject
+
+import (
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Fence lines of the memory section.
+const (
+	OpenFence  = "<memory>"
+	CloseFence = "</memory>"
+)
+
+// DefaultBudgetTokens is the budget used when Options.BudgetTokens is 0.
+const DefaultBudgetTokens = 500
+
+// minTruncTokens is the least room worth spending on a truncated memory;
+// below it the memory is dropped instead.
+const minTruncTokens = 12
+
+// ellipsis ends a truncated memory.
+const ellipsis = "…"
+
+// Item is one memory to render, in rank order (best first).
+type Item struct {
+	ID   string
+	Tier memory.Tier
+	// Date is shown as YYYY-MM-DD (UTC); zero leaves it out.
+	Date time.Time
+	Text string
+}
+
+// FromMemory builds the Item of a stored memory. The date shown is when the
+// memory became true (valid_from), else when it was created.
+func FromMemory(m *memory.Memory) Item {
+	d := m.ValidFrom
+	if d.IsZero() {
+		d = m.CreatedAt
+	}
+	return Item{ID: m.ID, Tier: m.Tier, Date: d, Text: m.Text}
+}
+
+// Options shape the rendered section.
+type Options struct {
+	// Guard opens the block (policy inject.guard); rendered as given, line
+	// breaks kept. Empty renders no guard.
+	Guard string
+	// BudgetTokens bounds the whole block, fences, guard and notes
+	// included, as counted by memory.CountTokens (0: DefaultBudgetTokens).
+	// Notes are always rendered; memories fill what is left.
+	BudgetTokens int
+	// ProfileBudgetTokens caps the lines of profile-tier items, which are
+	// rendered first (policy recall.profile_budget_tokens); 0 means no
+	// separate cap.
+	ProfileBudgetTokens int
+	// Notes are lines for the model rendered after the guard, such as the
+	// explicit remember/forget note. They are sanitised like memories.
+	Notes []string
+}
+
+// Render builds the memory section from items (best first) within the
+// token budget. Profile items come first, within their own cap; then the
+// others in the order given. When a line does not fit, it and every
+// lower-ranked item of its group are dropped, never cut, except that one
+// over-long memory (longer than its group's whole room) is truncated with
+// "…" when at least a few tokens remain. used are the rendered items in
+// rendered order; tokens is memory.CountTokens(section). With nothing to
+// render (no item fits and no notes) the section is "".
+func Render(items []Item, opts Options) (section string, used []Item, tokens int) {
+	budget := opts.BudgetTokens
+	if budget <= 0 {
+		budget = DefaultBudgetTokens
+	}
+	head := []string{OpenFence}
+	if g := strings.TrimSpace(opts.Guard); g != "" {
+		head = append(head, strings.Split(strings.ReplaceAll(g, "\r\n", "\n"), "\n")...)
+	}
+	notes := 0
+	for _, n := range opts.Notes {
+		if n = Sanitize(n); n != "" {
+			head = append(head, n)
+			notes++
+		}
+	}
+	room := budget - memory.CountTokens(CloseFence)
+	for _, l := range head {
+		room -= memory.CountTokens(l)
+	}
+
+	var profile, rest []Item
+	for _, it := range items {
+		if it.Tier == memory.TierProfile {
+			profile = append(profile, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	var lines []string
+	profRoom := room
+	if opts.ProfileBudgetTokens > 0 {
+		profRoom = min(room, opts.ProfileBudgetTokens)
+	}
+	lines, used, spent := fit(profile, profRoom, lines, used)
+	lines, used, _ = fit(rest, room-spent, lines, used)
+	if len(lines) == 0 && notes == 0 {
+		return "", nil, 0
+	}
+
+	var b strings.Builder
+	for _, l := range head {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString(CloseFence)
+	section = b.String()
+	return section, used, memory.CountTokens(section)
+}
+
+// fit appends the lines of items that fit in room and reports the tokens
+// spent.
+func fit(items []Item, room int, lines []string, used []Item) ([]string, []Item, int) {
+	spent := 0
+	for _, it := range items {
+		prefix, text := linePrefix(it), Sanitize(it.Text)
+		if text == "" {
+			continue
+		}
+		line := prefix + text
+		n := memory.CountTokens(line)
+		if spent+n <= room {
+			lines, used, spent = append(lines, line), append(used, it), spent+n
+			continue
+		}
+		left := room - spent
+		if n > room && left >= minTruncTokens {
+			if t, ok := truncate(prefix, text, left); ok {
+				lines, used, spent = append(lines, t), append(used, it), spent+memory.CountTokens(t)
+			}
+		}
+		break
+	}
+	return lines, used, spent
+}
+
+// linePrefix is "- [<tier> <date> m:<shortid>] ".
+func linePrefix(it Item) string {
+	var b strings.Builder
+	b.WriteString("- [")
+	b.WriteString(safeWord(string(it.Tier), "memory"))
+	if !it.Date.IsZero() {
+		b.WriteByte(' ')
+		b.WriteString(it.Date.UTC().Format(time.DateOnly))
+	}
+	if id := safeWord(memory.ShortID(it.ID), ""); id != "" {
+		b.WriteString(" m:")
+		b.WriteString(id)
+	}
+	b.WriteString("] ")
+	return b.String()
+}
+
+// safeWord keeps only ASCII letters, digits, "-" and "_" of s (def when
+// nothing is left): tiers and ids are ours, but an Item can come from
+// anywhere.
+func safeWord(s, def string) string {
+	out := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return -1
+	}, s)
+	if out == "" {
+		return def
+	}
+	return out
+}
+
+// truncate cuts text so prefix+text+"…" fits in room tokens, preferring a
+// cut at a space; ok is false when not even one character fits.
+func truncate(prefix, text string, room int) (string, bool) {
+	rs := []rune(text)
+	fits := func(n int) bool {
+		return memory.CountTokens(prefix+strings.TrimSpace(string(rs[:n]))+ellipsis) <= room
+	}
+	// Token counts grow with the prefix: binary search the longest one.
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return "", false
+	}
+	cut := string(rs[:lo])
+	if sp := strings.LastIndexByte(cut, ' '); sp > len(cut)*3/4 {
+		cut = cut[:sp]
+	}
+	return prefix + strings.TrimSpace(cut) + ellipsis, true
+}

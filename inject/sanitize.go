@@ -1,0 +1,229 @@
+package inject
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Sanitize makes a memory's text safe to place inside the fence as one
+// line. Memories are written from what users and models said, so their text
+// is untrusted: it must not close or open the fence, pose as a chat role or
+// a chat-template token, or smuggle invisible characters. Sanitize
+//
+//   - removes control and format characters (zero-width, bidi overrides,
+//     Unicode tag characters) and invalid UTF-8;
+//   - turns every line break and space run into one space, so a memory is
+//     one line;
+//   - rewrites tags that look like the fence or a template marker
+//     (<memory>, </memory attr>, <|im_start|>, <<SYS>>, <s>, in any case,
+//     spacing, fullwidth or look-alike brackets and Cyrillic/Greek
+//     homoglyphs) into square brackets: "[/memory]";
+//   - rewrites [INST]-style markers into parentheses;
+//   - breaks role prefixes ("system:", "Assistant：", "### Instruction"),
+//     wherever they appear, into "system -" and "Instruction".
+//
+// Ordinary text, Chinese punctuation included, is left as it was.
+func Sanitize(s string) string {
+	rs := flatten(s)
+	if len(rs) == 0 {
+		return ""
+	}
+	folded := make([]rune, len(rs))
+	for i, r := range rs {
+		folded[i] = fold(r)
+	}
+	// out[i], when set, replaces rs[i] ("" drops it).
+	out := make(map[int]string)
+	for i := 0; i < len(rs); i++ {
+		switch folded[i] {
+		case '<':
+			neutraliseTag(folded, i, out)
+		case '[':
+			neutraliseBracket(folded, i, out)
+		case '#':
+			i = neutraliseHeading(folded, i, out)
+		default:
+			if isWord(folded[i]) && (i == 0 || !isWord(folded[i-1])) {
+				neutraliseRole(folded, i, out)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return string(rs)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i, r := range rs {
+		if v, ok := out[i]; ok {
+			b.WriteString(v)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// flatten drops control, format and invalid characters and collapses all
+// whitespace (line breaks included) to single spaces.
+func flatten(s string) []rune {
+	rs := make([]rune, 0, len(s))
+	space := false
+	for _, r := range strings.ToValidUTF8(s, "") {
+		switch {
+		case unicode.IsSpace(r) || r == '\u2028' || r == '\u2029':
+			space = true
+			continue
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == unicode.ReplacementChar:
+			continue
+		}
+		if space && len(rs) > 0 {
+			rs = append(rs, ' ')
+		}
+		space = false
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// tagNames are tag names that must never appear as a tag in a memory: the
+// fence itself and the chat-template markers models are trained on.
+var tagNames = map[string]bool{
+	"memory": true, "memories": true, "s": true, "sys": true, "system": true, "user": true,
+	"assistant": true, "developer": true, "tool": true, "im_start": true, "im_end": true,
+	"im_sep": true, "endoftext": true, "eot_id": true, "start_header_id": true,
+	"end_header_id": true, "begin_of_text": true, "inst": true, "instruction": true,
+	"instructions": true, "start_of_turn": true, "end_of_turn": true, "bos": true, "eos": true,
+}
+
+// roleWords are words that, followed by a colon or after a heading mark,
+// read as a speaker or section change to a model.
+var roleWords = map[string]bool{
+	"system": true, "assistant": true, "user": true, "developer": true, "tool": true,
+	"human": true, "ai": true, "model": true, "bot": true, "instruction": true,
+	"instructions": true, "response": true, "inst": true,
+}
+
+// neutraliseTag turns "<" ... ">" into "[" ... "]" when the tag names the
+// fence or a template marker, or is a "<|" special token.
+func neutraliseTag(f []rune, i int, out map[int]string) {
+	j := i + 1
+	special := j < len(f) && f[j] == '|'
+	for j < len(f) && (f[j] == ' ' || f[j] == '/' || f[j] == '<' || f[j] == '|' || f[j] == '!') {
+		j++
+	}
+	name, end := ident(f, j)
+	if !special && !tagNames[name] {
+		return
+	}
+	out[i] = "["
+	for k := end; k < len(f) && f[k] != '<'; k++ {
+		if f[k] == '>' {
+			out[k] = "]"
+			return
+		}
+	}
+}
+
+// neutraliseBracket turns "[INST]" and "[/SYS]" into "(INST)" and "(/SYS)".
+func neutraliseBracket(f []rune, i int, out map[int]string) {
+	j := i + 1
+	for j < len(f) && (f[j] == ' ' || f[j] == '/') {
+		j++
+	}
+	name, end := ident(f, j)
+	if !tagNames[name] {
+		return
+	}
+	for end < len(f) && f[end] == ' ' {
+		end++
+	}
+	if end < len(f) && f[end] == ']' {
+		out[i], out[end] = "(", ")"
+	}
+}
+
+// neutraliseHeading drops a run of "#" that introduces a role word
+// ("### Instruction"); it returns the index of the run's last "#".
+func neutraliseHeading(f []rune, i int, out map[int]string) int {
+	j := i
+	for j < len(f) && f[j] == '#' {
+		j++
+	}
+	k := j
+	for k < len(f) && f[k] == ' ' {
+		k++
+	}
+	if name, _ := ident(f, k); roleWords[name] {
+		for x := i; x < j; x++ {
+			out[x] = ""
+		}
+	}
+	return j - 1
+}
+
+// neutraliseRole breaks "system:" into "system -".
+func neutraliseRole(f []rune, i int, out map[int]string) {
+	name, end := ident(f, i)
+	if !roleWords[name] {
+		return
+	}
+	for end < len(f) && f[end] == ' ' {
+		end++
+	}
+	if end < len(f) && f[end] == ':' {
+		out[end] = " -"
+	}
+}
+
+// ident reads a folded identifier (letters, digits, "_") from j.
+func ident(f []rune, j int) (string, int) {
+	start := j
+	for j < len(f) && (isWord(f[j]) || f[j] == '_') {
+		j++
+	}
+	return string(f[start:j]), j
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// fold maps a rune to the ASCII character it may pass for: lower case,
+// fullwidth forms, look-alike brackets, slashes, colons and bars, and the
+// Cyrillic and Greek letters that look Latin. One rune in, one rune out,
+// so indexes stay aligned with the original text.
+func fold(r rune) rune {
+	if r >= 0xff01 && r <= 0xff5e {
+		r -= 0xfee0
+	}
+	if r < 0x80 {
+		return unicode.ToLower(r)
+	}
+	if v, ok := lookalike[r]; ok {
+		return v
+	}
+	if l := unicode.ToLower(r); l != r {
+		if v, ok := lookalike[l]; ok {
+			return v
+		}
+		return l
+	}
+	return r
+}
+
+var lookalike = map[rune]rune{
+	// <
+	'\ufe64': '<', '\u2039': '<', '\u3008': '<', '\u2329': '<', '\u27e8': '<', '\u276c': '<',
+	'\u276e': '<', '\u02c2': '<', '\u1438': '<', '\u226a': '<', '\u00ab': '<',
+	// >
+	'\ufe65': '>', '\u203a': '>', '\u3009': '>', '\u232a': '>', '\u27e9': '>', '\u276d': '>',
+	'\u276f': '>', '\u02c3': '>', '\u1433': '>', '\u226b': '>', '\u00bb': '>',
+	// / : | [ ] #
+	'\u2044': '/', '\u2215': '/', '\u29f8': '/',
+	'\ufe55': ':', '\ufe13': ':', '\u2236': ':', '\ua789': ':', '\u02f8': ':', '\u0589': ':', '\u05c3': ':',
+	'\u2223': '|', '\u01c0': '|', '\uffe8': '|', '\u2502': '|',
+	'\u3010': '[', '\u3011': ']', '\u3014': '[', '\u3015': ']', '\ufe5d': '[', '\ufe5e': ']',
+	'\ufe5f': '#',
+	// Cyrillic and Greek letters that read as Latin
+	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'і': 'i', 'ѕ': 's',
+	'ј': 'j', 'м': 'm', 'т': 't', 'к': 'k', 'н': 'h', 'в': 'b', 'ԁ': 'd', 'ո': 'n',
+	'ο': 'o', 'α': 'a', 'ε': 'e', 'ι': 'i', 'υ': 'u', 'ν': 'v', 'τ': 't', 'κ': 'k', 'ρ': 'p', 'μ': 'm', 'γ': 'y',
+}
