@@ -1,0 +1,26 @@
+// Package postgres is the PostgreSQL + pgvector memory store, the backend
+// memproxy uses when several replicas share one database.
+//
+// Layout choices, and why:
+//
+//   - Every table leads with the scope columns (user_id, namespace), and so
+//     does every B-tree index, so a scoped query never reads another scope's
+//     index pages.
+//   - memories is hash-partitioned by user_id. pgvector's HNSW index cannot
+//     be filtered by scope; partitioning shrinks the share of foreign rows
+//     an index scan has to step over, so filtered HNSW searches stay cheap
+//     when one database holds millions of other users' memories.
+//   - Vector search counts the scope's rows (bounded) first: small scopes get
+//     an exact scan through the scope B-tree, ordered by cosine distance;
+//     large ones use the HNSW index with pgvector 0.8 iterative scans
+//     (relaxed order, re-sorted) so the scope filter cannot starve the
+//     result.
+//   - Lexical search indexes memory.LexicalForm (words plus CJK bigrams) as
+//     a 'simple' tsvector with a GIN index, ranked with ts_rank.
+//   - Models above 2,000 dimensions are stored as halfvec, which HNSW can
+//     index up to 4,000 dimensions.
+//
+// Migrations are versioned in schema_migrations and run under a
+// transaction-scoped advisory lock, so replicas starting together apply
+// them once.
+package postgres

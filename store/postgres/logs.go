@@ -1,0 +1,322 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+func limitOr100(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return n
+}
+
+// AppendTurn writes one turn to the scope's turn log.
+func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
+	if t == nil {
+		return fmt.Errorf("append turn: %w: nil turn", memory.ErrInvalid)
+	}
+	if err := s.check(t.Scope); err != nil {
+		return fmt.Errorf("append turn: %w", err)
+	}
+	if t.Time.IsZero() {
+		t.Time = time.Now()
+	}
+	t.Time = micro(t.Time)
+	refs, err := jsonArg(nonNil(t.Refs))
+	if err != nil {
+		return fmt.Errorf("append turn: %w", err)
+	}
+	injected, err := jsonArg(nonNil(t.Injected))
+	if err != nil {
+		return fmt.Errorf("append turn: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
+		assistant, finish_reason, model, arm, refs, injected, intent)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time, t.User, t.Assistant, t.FinishReason,
+		t.Model, t.Arm, refs, injected, string(t.Intent))
+	if err != nil {
+		return fmt.Errorf("append turn: %w", err)
+	}
+	return nil
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// Turns pages the scope's turn log oldest first.
+func (s *Store) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
+	var page memory.Page[*memory.Turn]
+	if err := s.check(sc); err != nil {
+		return page, fmt.Errorf("read turns: %w", err)
+	}
+	limit := limitOr100(f.Limit)
+	w := scoped(sc)
+	if f.Session != "" {
+		w.add("session = %s", f.Session)
+	}
+	if !f.Since.IsZero() {
+		w.add("time >= %s", f.Since.UTC())
+	}
+	if f.Cursor != "" {
+		ts, seqText, _ := strings.Cut(f.Cursor, ":")
+		us, err1 := strconv.ParseInt(ts, 10, 64)
+		seq, err2 := strconv.ParseInt(seqText, 10, 64)
+		if err1 != nil || err2 != nil {
+			return page, fmt.Errorf("read turns: %w: malformed cursor %q", memory.ErrInvalid, f.Cursor)
+		}
+		w.add("(time, seq) > (%s, %s)", time.UnixMicro(us).UTC(), seq)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT user_id, namespace, seq, request_id, session, time, user_text,
+		assistant, finish_reason, model, arm, refs, injected, intent FROM turns WHERE `+w.String()+
+		` ORDER BY time, seq LIMIT `+w.arg(limit+1), w.args...)
+	if err != nil {
+		return page, fmt.Errorf("read turns: %w", err)
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var (
+			t              memory.Turn
+			seq            int64
+			refs, injected []byte
+		)
+		if err := rows.Scan(&t.Scope.User, &t.Scope.Namespace, &seq, &t.RequestID, &t.Session, &t.Time, &t.User,
+			&t.Assistant, &t.FinishReason, &t.Model, &t.Arm, &refs, &injected, &t.Intent); err != nil {
+			return page, fmt.Errorf("read turns: %w", err)
+		}
+		t.Time = t.Time.UTC()
+		if err := errors.Join(unmarshalList(refs, &t.Refs), unmarshalList(injected, &t.Injected)); err != nil {
+			return page, fmt.Errorf("read turns: %w", err)
+		}
+		page.Data = append(page.Data, &t)
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return page, fmt.Errorf("read turns: %w", err)
+	}
+	if len(page.Data) > limit {
+		page.Data = page.Data[:limit]
+		last := page.Data[limit-1]
+		page.Next = strconv.FormatInt(last.Time.UnixMicro(), 10) + ":" + strconv.FormatInt(seqs[limit-1], 10)
+	}
+	return page, nil
+}
+
+// unmarshalList reads a jsonb string array, leaving nil for an empty one.
+func unmarshalList(b []byte, dst *[]string) error {
+	if err := json.Unmarshal(b, dst); err != nil {
+		return err
+	}
+	if len(*dst) == 0 {
+		*dst = nil
+	}
+	return nil
+}
+
+// AppendAudit records one mutation and sets e.ID.
+func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
+	if e == nil {
+		return fmt.Errorf("append audit: %w: nil entry", memory.ErrInvalid)
+	}
+	if err := s.check(e.Scope); err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	e.Time = micro(e.Time)
+	err := s.db.QueryRowContext(ctx, `INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
+		before, after, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		e.Scope.User, e.Scope.Namespace, e.Time, e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
+	if err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	return nil
+}
+
+const auditCols = `id, user_id, namespace, time, actor, action, memory_id, before, after, detail`
+
+// Audit reads the scope's audit log from since, oldest first.
+func (s *Store) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	w := scoped(sc)
+	if !since.IsZero() {
+		w.add("time >= %s", since.UTC())
+	}
+	return s.audit(ctx, w, limit)
+}
+
+func (s *Store) audit(ctx context.Context, w *where, limit int) ([]*memory.AuditEntry, error) {
+	cond := "true"
+	if len(w.conds) > 0 {
+		cond = w.String()
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit WHERE `+cond+
+		` ORDER BY time, id LIMIT `+w.arg(limitOr100(limit)), w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	defer rows.Close()
+	var out []*memory.AuditEntry
+	for rows.Next() {
+		var e memory.AuditEntry
+		if err := rows.Scan(&e.ID, &e.Scope.User, &e.Scope.Namespace, &e.Time, &e.Actor, &e.Action, &e.MemoryID,
+			&e.Before, &e.After, &e.Detail); err != nil {
+			return nil, fmt.Errorf("read audit: %w", err)
+		}
+		e.Time = e.Time.UTC()
+		out = append(out, &e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	return out, nil
+}
+
+// AppendRecall stores a request's recall row; a second row for the same
+// request replaces the first.
+func (s *Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
+	if r == nil {
+		return fmt.Errorf("append recall: %w: nil record", memory.ErrInvalid)
+	}
+	if err := s.check(r.Scope); err != nil {
+		return fmt.Errorf("append recall: %w", err)
+	}
+	if r.RequestID == "" {
+		return fmt.Errorf("append recall: %w: empty request id", memory.ErrInvalid)
+	}
+	if r.Time.IsZero() {
+		r.Time = time.Now()
+	}
+	r.Time = micro(r.Time)
+	injected, err := jsonArg(nonNil(r.Injected))
+	if err != nil {
+		return fmt.Errorf("append recall: %w", err)
+	}
+	cands := r.Candidates
+	if cands == nil {
+		cands = []memory.RankedCandidate{}
+	}
+	candidates, err := jsonArg(cands)
+	if err != nil {
+		return fmt.Errorf("append recall: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status,
+		gate_reason, injected, candidates, injected_tokens, overhead_ms, feedback)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (user_id, namespace, request_id) DO UPDATE SET session = excluded.session, time = excluded.time,
+		arm = excluded.arm, status = excluded.status, gate_reason = excluded.gate_reason, injected = excluded.injected,
+		candidates = excluded.candidates, injected_tokens = excluded.injected_tokens,
+		overhead_ms = excluded.overhead_ms, feedback = excluded.feedback`,
+		r.Scope.User, r.Scope.Namespace, r.RequestID, r.Session, r.Time, r.Arm, r.Status, r.GateReason, injected,
+		candidates, r.InjectedTokens, r.OverheadMs, r.Feedback)
+	if err != nil {
+		return fmt.Errorf("append recall: %w", err)
+	}
+	return nil
+}
+
+const recallCols = `user_id, namespace, request_id, session, time, arm, status, gate_reason, injected, candidates,
+	injected_tokens, overhead_ms, feedback`
+
+func scanRecall(r scanner) (*memory.RecallRecord, error) {
+	var (
+		rec             memory.RecallRecord
+		injected, cands []byte
+		feedback        sql.NullFloat64
+	)
+	if err := r.Scan(&rec.Scope.User, &rec.Scope.Namespace, &rec.RequestID, &rec.Session, &rec.Time, &rec.Arm,
+		&rec.Status, &rec.GateReason, &injected, &cands, &rec.InjectedTokens, &rec.OverheadMs, &feedback); err != nil {
+		return nil, err
+	}
+	rec.Time = rec.Time.UTC()
+	if err := unmarshalList(injected, &rec.Injected); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(cands, &rec.Candidates); err != nil {
+		return nil, err
+	}
+	if len(rec.Candidates) == 0 {
+		rec.Candidates = nil
+	}
+	if feedback.Valid {
+		rec.Feedback = &feedback.Float64
+	}
+	return &rec, nil
+}
+
+// RecallByRequest returns the scope's recall row of a request.
+func (s *Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("read recall: %w", err)
+	}
+	rec, err := scanRecall(s.db.QueryRowContext(ctx, `SELECT `+recallCols+` FROM recall
+		WHERE user_id = $1 AND namespace = $2 AND request_id = $3`, sc.User, sc.Namespace, requestID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read recall %s: %w", requestID, memory.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read recall: %w", err)
+	}
+	return rec, nil
+}
+
+// SetFeedback attaches an app's score to a request's recall row.
+func (s *Store) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("set feedback: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE recall SET feedback = $4
+		WHERE user_id = $1 AND namespace = $2 AND request_id = $3`, sc.User, sc.Namespace, requestID, score)
+	if err != nil {
+		return fmt.Errorf("set feedback: %w", err)
+	}
+	return oneRow(res, "set feedback", requestID)
+}
+
+// Threshold returns the scope's adaptive gate threshold.
+func (s *Store) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
+	if err := s.check(sc); err != nil {
+		return 0, false, fmt.Errorf("gate threshold: %w", err)
+	}
+	var v float64
+	err := s.db.QueryRowContext(ctx, `SELECT threshold FROM gate_state WHERE user_id = $1 AND namespace = $2`,
+		sc.User, sc.Namespace).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("gate threshold: %w", err)
+	}
+	return v, true, nil
+}
+
+// SetThreshold stores the scope's adaptive gate threshold.
+func (s *Store) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("set gate threshold: %w", err)
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO gate_state (user_id, namespace, threshold) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id, namespace) DO UPDATE SET threshold = excluded.threshold`, sc.User, sc.Namespace, v)
+	if err != nil {
+		return fmt.Errorf("set gate threshold: %w", err)
+	}
+	return nil
+}

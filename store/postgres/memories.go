@@ -1,0 +1,412 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// insertCols are the columns Insert writes, in insertValues order.
+const insertCols = `user_id, namespace, id, tier, text, embedding, lex, value, confidence, source, provenance,
+	key, session, no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by,
+	expires_at, archived_at, consolidated_at`
+
+// insertBatch bounds the rows of one INSERT (23 parameters each, well under
+// PostgreSQL's 65,535).
+const insertBatch = 500
+
+// Insert writes ms in one transaction: all or none.
+func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("insert memories: %w", err)
+	}
+	for _, m := range ms {
+		if err := s.prepare(sc, m); err != nil {
+			return fmt.Errorf("insert memories: %w", err)
+		}
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	now := micro(time.Now())
+	for _, m := range ms {
+		fillDefaults(sc, m, now)
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(ms); start += insertBatch {
+			if err := insertRows(ctx, tx, ms[start:min(start+insertBatch, len(ms))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("insert memories: %w", err)
+	}
+	return nil
+}
+
+// prepare validates m for scope sc before anything is written.
+func (s *Store) prepare(sc memory.Scope, m *memory.Memory) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
+	}
+	if m.Scope != (memory.Scope{}) && m.Scope != sc {
+		return fmt.Errorf("%w: memory scope %s differs from %s", memory.ErrInvalidScope, m.Scope, sc)
+	}
+	return m.Validate(s.opts.Dim)
+}
+
+func fillDefaults(sc memory.Scope, m *memory.Memory, now time.Time) {
+	m.Scope = sc
+	if m.ID == "" {
+		m.ID = memory.NewID()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.LastUsedAt.IsZero() {
+		m.LastUsedAt = m.CreatedAt
+	}
+	if m.ValidFrom.IsZero() {
+		m.ValidFrom = m.CreatedAt
+	}
+}
+
+func insertRows(ctx context.Context, tx *sql.Tx, ms []*memory.Memory) error {
+	var b strings.Builder
+	b.WriteString("INSERT INTO memories (" + insertCols + ") VALUES ")
+	args := make([]any, 0, len(ms)*23)
+	for i, m := range ms {
+		vals, err := insertValues(m)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for j := range vals {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			n := strconv.Itoa(len(args) + j + 1)
+			if j == 6 { // lex
+				b.WriteString("to_tsvector('simple', $" + n + ")")
+			} else {
+				b.WriteString("$" + n)
+			}
+		}
+		b.WriteByte(')')
+		args = append(args, vals...)
+	}
+	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+		var pqErr *pq.Error
+		if errors.As(err, &pqErr) && pqErr.Code == "23505" {
+			return fmt.Errorf("%w: duplicate memory id: %w", memory.ErrInvalid, err)
+		}
+		return err
+	}
+	return nil
+}
+
+func insertValues(m *memory.Memory) ([]any, error) {
+	prov, err := jsonArg(m.Provenance)
+	if err != nil {
+		return nil, err
+	}
+	return []any{m.Scope.User, m.Scope.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
+		memory.LexicalForm(m.Text), m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay,
+		micro(m.CreatedAt), micro(m.LastUsedAt), m.Hits, micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy,
+		timeArg(m.ExpiresAt), timeArg(m.ArchivedAt), timeArg(m.ConsolidatedAt)}, nil
+}
+
+// Update rewrites every mutable field of m (all but id, scope, created_at).
+func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	if err := s.prepare(sc, m); err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	prov, err := jsonArg(m.Provenance)
+	if err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	if m.LastUsedAt.IsZero() {
+		m.LastUsedAt = m.CreatedAt
+	}
+	if m.ValidFrom.IsZero() {
+		m.ValidFrom = m.CreatedAt
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE memories SET tier = $4, text = $5, embedding = $6,
+		lex = to_tsvector('simple', $7), value = $8, confidence = $9, source = $10, provenance = $11,
+		key = $12, session = $13, no_decay = $14, last_used_at = $15, hits = $16, valid_from = $17,
+		valid_to = $18, superseded_by = $19, expires_at = $20, archived_at = $21, consolidated_at = $22
+		WHERE user_id = $1 AND namespace = $2 AND id = $3`,
+		sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding), memory.LexicalForm(m.Text),
+		m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay, micro(m.LastUsedAt), m.Hits,
+		micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy, timeArg(m.ExpiresAt), timeArg(m.ArchivedAt),
+		timeArg(m.ConsolidatedAt))
+	if err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	return oneRow(res, "update memory", m.ID)
+}
+
+// oneRow turns "no row affected" into ErrNotFound.
+func oneRow(res sql.Result, op, id string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s %s: %w", op, id, memory.ErrNotFound)
+	}
+	return nil
+}
+
+// Get returns one memory of the scope.
+func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Memory, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("get memory: %w", err)
+	}
+	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+memCols+` FROM memories
+		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("get memory %s: %w", id, memory.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get memory: %w", err)
+	}
+	return m, nil
+}
+
+// GetMany returns the memories found among ids, in the order given.
+func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*memory.Memory, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := s.query(ctx, `SELECT `+memCols+` FROM memories
+		WHERE user_id = $1 AND namespace = $2 AND id = ANY($3)`, sc.User, sc.Namespace, pq.Array(ids))
+	if err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	byID := make(map[string]*memory.Memory, len(found))
+	for _, m := range found {
+		byID[m.ID] = m
+	}
+	out := make([]*memory.Memory, 0, len(found))
+	for _, id := range ids {
+		if m, ok := byID[id]; ok {
+			out = append(out, m)
+			delete(byID, id) // a repeated id is returned once
+		}
+	}
+	return out, nil
+}
+
+// query runs a memCols query and scans every row.
+func (s *Store) query(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*memory.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// List pages the scope's memories newest first.
+func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) (memory.Page[*memory.Memory], error) {
+	var page memory.Page[*memory.Memory]
+	if err := s.check(sc); err != nil {
+		return page, fmt.Errorf("list memories: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	w := scoped(sc)
+	if len(f.Tiers) > 0 {
+		w.add("tier = ANY(%s)", pq.Array(tierStrings(f.Tiers)))
+	}
+	at := orNow(f.At)
+	switch f.State {
+	case memory.StateAny:
+	case memory.StateLive:
+		w.add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %s)", at)
+	case memory.StateSuperseded:
+		w.add("valid_to IS NOT NULL")
+	case memory.StateArchived:
+		w.add("archived_at IS NOT NULL")
+	case memory.StateExpired:
+		w.add("expires_at <= %s", at)
+	default:
+		return page, fmt.Errorf("list memories: %w: unknown state %q", memory.ErrInvalid, f.State)
+	}
+	if f.Key != "" {
+		w.add("key = %s", f.Key)
+	}
+	if f.Query != "" {
+		w.add("strpos(lower(text), lower(%s)) > 0", f.Query)
+	}
+	if f.Source != "" {
+		w.add("source = %s", string(f.Source))
+	}
+	if f.Unconsolidated {
+		w.add("tier = 'event' AND consolidated_at IS NULL")
+	}
+	if f.Session != "" {
+		w.add("session = %s", f.Session)
+	}
+	if !f.Since.IsZero() {
+		w.add("created_at >= %s", f.Since.UTC())
+	}
+	if !f.Until.IsZero() {
+		w.add("created_at < %s", f.Until.UTC())
+	}
+	if f.Cursor != "" {
+		ts, id, err := parseCursor(f.Cursor)
+		if err != nil {
+			return page, fmt.Errorf("list memories: %w", err)
+		}
+		w.add("(created_at, id) < (%s, %s)", ts, id)
+	}
+	q := `SELECT ` + memCols + ` FROM memories WHERE ` + w.String() +
+		` ORDER BY created_at DESC, id DESC LIMIT ` + w.arg(limit+1)
+	ms, err := s.query(ctx, q, w.args...)
+	if err != nil {
+		return page, fmt.Errorf("list memories: %w", err)
+	}
+	if len(ms) > limit {
+		ms = ms[:limit]
+		last := ms[limit-1]
+		page.Next = strconv.FormatInt(last.CreatedAt.UnixMicro(), 10) + ":" + last.ID
+	}
+	page.Data = ms
+	return page, nil
+}
+
+// parseCursor reads the "created_at micros:id" cursor List hands out.
+func parseCursor(c string) (time.Time, string, error) {
+	ts, id, ok := strings.Cut(c, ":")
+	us, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil {
+		return time.Time{}, "", fmt.Errorf("%w: malformed cursor %q", memory.ErrInvalid, c)
+	}
+	return time.UnixMicro(us).UTC(), id, nil
+}
+
+// History returns every memory with the key, oldest first.
+func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("memory history: %w", err)
+	}
+	ms, err := s.query(ctx, `SELECT `+memCols+` FROM memories
+		WHERE user_id = $1 AND namespace = $2 AND key = $3 AND key <> ''
+		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
+	if err != nil {
+		return nil, fmt.Errorf("memory history: %w", err)
+	}
+	return ms, nil
+}
+
+// Delete removes one memory.
+func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("delete memory: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM memories WHERE user_id = $1 AND namespace = $2 AND id = $3`,
+		sc.User, sc.Namespace, id)
+	if err != nil {
+		return fmt.Errorf("delete memory: %w", err)
+	}
+	return oneRow(res, "delete memory", id)
+}
+
+// Supersede marks old as replaced by newID at t.
+func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("supersede memory: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE memories SET valid_to = $4, superseded_by = $5
+		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, oldID, micro(t), newID)
+	if err != nil {
+		return fmt.Errorf("supersede memory: %w", err)
+	}
+	return oneRow(res, "supersede memory", oldID)
+}
+
+// batch runs a scoped UPDATE over ids; ids outside the scope are ignored.
+func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []string, set string, args ...any) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	q := `UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id = ANY($3)`
+	if _, err := s.db.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// Touch records an access of every id: hits+1, last_used_at=t. The
+// increment happens in the UPDATE itself, so concurrent touches never lose
+// a hit.
+func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	return s.batch(ctx, "touch memories", sc, ids, `hits = hits + 1, last_used_at = $4`, micro(t))
+}
+
+// MarkConsolidated sets consolidated_at=t on the given events.
+func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	return s.batch(ctx, "mark consolidated", sc, ids, `consolidated_at = $4`, micro(t))
+}
+
+// Archive takes memories out of recall at t.
+func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	return s.batch(ctx, "archive memories", sc, ids, `archived_at = $4`, micro(t))
+}
+
+// Restore brings archived memories back.
+func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) error {
+	return s.batch(ctx, "restore memories", sc, ids, `archived_at = NULL`)
+}
+
+// Purge deletes memories archived before t and those whose TTL expired
+// before t.
+func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (int, error) {
+	if err := s.check(sc); err != nil {
+		return 0, fmt.Errorf("purge memories: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM memories WHERE user_id = $1 AND namespace = $2
+		AND (archived_at < $3 OR expires_at < $3)`, sc.User, sc.Namespace, before.UTC())
+	if err != nil {
+		return 0, fmt.Errorf("purge memories: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("purge memories: %w", err)
+	}
+	return int(n), nil
+}

@@ -1,0 +1,231 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// partitions is the number of hash partitions of the memories table. It is
+// fixed by the first migration: changing it later means a new migration
+// that rewrites the table.
+const partitions = 8
+
+// maxHalfvecDim is the largest dimension an HNSW index accepts (halfvec).
+const maxHalfvecDim = 4000
+
+// maxVectorDim is the largest dimension HNSW indexes as a full vector;
+// larger models are stored as halfvec.
+const maxVectorDim = 2000
+
+// vectorType returns the column type and the cosine operator class for dim.
+func vectorType(dim int) (typ, opclass string) {
+	if dim > maxVectorDim {
+		return "halfvec", "halfvec_cosine_ops"
+	}
+	return "vector", "vector_cosine_ops"
+}
+
+// migration is one schema version. sql receives the embedding dimension,
+// which the first migration bakes into the vector column.
+type migration struct {
+	version int
+	name    string
+	sql     func(dim int) string
+}
+
+var migrations = []migration{
+	{1, "initial schema", initialSchema},
+	{2, "client keys", func(int) string { return clientKeysSchema }},
+}
+
+func initialSchema(dim int) string {
+	typ, opclass := vectorType(dim)
+	var b strings.Builder
+	fmt.Fprintf(&b, `
+CREATE TABLE meta (
+	key   text PRIMARY KEY,
+	value text NOT NULL
+);
+
+CREATE TABLE memories (
+	user_id         text NOT NULL,
+	namespace       text NOT NULL,
+	id              text NOT NULL,
+	tier            text NOT NULL,
+	text            text NOT NULL,
+	embedding       %[1]s(%[2]d),
+	lex             tsvector NOT NULL,
+	value           double precision NOT NULL,
+	confidence      double precision NOT NULL,
+	source          text NOT NULL DEFAULT '',
+	provenance      jsonb NOT NULL DEFAULT '{}',
+	key             text NOT NULL DEFAULT '',
+	session         text NOT NULL DEFAULT '',
+	no_decay        boolean NOT NULL DEFAULT false,
+	created_at      timestamptz NOT NULL,
+	last_used_at    timestamptz NOT NULL,
+	hits            integer NOT NULL DEFAULT 0,
+	valid_from      timestamptz NOT NULL,
+	valid_to        timestamptz,
+	superseded_by   text NOT NULL DEFAULT '',
+	expires_at      timestamptz,
+	archived_at     timestamptz,
+	consolidated_at timestamptz,
+	PRIMARY KEY (user_id, namespace, id)
+) PARTITION BY HASH (user_id);
+`, typ, dim)
+	for i := range partitions {
+		fmt.Fprintf(&b, "CREATE TABLE memories_p%d PARTITION OF memories FOR VALUES WITH (MODULUS %d, REMAINDER %d);\n", i, partitions, i)
+	}
+	fmt.Fprintf(&b, `
+CREATE INDEX memories_created ON memories (user_id, namespace, created_at DESC, id DESC);
+CREATE INDEX memories_key ON memories (user_id, namespace, key, valid_from) WHERE key <> '';
+CREATE INDEX memories_session ON memories (user_id, namespace, session) WHERE session <> '';
+CREATE INDEX memories_embedding ON memories USING hnsw (embedding %[1]s);
+CREATE INDEX memories_lex ON memories USING gin (lex);
+
+CREATE TABLE turns (
+	user_id       text NOT NULL,
+	namespace     text NOT NULL,
+	seq           bigserial,
+	request_id    text NOT NULL,
+	session       text NOT NULL DEFAULT '',
+	time          timestamptz NOT NULL,
+	user_text     text NOT NULL,
+	assistant     text NOT NULL,
+	finish_reason text NOT NULL DEFAULT '',
+	model         text NOT NULL DEFAULT '',
+	arm           text NOT NULL DEFAULT '',
+	refs          jsonb NOT NULL DEFAULT '[]',
+	injected      jsonb NOT NULL DEFAULT '[]',
+	intent        text NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, namespace, seq)
+);
+CREATE INDEX turns_time ON turns (user_id, namespace, time, seq);
+CREATE INDEX turns_session ON turns (user_id, namespace, session, time, seq);
+
+CREATE TABLE audit (
+	user_id   text NOT NULL,
+	namespace text NOT NULL,
+	id        bigserial,
+	time      timestamptz NOT NULL,
+	actor     text NOT NULL,
+	action    text NOT NULL,
+	memory_id text NOT NULL DEFAULT '',
+	before    text NOT NULL DEFAULT '',
+	after     text NOT NULL DEFAULT '',
+	detail    text NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, namespace, id)
+);
+CREATE INDEX audit_time ON audit (user_id, namespace, time, id);
+-- AuditAll (operator-wide) reads across scopes by time.
+CREATE INDEX audit_all_time ON audit (time, id);
+
+CREATE TABLE recall (
+	user_id         text NOT NULL,
+	namespace       text NOT NULL,
+	request_id      text NOT NULL,
+	session         text NOT NULL DEFAULT '',
+	time            timestamptz NOT NULL,
+	arm             text NOT NULL DEFAULT '',
+	status          text NOT NULL DEFAULT '',
+	gate_reason     text NOT NULL DEFAULT '',
+	injected        jsonb NOT NULL DEFAULT '[]',
+	candidates      jsonb NOT NULL DEFAULT '[]',
+	injected_tokens integer NOT NULL DEFAULT 0,
+	overhead_ms     double precision NOT NULL DEFAULT 0,
+	feedback        double precision,
+	seq             bigserial,
+	PRIMARY KEY (user_id, namespace, request_id)
+);
+-- FindRecall and RecallSince are operator-wide (Admin): no scope to lead.
+CREATE INDEX recall_request ON recall (request_id);
+CREATE INDEX recall_time ON recall (time, seq);
+
+CREATE TABLE gate_state (
+	user_id   text NOT NULL,
+	namespace text NOT NULL,
+	threshold double precision NOT NULL,
+	PRIMARY KEY (user_id, namespace)
+);
+`, opclass)
+	return b.String()
+}
+
+const clientKeysSchema = `
+CREATE TABLE client_keys (
+	id                text PRIMARY KEY,
+	prefix            text NOT NULL,
+	hash              text NOT NULL UNIQUE,
+	user_id           text NOT NULL DEFAULT '',
+	allow_named_users boolean NOT NULL DEFAULT false,
+	label             text NOT NULL DEFAULT '',
+	created_at        timestamptz NOT NULL,
+	revoked_at        timestamptz
+);
+`
+
+// Migrate applies the pending migrations to db for the embedder o and
+// returns how many it applied. A fresh database records o's model and
+// dimension in meta in the same transaction that creates the vector column,
+// so the two can never disagree. It holds a transaction-scoped
+// advisory lock keyed by the current schema, so replicas that start together
+// wait for each other instead of colliding, and everything applies in one
+// transaction: a failed migration leaves the schema as it was.
+func Migrate(ctx context.Context, db *sql.DB, o memory.OpenOptions) (applied int, err error) {
+	if err := o.Validate(); err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
+	if o.Dim > maxHalfvecDim {
+		return 0, fmt.Errorf("migrate: %w: %d dimensions: pgvector indexes at most %d", memory.ErrInvalid, o.Dim, maxHalfvecDim)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('memproxy.migrate.' || current_schema()))`); err != nil {
+		return 0, fmt.Errorf("migrate: lock: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    integer PRIMARY KEY,
+		name       text NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return 0, fmt.Errorf("migrate: schema_migrations: %w", err)
+	}
+	var current int
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return 0, fmt.Errorf("migrate: read version: %w", err)
+	}
+	for _, m := range migrations {
+		if m.version <= current {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.sql(o.Dim)); err != nil {
+			return 0, fmt.Errorf("migrate: version %d (%s): %w", m.version, m.name, err)
+		}
+		if m.version == 1 {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2), ($3, $4)`,
+				memory.MetaEmbedModel, o.Model, memory.MetaEmbedDim, strconv.Itoa(o.Dim)); err != nil {
+				return 0, fmt.Errorf("migrate: record embedder: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
+			return 0, fmt.Errorf("migrate: record version %d: %w", m.version, err)
+		}
+		applied++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("migrate: commit: %w", err)
+	}
+	return applied, nil
+}

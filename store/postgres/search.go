@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lib/pq"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// searchFilter adds the SearchOptions filters to a scoped condition list.
+func searchFilter(w *where, o memory.SearchOptions) {
+	if !o.IncludeDead {
+		w.add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %s)", orNow(o.At))
+	}
+	if len(o.Tiers) > 0 {
+		w.add("tier = ANY(%s)", pq.Array(tierStrings(o.Tiers)))
+	}
+	if o.ExcludeConsolidated {
+		w.add("consolidated_at IS NULL")
+	}
+}
+
+func limitOf(o memory.SearchOptions) int {
+	if o.Limit <= 0 {
+		return 50
+	}
+	return o.Limit
+}
+
+// VectorSearch returns the scope's memories nearest to vec by cosine
+// similarity (the candidate score), best first.
+//
+// A small scope is scanned exactly through the scope index: cheap, and an
+// approximate index over the whole table would waste most of its walk on
+// other scopes' rows. A large scope walks the HNSW index with iterative
+// scans (relaxed order, re-sorted here), which keep going until enough rows
+// pass the scope filter.
+func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions) ([]memory.Candidate, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	if len(vec) != s.opts.Dim {
+		return nil, fmt.Errorf("vector search: %w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.opts.Dim)
+	}
+	if !finiteNonZero(vec) {
+		return nil, fmt.Errorf("vector search: %w: query vector is zero or not finite", memory.ErrInvalid)
+	}
+	limit := limitOf(o)
+	large, err := s.largeScope(ctx, sc)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	if large {
+		return s.vectorIndexed(ctx, sc, vec, o, limit)
+	}
+	return s.vectorExact(ctx, sc, vec, o, limit)
+}
+
+func finiteNonZero(v []float32) bool {
+	nonZero := false
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+		if x != 0 {
+			nonZero = true
+		}
+	}
+	return nonZero
+}
+
+// largeScope reports whether the scope holds more than exactLimit memories.
+// The count stops at exactLimit+1 rows of the primary key, so it costs the
+// same for a scope of a million as for one just over the limit.
+func (s *Store) largeScope(ctx context.Context, sc memory.Scope) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
+		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, s.exactLimit+1).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("count scope: %w", err)
+	}
+	return n > s.exactLimit, nil
+}
+
+// vectorExact orders the scope's rows by exact distance. The MATERIALIZED
+// CTE keeps the planner from answering the ORDER BY with the HNSW index,
+// which would be approximate and filter out the scope after the fact.
+func (s *Store) vectorExact(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) ([]memory.Candidate, error) {
+	w := scoped(sc)
+	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
+	w.add("embedding IS NOT NULL")
+	searchFilter(w, o)
+	query := `WITH scope AS MATERIALIZED (
+		SELECT ` + memCols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `)
+		SELECT * FROM scope ORDER BY dist, id LIMIT ` + w.arg(limit)
+	return s.candidates(ctx, s.db, query, w.args, func(dist float64) float64 { return 1 - dist })
+}
+
+// vectorIndexed walks the HNSW index with pgvector 0.8 iterative scans. The
+// settings are transaction-local so they never leak into pooled
+// connections used by other queries.
+func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) (out []memory.Candidate, err error) {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("vector search: begin: %w", err)
+	}
+	defer func() {
+		if cerr := tx.Commit(); err == nil && cerr != nil {
+			err = fmt.Errorf("vector search: commit: %w", cerr)
+		}
+	}()
+	// ef_search is the candidate list of each iteration; a larger list for
+	// larger limits keeps the relaxed order close to the true order.
+	ef := min(max(2*limit, 64), 1000)
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+		set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true)`, strconv.Itoa(ef)); err != nil {
+		return nil, fmt.Errorf("vector search: settings: %w", err)
+	}
+	w := scoped(sc)
+	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
+	w.add("embedding IS NOT NULL")
+	searchFilter(w, o)
+	// enable_sort=off steers the planner to the index order (the inner
+	// query); the outer sort of at most limit rows runs regardless.
+	query := `WITH hits AS MATERIALIZED (
+		SELECT ` + memCols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
+		ORDER BY embedding <=> ` + q + ` LIMIT ` + w.arg(limit) + `)
+		SELECT * FROM hits ORDER BY dist, id`
+	return s.candidates(ctx, tx, query, w.args, func(dist float64) float64 { return 1 - dist })
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// candidates scans memCols plus a trailing raw score column.
+func (s *Store) candidates(ctx context.Context, db queryer, query string, args []any, score func(float64) float64) ([]memory.Candidate, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.Candidate
+	for rows.Next() {
+		var raw float64
+		m, err := scanMemory(rows, &raw)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out = append(out, memory.Candidate{Memory: m, Score: score(raw)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// LexicalSearch matches any term of the query's lexical form against the
+// scope's memories and ranks them with ts_rank (the raw score). A query
+// without terms returns nothing.
+func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	terms := memory.QueryTerms(query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	w := scoped(sc)
+	tsq := "to_tsquery('simple', " + w.arg(orQuery(terms)) + ")"
+	w.add("lex @@ " + tsq)
+	searchFilter(w, o)
+	q := `SELECT ` + memCols + `, ts_rank(lex, ` + tsq + `) AS rank FROM memories WHERE ` + w.String() +
+		` ORDER BY rank DESC, id LIMIT ` + w.arg(limitOf(o))
+	return s.candidates(ctx, s.db, q, w.args, func(r float64) float64 { return r })
+}
+
+// orQuery renders terms as a tsquery matching any of them, each quoted so
+// no term is read as an operator.
+func orQuery(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		t = strings.ReplaceAll(t, `\`, `\\`)
+		quoted[i] = "'" + strings.ReplaceAll(t, "'", "''") + "'"
+	}
+	return strings.Join(quoted, " | ")
+}

@@ -1,0 +1,170 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/lib/pq"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Store is a memory.Store and memory.Admin on PostgreSQL with pgvector.
+// It is safe for concurrent use.
+type Store struct {
+	db     *sql.DB
+	opts   memory.OpenOptions
+	vecTyp string // "vector" or "halfvec"
+	closed atomic.Bool
+
+	// exactLimit is the scope size (rows) up to which vector search scans
+	// the scope exactly instead of walking the HNSW index.
+	exactLimit int
+}
+
+// Interface guards.
+var (
+	_ memory.Store    = (*Store)(nil)
+	_ memory.Admin    = (*Store)(nil)
+	_ memory.KeyStore = (*Store)(nil)
+)
+
+// DefaultExactLimit is the scope size up to which vector search is an exact
+// scan. An exact scan of a few thousand rows through the scope index costs
+// about as much as an HNSW walk and never misses; beyond it the index wins.
+const DefaultExactLimit = 4000
+
+// Open connects to the database at dsn (a lib/pq URL or key=value string),
+// applies pending migrations and checks that the database was created for
+// the embedder o. The vector extension must already exist in the database
+// (scripts/install-pgvector.sh, then CREATE EXTENSION vector) or be
+// creatable by this role.
+func Open(ctx context.Context, dsn string, o memory.OpenOptions) (*Store, error) {
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	connector, err := pq.NewConnector(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	// Keep warm connections: a fresh connection costs more than a search.
+	db.SetMaxIdleConns(16)
+	s, err := open(ctx, db, o)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func open(ctx context.Context, db *sql.DB, o memory.OpenOptions) (*Store, error) {
+	if err := db.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := ensureVector(ctx, db); err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit}
+	s.vecTyp, _ = vectorType(o.Dim)
+	if err := s.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkEmbedder(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureVector creates the vector extension when it is missing and the
+// role may create it; otherwise it explains what to run.
+func ensureVector(ctx context.Context, db *sql.DB) error {
+	var ok bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')`).Scan(&ok); err != nil {
+		return fmt.Errorf("postgres: check vector extension: %w", err)
+	}
+	if ok {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public`); err != nil {
+		return fmt.Errorf("postgres: the pgvector extension is not enabled in this database "+
+			"(install it with scripts/install-pgvector.sh, then run CREATE EXTENSION vector as a superuser): %w", err)
+	}
+	return nil
+}
+
+// Migrate applies pending migrations; running it again is a no-op.
+// `memproxy migrate` calls it through Open.
+func (s *Store) Migrate(ctx context.Context) error {
+	if _, err := Migrate(ctx, s.db, s.opts); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}
+
+// checkEmbedder refuses a database created for another embedder: vectors of
+// two models (or dimensions) cannot be compared.
+func (s *Store) checkEmbedder(ctx context.Context) error {
+	model, _, err := s.Meta(ctx, memory.MetaEmbedModel)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	dimText, _, err := s.Meta(ctx, memory.MetaEmbedDim)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	dim, _ := strconv.Atoi(dimText)
+	if model != s.opts.Model || dim != s.opts.Dim {
+		return fmt.Errorf("postgres: %w", memory.MismatchError(model, dim, s.opts))
+	}
+	return nil
+}
+
+// DB is the connection pool, shared with River (riverdatabasesql) so jobs
+// and memories live in the same database.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dim is the embedding dimension the store was created with.
+func (s *Store) Dim() int { return s.opts.Dim }
+
+// Close closes the pool. Calling it twice is harmless.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// check rejects calls on a closed store and invalid scopes.
+func (s *Store) check(sc memory.Scope) error {
+	if s.closed.Load() {
+		return memory.ErrClosed
+	}
+	return sc.Validate()
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}
