@@ -238,13 +238,13 @@ func cleanObject(s string) string {
 
 func normObject(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
-var sentenceSplit = regexp.MustCompile(`[.!?;。！？；\n]+\s*`)
+// sentenceRe keeps each sentence's terminator so questions stay visible.
+var sentenceRe = regexp.MustCompile(`[^.!?;。！？；\n]+[.!?;。！？；\n]*`)
 
 func splitSentences(text string) []string {
-	parts := sentenceSplit.Split(text, -1)
-	out := parts[:0]
-	for _, p := range parts {
-		if p = strings.TrimSpace(p); p != "" {
+	var out []string
+	for _, p := range sentenceRe.FindAllString(text, -1) {
+		if p = strings.TrimSpace(p); strings.Trim(p, ".!?;。！？；") != "" {
 			out = append(out, p)
 		}
 	}
@@ -257,6 +257,11 @@ func isQuestion(s string) bool {
 	s = strings.TrimSpace(s)
 	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, "吗") || strings.HasSuffix(s, "呢") {
 		return true
+	}
+	for _, w := range []string{"哪里", "哪儿", "什么", "为什么", "怎么", "多少", "几岁", "是谁"} {
+		if strings.Contains(s, w) {
+			return true
+		}
 	}
 	return questionStart.MatchString(s)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/riverqueue/river"
 )
@@ -58,7 +59,7 @@ func (q *Queue) ingest(ctx context.Context, t *memory.Turn) error {
 	case memory.IntentForget:
 		return q.explicitForget(ctx, t)
 	}
-	if class, noise := q.gate.Noise(t.User); noise || strings.TrimSpace(t.User) == "" {
+	if class, noise := q.gate.Classify(t.User); noise || strings.TrimSpace(t.User) == "" {
 		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
 	}
@@ -258,8 +259,7 @@ func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
 	if !ok {
 		th = q.pol.Gate.MinScore
 	}
-	nt := th - a.StepDown*float64(len(used)) + a.StepUp*float64(misses)
-	nt = min(a.Max, max(a.Min, nt))
+	nt := gate.Adaptive{}.Next(th, len(used), misses, a)
 	if nt == th {
 		return nil
 	}

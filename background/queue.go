@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,8 +50,8 @@ type Config struct {
 	Admin memory.Admin
 	// Embedder embeds events and facts for clustering and reconcile.
 	Embedder Embedder
-	// Gate classifies noise and explicit intents; nil uses the policy's
-	// cue lists directly (see ruleGate).
+	// Gate classifies noise and explicit intents; nil builds
+	// gate.New(policy.Gate, policy.Explicit).
 	Gate Gate
 	// Policy is the validated policy; nil means policy.Default().
 	Policy *policy.Policy
@@ -126,7 +127,7 @@ func New(cfg Config) (*Queue, error) {
 	q.red = NewRedactor(q.pol.Ingest.Redact)
 	q.gate = cfg.Gate
 	if q.gate == nil {
-		q.gate = newRuleGate(q.pol)
+		q.gate = gate.New(q.pol.Gate, q.pol.Explicit)
 	}
 	q.met = newMetrics(cfg.Registry)
 	q.budget = newBudget(q.pol.Consolidation.MaxCallsPerHour)

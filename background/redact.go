@@ -2,6 +2,7 @@ package background
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
@@ -20,6 +21,7 @@ var (
 	// Phone numbers: international (+cc …) or local groups of digits with
 	// separators, at least 7 digits in total; Chinese mobiles (1[3-9]xxxxxxxxx).
 	phoneRe = regexp.MustCompile(`(?:\+\d{1,3}[\s\-.]?)?(?:\(\d{1,4}\)[\s\-.]?)?\d{2,4}(?:[\s\-.]\d{2,4}){1,4}|\b1[3-9]\d{9}\b`)
+	dateRe  = regexp.MustCompile(`^\d{4}[\-./]\d{1,2}[\-./]\d{1,2}$|^\d{1,2}[\-./]\d{1,2}[\-./]\d{4}$`)
 	// API keys and tokens: OpenAI/Anthropic style sk-…, GitHub ghp_/gho_/
 	// github_pat_, Slack xox?-, AWS AKIA…, Google AIza…, and bearer tokens.
 	keyRes = []*regexp.Regexp{
@@ -63,7 +65,7 @@ func (r Redactor) Text(s string) string {
 	}
 	if r.Phone {
 		s = phoneRe.ReplaceAllStringFunc(s, func(m string) string {
-			if countDigits(m) < 7 {
+			if countDigits(m) < 7 || dateRe.MatchString(strings.TrimSpace(m)) {
 				return m // dates, versions, amounts
 			}
 			return redactedPhone
