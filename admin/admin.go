@@ -161,21 +161,24 @@ func (a *API) Mount(e *echo.Echo) {
 }
 
 // rateLimiter limits calls per client address, before authentication so
-// token guessing is throttled too.
+// token guessing is throttled too. It uses echo's rate limiter store
+// directly: echo's middleware would hand the refusal to the host server's
+// error handler instead of answering in the admin API's error shape.
 func (a *API) rateLimiter() echo.MiddlewareFunc {
 	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 		Rate:      rate.Limit(a.pol.Admin.RatePerSecond),
 		Burst:     a.pol.Admin.Burst,
 		ExpiresIn: 3 * time.Minute,
 	})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store:               store,
-		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
-		DenyHandler: func(echo.Context, string, error) error {
-			return &apiError{Status: http.StatusTooManyRequests, Message: "admin rate limit exceeded; retry later", Type: "rate_limit_error", Code: "rate_limit_exceeded"}
-		},
-		ErrorHandler: func(_ echo.Context, err error) error { return err },
-	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if ok, _ := store.Allow(c.RealIP()); !ok {
+				c.Response().Header().Set("Retry-After", "1")
+				return &apiError{Status: http.StatusTooManyRequests, Message: "admin rate limit exceeded; retry later", Type: "rate_limit_error", Code: "rate_limit_exceeded"}
+			}
+			return next(c)
+		}
+	}
 }
 
 // limitBody caps a request body at n bytes: a declared larger length is

@@ -107,7 +107,7 @@ func (a *API) errorJSON(next echo.HandlerFunc) echo.HandlerFunc {
 			return nil
 		}
 		ae := toAPIError(err)
-		if ae.Status >= 500 {
+		if ae.Status >= 500 && ae.Status != http.StatusNotImplemented {
 			a.log.ErrorContext(c.Request().Context(), "admin request failed",
 				slog.String("method", c.Request().Method), slog.String("route", c.Path()), slog.Any("err", err))
 		}

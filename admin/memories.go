@@ -24,7 +24,7 @@ const maxTextBytes = 16 << 10
 
 // listResponse is every listing's envelope.
 type listResponse[T any] struct {
-	Data []T   `json:"data"`
+	Data []T    `json:"data"`
 	Next string `json:"next"`
 }
 
@@ -94,14 +94,14 @@ func listFilter(c echo.Context) (memory.ListFilter, error) {
 // createRequest is a manual memory: a fact or profile entry an operator
 // writes for a user.
 type createRequest struct {
-	Namespace  string     `json:"namespace"`
+	Namespace  string      `json:"namespace"`
 	Tier       memory.Tier `json:"tier"`
-	Text       string     `json:"text"`
-	Value      *float64   `json:"value"`
-	Confidence *float64   `json:"confidence"`
-	Key        string     `json:"key"`
-	NoDecay    *bool      `json:"no_decay"`
-	ExpiresAt  *time.Time `json:"expires_at"`
+	Text       string      `json:"text"`
+	Value      *float64    `json:"value"`
+	Confidence *float64    `json:"confidence"`
+	Key        string      `json:"key"`
+	NoDecay    *bool       `json:"no_decay"`
+	ExpiresAt  *time.Time  `json:"expires_at"`
 }
 
 // POST /admin/v1/users/{user}/memories
