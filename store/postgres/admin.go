@@ -177,14 +177,23 @@ func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 }
 
 // SetMetaIfAbsent stores v under key unless a value exists, and returns the
-// value in force. Concurrent callers all get the first writer's value.
+// value in force. Concurrent callers all get the first writer's value: the
+// read after a conflicting insert is a new statement, so it sees the winner's
+// committed row.
 func (s *Store) SetMetaIfAbsent(ctx context.Context, key, v string) (string, error) {
-	var cur string
-	err := s.db.QueryRowContext(ctx, `WITH ins AS (
-			INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING value)
-		SELECT value FROM ins UNION ALL SELECT value FROM meta WHERE key = $1 LIMIT 1`, key, v).Scan(&cur)
+	res, err := s.db.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, v)
 	if err != nil {
 		return "", fmt.Errorf("set meta %s: %w", key, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		return v, nil
+	}
+	cur, ok, err := s.Meta(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("set meta %s: %w", key, err)
+	}
+	if !ok {
+		return "", fmt.Errorf("set meta %s: value vanished after a conflicting insert", key)
 	}
 	return cur, nil
 }

@@ -282,7 +282,7 @@ func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) 
 		w.add("created_at >= %s", f.Since.UTC())
 	}
 	if !f.Until.IsZero() {
-		w.add("created_at < %s", f.Until.UTC())
+		w.add("created_at <= %s", f.Until.UTC())
 	}
 	if f.Cursor != "" {
 		ts, id, err := parseCursor(f.Cursor)

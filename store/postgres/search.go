@@ -119,7 +119,8 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 	// larger limits keeps the relaxed order close to the true order.
 	ef := min(max(2*limit, 64), 1000)
 	if _, err := tx.ExecContext(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
-		set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true)`, strconv.Itoa(ef)); err != nil {
+		set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true),
+		set_config('jit', 'off', true)`, strconv.Itoa(ef)); err != nil {
 		return nil, fmt.Errorf("vector search: settings: %w", err)
 	}
 	w := scoped(sc)
@@ -127,7 +128,9 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 	w.add("embedding IS NOT NULL")
 	searchFilter(w, o)
 	// enable_sort=off steers the planner to the index order (the inner
-	// query); the outer sort of at most limit rows runs regardless.
+	// query); the outer sort of at most limit rows runs regardless. It
+	// inflates the plan's cost past jit_above_cost, and JIT-compiling a
+	// query that runs for a millisecond costs half a second: jit is off.
 	query := `WITH hits AS MATERIALIZED (
 		SELECT ` + memCols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
 		ORDER BY embedding <=> ` + q + ` LIMIT ` + w.arg(limit) + `)
