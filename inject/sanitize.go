@@ -95,6 +95,25 @@ var tagNames = map[string]bool{
 	"instructions": true, "start_of_turn": true, "end_of_turn": true, "bos": true, "eos": true,
 }
 
+// tagPrefixes widen tagNames: a tag whose name starts with one of these
+// ("<memory2>", "<memories>", "<system_prompt>", "<tool_call>") reads as
+// the fence or a marker to a model. Neutralising "<username>" too is a
+// harmless price.
+var tagPrefixes = []string{"memor", "sys", "inst", "im_", "eot", "endof", "start_", "end_", "begin_",
+	"user", "assistant", "developer", "tool", "function"}
+
+func markerTag(name string) bool {
+	if tagNames[name] {
+		return true
+	}
+	for _, p := range tagPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // roleWords are words that, followed by a colon or after a heading mark,
 // read as a speaker or section change to a model.
 var roleWords = map[string]bool{
@@ -112,7 +131,7 @@ func neutraliseTag(f []rune, i int, out map[int]string) {
 		j++
 	}
 	name, end := ident(f, j)
-	if !special && !tagNames[name] {
+	if !special && !markerTag(name) {
 		return
 	}
 	out[i] = "["
