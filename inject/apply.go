@@ -42,13 +42,11 @@ func Apply(messages []json.RawMessage, section, placement string) ([]json.RawMes
 	}
 	firstSys, lastUser := -1, -1
 	for i, raw := range messages {
-		var m struct {
-			Role string `json:"role"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil {
+		role, err := roleOf(raw)
+		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
-		switch m.Role {
+		switch role {
 		case "system", "developer":
 			if firstSys < 0 {
 				firstSys = i
@@ -71,6 +69,26 @@ func Apply(messages []json.RawMessage, section, placement string) ([]json.RawMes
 	copy(out, messages)
 	out[firstSys] = changed
 	return out, nil
+}
+
+// roleOf reads a message's role. Chat clients put "role" first, so the
+// common shape is read directly; anything else is decoded in full.
+func roleOf(raw json.RawMessage) (string, error) {
+	const head = `{"role":"`
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if bytes.HasPrefix(b, []byte(head)) {
+		rest := b[len(head):]
+		if end := bytes.IndexByte(rest, '"'); end >= 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
+			return string(rest[:end]), nil
+		}
+	}
+	var m struct {
+		Role string `json:"role"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return "", err
+	}
+	return m.Role, nil
 }
 
 func insert(ms []json.RawMessage, at int, m json.RawMessage) []json.RawMessage {

@@ -180,8 +180,13 @@ func TestApplyEdgeCases(t *testing.T) {
 	if _, err := Apply(raws(`{"role":"system","content":42}`), sec, PlacementSystem); err == nil {
 		t.Error("numeric content: no error")
 	}
+	// An escaped role is decoded in full.
+	got, err := Apply(raws(`{"role":"us\u0065r","content":"x"}`, ` {"content":"S","role":"system"}`), "M", PlacementBeforeLastUser)
+	if err != nil || len(got) != 3 || string(got[0]) != `{"role":"system","content":"M"}` {
+		t.Errorf("escaped role: %s %v", got, err)
+	}
 	// A repeated key: decoders keep the last one, so the last is changed.
-	got, err := Apply(raws(`{"role":"system","content":"a","content":"b"}`), "S", PlacementSystem)
+	got, err = Apply(raws(`{"role":"system","content":"a","content":"b"}`), "S", PlacementSystem)
 	if err != nil || string(got[0]) != `{"role":"system","content":"a","content":"b\n\nS"}` {
 		t.Errorf("repeated content key: %s %v", got, err)
 	}
