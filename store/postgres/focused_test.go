@@ -286,3 +286,30 @@ func TestLexicalChinese(t *testing.T) {
 		t.Fatalf("lexical search for 交货日期 = %v", candIDs(got))
 	}
 }
+
+// TestLexicalStopwords: function words do not drown the content words of a
+// question, and a query of function words alone still matches.
+func TestLexicalStopwords(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: "eve", Namespace: "default"}
+	tea := &memory.Memory{Tier: memory.TierSemantic, Text: "The user drinks green tea."}
+	chatter := &memory.Memory{Tier: memory.TierEvent, Text: "What is it that you do? What is my plan? It is what it is."}
+	if err := st.Insert(ctx, sc, tea, chatter); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.LexicalSearch(ctx, sc, "what is my favourite tea", memory.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Memory.ID != tea.ID {
+		t.Errorf("content query = %v, want only the tea memory", candIDs(got))
+	}
+	got, err = st.LexicalSearch(ctx, sc, "what is it", memory.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || got[0].Memory.ID != chatter.ID {
+		t.Errorf("function-word query = %v, want the chatter first", candIDs(got))
+	}
+}

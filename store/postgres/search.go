@@ -164,14 +164,15 @@ func (s *Store) candidates(ctx context.Context, db queryer, query string, args [
 	return out, nil
 }
 
-// LexicalSearch matches any term of the query's lexical form against the
-// scope's memories and ranks them with ts_rank (the raw score). A query
-// without terms returns nothing.
+// LexicalSearch matches any term of the query's lexical form (English
+// function words aside, see stopwordList) against the scope's memories and
+// ranks them with ts_rank (the raw score). A query without terms returns
+// nothing.
 func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	terms := memory.QueryTerms(query)
+	terms := contentTerms(memory.QueryTerms(query))
 	if len(terms) == 0 {
 		return nil, nil
 	}
