@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/memproxy/memproxy/background"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"golang.org/x/time/rate"
@@ -20,22 +21,23 @@ type Store interface {
 	memory.Admin
 }
 
-// Queue is the part of the background queue the API drives.
+// Queue is the part of the background queue the API drives;
+// *background.Queue implements it.
 type Queue interface {
 	// ImportTurns enqueues turns on the same ingest path as live traffic.
 	ImportTurns(ctx context.Context, turns []*memory.Turn) error
 	// RunDecay runs one decay-and-forget pass as of at, synchronously.
-	RunDecay(ctx context.Context, at time.Time) error
-	// DeleteUserJobs removes a user's jobs that have not finished (all
-	// namespaces when ns is ""), returning how many went.
-	DeleteUserJobs(ctx context.Context, user, ns string) (int, error)
+	RunDecay(ctx context.Context, at time.Time) (background.DecayStats, error)
+	// Pending reports queue depth by state and the failing jobs.
+	Pending(ctx context.Context) (background.Stats, error)
+	// DeleteUserJobs removes a user's jobs (all namespaces when ns is ""),
+	// returning how many went and how many were running (not deletable).
+	DeleteUserJobs(ctx context.Context, user, ns string) (deleted, running int, err error)
+	// WaitIdle returns once no job is available or running.
+	WaitIdle(ctx context.Context) error
 }
 
-// QueueInspector lists the queue's pending, running and failed jobs. It is
-// separate from Queue because its answer is only shown, never interpreted.
-type QueueInspector interface {
-	Pending(ctx context.Context) (any, error)
-}
+var _ Queue = (*background.Queue)(nil)
 
 // Embedder turns texts into vectors (embed.Embedder satisfies it). The API
 // embeds memories an operator writes or edits.
@@ -53,11 +55,9 @@ type Config struct {
 	Store Store
 	// Keys holds client keys; nil disables the /keys routes.
 	Keys memory.KeyStore
-	// Queue is the background queue; nil disables turn import and decay,
-	// and forget-user then has no jobs to remove.
+	// Queue is the background queue; nil disables turn import, decay and
+	// the queue view, and forget-user then has no jobs to remove.
 	Queue Queue
-	// Inspector answers GET /queue; nil makes it 501.
-	Inspector QueueInspector
 	// Searcher runs recall with a score breakdown for /search.
 	Searcher Searcher
 	// Embedder embeds memories written through the API; nil stores them

@@ -196,10 +196,10 @@ func TestListMemoriesFilters(t *testing.T) {
 			"since=yesterday":            "since",
 			"until=2026-13-01T00:00:00Z": "until",
 			"since=2026-11-02T00:00:00Z&until=2026-11-01T00:00:00Z": "until",
-			"limit=-1":         "limit",
-			"limit=501":        "limit",
-			"cursor=c1.%25%25": "cursor",
-			"cursor=zzz":       "cursor",
+			"limit=-1":                               "limit",
+			"limit=501":                              "limit",
+			"cursor=c1.%25%25":                       "cursor",
+			"cursor=zzz":                             "cursor",
 			"namespace=" + url.QueryEscape("a\x01b"): "namespace",
 		} {
 			wantBad(t, e.do("GET", "/admin/v1/users/alice/memories?"+q, nil), param)
@@ -260,23 +260,23 @@ func TestMemoryCRUD(t *testing.T) {
 		}
 
 		for body, param := range map[string]string{
-			`{"value": 2}`:                       "value",
-			`{"tier": "fact"}`:                   "tier",
-			`{"text": "   "}`:                    "text",
-			`{"confidence": -1}`:                 "confidence",
-			`{"colour": "red"}`:                  "colour",
-			`{"value": "high"}`:                  "value",
+			`{"value": 2}`:                           "value",
+			`{"tier": "fact"}`:                       "tier",
+			`{"text": "   "}`:                        "text",
+			`{"confidence": -1}`:                     "confidence",
+			`{"colour": "red"}`:                      "colour",
+			`{"value": "high"}`:                      "value",
 			`{"expires_at": "2020-01-01T00:00:00Z"}`: "expires_at",
-			`{"text": "x"} {"text": "y"}`:        "body",
-			`not json`:                           "body",
+			`{"text": "x"} {"text": "y"}`:            "body",
+			`not json`:                               "body",
 		} {
 			wantBad(t, e.do("PATCH", "/admin/v1/memories/"+id, body), param)
 		}
 		for body, param := range map[string]string{
-			`{"text": ""}`:                            "text",
+			`{"text": ""}`: "text",
 			`{"text": "x", "namespace": "` + strings.Repeat("n", 300) + `"}`: "namespace",
-			`{"text": "x", "tier": "nope"}`:           "tier",
-			``:                                        "body",
+			`{"text": "x", "tier": "nope"}`:                                  "tier",
+			``:                                                               "body",
 		} {
 			wantBad(t, e.do("POST", "/admin/v1/users/alice/memories", body), param)
 		}

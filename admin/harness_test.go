@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/memproxy/memproxy/admin"
+	"github.com/memproxy/memproxy/background"
 	"github.com/memproxy/memproxy/internal/testpg"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
@@ -36,20 +38,28 @@ const testDim = 16
 
 var openOpts = memory.OpenOptions{Model: "admin-test", Dim: testDim}
 
+// fixture is a fresh store with what the queue and the table scan need.
+type fixture struct {
+	testStore
+	river  *sql.DB
+	driver background.Driver
+	tables string // lists every table of the store's database
+}
+
 // backends opens a fresh store of each kind.
 var backends = []struct {
-	name   string
-	open   func(t *testing.T) testStore
-	tables string // lists every table of the store's database
+	name string
+	open func(t *testing.T) *fixture
 }{
-	{"postgres", func(t *testing.T) testStore {
+	{"postgres", func(t *testing.T) *fixture {
 		st, err := postgres.Open(context.Background(), testpg.New(t), openOpts)
 		if err != nil {
 			t.Fatalf("open postgres: %v", err)
 		}
 		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`},
+		return &fixture{testStore: st, river: st.DB(), driver: background.DriverPostgres,
+			tables: `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`}
+	}},
 }
 
 // forEachStore runs fn once per backend.
@@ -62,13 +72,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, st testStore)) {
 // tablesOf lists every table in the store's database.
 func tablesOf(t *testing.T, st testStore) []string {
 	t.Helper()
-	q := backends[0].tables
-	for _, b := range backends {
-		if strings.HasPrefix(t.Name(), strings.Split(t.Name(), "/")[0]+"/"+b.name) {
-			q = b.tables
-		}
-	}
-	rows, err := st.DB().Query(q)
+	rows, err := st.DB().Query(st.(*fixture).tables)
 	if err != nil {
 		t.Fatalf("list tables: %v", err)
 	}
@@ -85,6 +89,43 @@ func tablesOf(t *testing.T, st testStore) []string {
 		t.Fatal("no tables found")
 	}
 	return out
+}
+
+// newQueue starts a background queue on the fixture's database; with
+// insertOnly it only commits jobs (they stay pending).
+func newQueue(t *testing.T, st testStore, insertOnly bool, clock func() time.Time) *background.Queue {
+	t.Helper()
+	f := st.(*fixture)
+	q, err := background.New(background.Config{
+		Store: f, Admin: f, Embedder: testEmbedder{}, Driver: f.driver, DB: f.river,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: clock, InsertOnly: insertOnly,
+		PollInterval: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopQueue(t, q) })
+	return q
+}
+
+func stopQueue(t *testing.T, q *background.Queue) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := q.Stop(ctx); err != nil {
+		t.Errorf("stop queue: %v", err)
+	}
+}
+
+func waitIdle(t *testing.T, q *background.Queue) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := q.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // env is an admin API mounted on a real echo server over a real store.
@@ -125,6 +166,9 @@ func newEnv(t *testing.T, st testStore, opts ...envOption) *env {
 // testEmbedder is a deterministic bag-of-letters vector: enough for
 // vectors of the store's dimension, not a stand-in for a real embedder.
 type testEmbedder struct{}
+
+func (testEmbedder) Dim() int      { return testDim }
+func (testEmbedder) Model() string { return "admin-test" }
 
 func (testEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
@@ -256,7 +300,9 @@ func (e *env) seed(s memory.Scope, tier memory.Tier, text string, mut ...func(*m
 	return m
 }
 
-func scope(user string) memory.Scope { return memory.Scope{User: user, Namespace: memory.DefaultNamespace} }
+func scope(user string) memory.Scope {
+	return memory.Scope{User: user, Namespace: memory.DefaultNamespace}
+}
 
 // scanAll returns every table's rows that contain any of needles, as
 // "table: row" strings: the forget-user check reads the whole database.
@@ -308,3 +354,6 @@ func newRecorder(h http.Handler, method, path string) int {
 	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
 	return rec.Code
 }
+
+// time1 is i minutes, for spreading seeded rows in time.
+func time1(i int) time.Duration { return time.Duration(i) * time.Minute }

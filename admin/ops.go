@@ -41,10 +41,10 @@ func (a *API) auditLog(c echo.Context) error {
 
 // GET /admin/v1/queue
 func (a *API) queue(c echo.Context) error {
-	if a.cfg.Inspector == nil {
+	if a.cfg.Queue == nil {
 		return unavailable("the queue view")
 	}
-	v, err := a.cfg.Inspector.Pending(c.Request().Context())
+	v, err := a.cfg.Queue.Pending(c.Request().Context())
 	if err != nil {
 		return fmt.Errorf("queue: %w", err)
 	}
@@ -101,10 +101,11 @@ func (a *API) decay(c echo.Context) error {
 	if at.IsZero() {
 		at = a.now().UTC()
 	}
-	if err := a.cfg.Queue.RunDecay(c.Request().Context(), at); err != nil {
+	st, err := a.cfg.Queue.RunDecay(c.Request().Context(), at)
+	if err != nil {
 		return fmt.Errorf("decay: %w", err)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"at": at, "done": true})
+	return c.JSON(http.StatusOK, map[string]any{"at": at, "stats": st})
 }
 
 // turnsRequest is a batch of past turns to ingest.

@@ -56,7 +56,7 @@ func userParam(c echo.Context) (string, error) {
 		return "", err
 	}
 	if err := (memory.Scope{User: u, Namespace: memory.DefaultNamespace}).Validate(); err != nil {
-		return "", badParam("user", strings.TrimPrefix(err.Error(), memory.ErrInvalidScope.Error()+": "))
+		return "", badParam("user", scopeMsg(err))
 	}
 	return u, nil
 }
@@ -74,14 +74,21 @@ func scopeFor(user, ns string) (memory.Scope, error) {
 	if ns == "" {
 		ns = memory.DefaultNamespace
 	}
+	if err := (memory.Scope{User: user, Namespace: memory.DefaultNamespace}).Validate(); err != nil {
+		return memory.Scope{}, badParam("user", scopeMsg(err))
+	}
 	s := memory.Scope{User: user, Namespace: ns}
 	if err := s.Validate(); err != nil {
-		if s.User == "" {
-			return s, badParam("user", "is required")
-		}
-		return s, badParam("namespace", strings.TrimPrefix(err.Error(), memory.ErrInvalidScope.Error()+": "))
+		return s, badParam("namespace", scopeMsg(err))
 	}
 	return s, nil
+}
+
+// scopeMsg strips the sentinel's prefix: the param already names the part.
+func scopeMsg(err error) string {
+	m := strings.TrimPrefix(err.Error(), memory.ErrInvalidScope.Error()+": ")
+	m = strings.TrimPrefix(m, "user ")
+	return strings.TrimPrefix(m, "namespace ")
 }
 
 // optionalNamespace reads ?namespace= where "" means every namespace.

@@ -1,9 +1,11 @@
 package admin
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/memproxy/memproxy/memory"
@@ -36,11 +38,16 @@ type forgetCounts struct {
 	Jobs int `json:"jobs"`
 }
 
+// forgetWait bounds how long forget-user waits for the user's running jobs.
+const forgetWait = 30 * time.Second
+
 // DELETE /admin/v1/users/{user}[?namespace=]: everything of the user goes —
 // queued jobs first, so no pending ingest re-creates memories after the
 // store is cleared, then memories of every tier, turns, recall and audit
-// content and gate state. Only an audit record of the deletion itself
-// remains, with counts and no content.
+// content and gate state. A job already running cannot be deleted: the
+// API waits for the queue to go idle and sweeps jobs and store again, so
+// what a running job wrote (or enqueued) goes too. Only an audit record of
+// the deletion itself remains, with counts and no content.
 func (a *API) forgetUser(c echo.Context) error {
 	user, err := userParam(c)
 	if err != nil {
@@ -52,13 +59,34 @@ func (a *API) forgetUser(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	var out forgetCounts
-	if a.cfg.Queue != nil {
-		if out.Jobs, err = a.cfg.Queue.DeleteUserJobs(ctx, user, ns); err != nil {
-			return fmt.Errorf("delete user jobs: %w", err)
+	for pass := 0; pass < 3; pass++ {
+		running := 0
+		if a.cfg.Queue != nil {
+			n, r, err := a.cfg.Queue.DeleteUserJobs(ctx, user, ns)
+			if err != nil {
+				return fmt.Errorf("delete user jobs: %w", err)
+			}
+			out.Jobs += n
+			running = r
 		}
-	}
-	if out.DeleteCounts, err = a.st.DeleteUser(ctx, user, ns); err != nil {
-		return fmt.Errorf("delete user: %w", err)
+		dc, err := a.st.DeleteUser(ctx, user, ns)
+		if err != nil {
+			return fmt.Errorf("delete user: %w", err)
+		}
+		out.Memories += dc.Memories
+		out.Turns += dc.Turns
+		out.Audit += dc.Audit
+		out.Recall += dc.Recall
+		out.Other += dc.Other
+		if running == 0 {
+			break
+		}
+		wctx, cancel := context.WithTimeout(ctx, forgetWait)
+		err = a.cfg.Queue.WaitIdle(wctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("delete user: wait for running jobs: %w", err)
+		}
 	}
 	detail, _ := json.Marshal(out)
 	s := memory.Scope{User: user, Namespace: ns}
