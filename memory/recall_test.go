@@ -65,10 +65,10 @@ func (s *testSearcher) LexicalSearch(_ context.Context, sc Scope, q string, o Se
 			continue
 		}
 		have := map[string]bool{}
-		eachTerm(m.Text, func(t string) { have[t] = true })
+		eachTerm(m.Text, func(t string) { have[strings.ToLower(t)] = true })
 		n := 0
 		eachTerm(q, func(t string) {
-			if have[t] {
+			if have[strings.ToLower(t)] {
 				n++
 			}
 		})
@@ -413,6 +413,41 @@ func TestProfile(t *testing.T) {
 	}
 }
 
+func TestExcluder(t *testing.T) {
+	e := newExcluder([]string{"I moved to Lisbon last week.", "Nice! Lisbon is lovely in spring, enjoy the pastel de nata."})
+	cases := map[string]bool{
+		"i moved to LISBON": true,
+		"I moved to Lisbon last week.\nAssistant: Nice! Lisbon is lovely in spr…": true, // an event of this conversation
+		"I moved to Lisbon last week.\nAssistant: Porto is nicer.":                false,
+		"week. Nice": false, // never across two messages
+		"":           false,
+		"?!":         false,
+	}
+	for text, want := range cases {
+		if got := e.contains(text); got != want {
+			t.Errorf("contains(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if newExcluder(nil).contains("anything") {
+		t.Error("no messages excluded a memory")
+	}
+}
+
+func TestTerms(t *testing.T) {
+	var got []string
+	eachTerm("Rex's 狗叫小白, ok 猫!", func(s string) { got = append(got, s) })
+	if want := []string{"Rex", "s", "狗叫", "叫小", "小白", "ok", "猫"}; !slices.Equal(got, want) {
+		t.Errorf("eachTerm = %q, want %q", got, want)
+	}
+	terms := contentTerms("What is my DOG's name? dog")
+	if !slices.Equal(terms, []string{"dog", "name"}) {
+		t.Errorf("contentTerms = %q", terms)
+	}
+	if c := coverage(terms, "The Dog is called Rex"); c != 0.5 {
+		t.Errorf("coverage = %v, want 0.5", c)
+	}
+}
+
 func TestNormalizeForMatch(t *testing.T) {
 	cases := map[string]string{
 		"  The User's   dog,  REX! ": "the user s dog rex",
@@ -423,6 +458,49 @@ func TestNormalizeForMatch(t *testing.T) {
 	for in, want := range cases {
 		if got := normalizeForMatch(in); got != want {
 			t.Errorf("normalizeForMatch(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// fixedSearcher returns the same candidate lists every time, so the
+// benchmark measures recall's own work (fusion, scoring, filters), not a
+// search.
+type fixedSearcher struct{ vec, lex []Candidate }
+
+func (f fixedSearcher) VectorSearch(context.Context, Scope, []float32, SearchOptions) ([]Candidate, error) {
+	return f.vec, nil
+}
+
+func (f fixedSearcher) LexicalSearch(context.Context, Scope, string, SearchOptions) ([]Candidate, error) {
+	return f.lex, nil
+}
+
+func BenchmarkRecallOverhead(b *testing.B) {
+	const dim = 256
+	const q = "what did the supplier say about the delivery date in May"
+	vec := func(seed int) []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32((seed*31+i*17)%97) / 97
+		}
+		return v
+	}
+	var fs fixedSearcher
+	for i := range 50 {
+		m := rcMem(string(rune('a'+i%26))+strings.Repeat("x", i/26)+"0000", TierEvent,
+			"The supplier said delivery moves from May 10 to May 18, item "+strings.Repeat("z", i%5), vec(i)...)
+		m.CreatedAt = sT0.Add(-time.Duration(i) * sDay)
+		fs.vec = append(fs.vec, Candidate{Memory: m, Score: 0.9 - float64(i)/100})
+		if i%2 == 0 {
+			fs.lex = append(fs.lex, Candidate{Memory: m, Score: float64(50 - i)})
+		}
+	}
+	p := policy.Default()
+	r, _ := NewRecaller(RecallerConfig{Search: fs, Embedder: vecEmbedder{vecs: map[string][]float32{q: vec(7)}}, Recall: p.Recall, Decay: p.Decay})
+	query := Query{Text: q, Exclude: []string{"You are helpful.", q}, MinScore: 0.35, At: sT0}
+	for b.Loop() {
+		if _, err := r.Recall(context.Background(), rcScope, query); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // stopTerms are query words that carry no topic: without them "what is my
@@ -27,72 +29,86 @@ var stopTerms = map[string]bool{
 // CJK character bigrams (a lone CJK character as itself), stop words out.
 func contentTerms(q string) []string {
 	var out []string
-	seen := map[string]bool{}
 	eachTerm(q, func(t string) {
-		if !stopTerms[t] && !seen[t] {
-			seen[t] = true
+		t = strings.ToLower(t)
+		if !stopTerms[t] && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	})
 	return out
 }
 
-// coverage is the share of terms that occur in text (0 with no terms).
+// coverage is the share of terms (lowercase) that occur in text (0 with no
+// terms). It allocates nothing: recall runs it on every candidate.
 func coverage(terms []string, text string) float64 {
 	if len(terms) == 0 {
 		return 0
 	}
-	have := map[string]bool{}
-	eachTerm(text, func(t string) { have[t] = true })
-	n := 0
-	for _, t := range terms {
-		if have[t] {
-			n++
-		}
+	var seen [64]bool
+	if len(terms) > len(seen) {
+		terms = terms[:len(seen)]
 	}
+	n := 0
+	eachTerm(text, func(t string) {
+		for i, q := range terms {
+			if !seen[i] && strings.EqualFold(q, t) {
+				seen[i] = true
+				n++
+			}
+		}
+	})
 	return float64(n) / float64(len(terms))
 }
 
-// eachTerm splits text into words (letters, digits, marks; lowercased) and
-// CJK bigrams, the way the stores index it.
+// eachTerm splits text into words (letters, digits, marks) and CJK
+// character bigrams, the way the stores index it, and emits them as
+// substrings of text (not lowercased).
 func eachTerm(text string, emit func(string)) {
-	var word strings.Builder
-	var cjk []rune
-	flushWord := func() {
-		if word.Len() > 0 {
-			emit(strings.ToLower(word.String()))
-			word.Reset()
+	word := -1                  // start of the current word, -1 when none
+	cjkStart, cjkPrev := -1, -1 // start of the CJK run, start of its last rune
+	flushWord := func(end int) {
+		if word >= 0 {
+			emit(text[word:end])
+			word = -1
 		}
 	}
-	flushCJK := func() {
-		if len(cjk) == 1 {
-			emit(string(cjk))
+	flushCJK := func(end int) {
+		if cjkStart >= 0 && cjkPrev == cjkStart {
+			emit(text[cjkStart:end]) // a lone character
 		}
-		for i := 0; i+1 < len(cjk); i++ {
-			emit(string(cjk[i : i+2]))
-		}
-		cjk = cjk[:0]
+		cjkStart, cjkPrev = -1, -1
 	}
-	for _, r := range text {
+	for i, r := range text {
 		switch {
 		case cjkScript(r):
-			flushWord()
-			cjk = append(cjk, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			flushCJK()
-			word.WriteRune(r)
+			flushWord(i)
+			if cjkPrev >= 0 {
+				emit(text[cjkPrev : i+utf8.RuneLen(r)])
+			} else {
+				cjkStart = i
+			}
+			cjkPrev = i
+		case termRune(r):
+			flushCJK(i)
+			if word < 0 {
+				word = i
+			}
 		default:
-			flushWord()
-			flushCJK()
+			flushWord(i)
+			flushCJK(i)
 		}
 	}
-	flushWord()
-	flushCJK()
+	flushWord(len(text))
+	flushCJK(len(text))
 }
 
 // excluder answers "is this memory already in the request's messages?" by
 // substring match over normalised text (case, width, punctuation and
-// spacing ignored).
+// spacing ignored). A memory of several lines (an event is the user's text,
+// then "Assistant: " and the reply, possibly cut short) is in the messages
+// when each of its lines, role label removed, is: chat apps resend the
+// whole history, and a turn of this very conversation must not come back
+// as a memory.
 type excluder struct{ hay string }
 
 func newExcluder(texts []string) excluder {
@@ -105,8 +121,27 @@ func newExcluder(texts []string) excluder {
 }
 
 func (e excluder) contains(text string) bool {
-	n := normalizeForMatch(text)
-	return n != "" && strings.Contains(e.hay, n)
+	if len(e.hay) == 0 {
+		return false
+	}
+	found := false
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(line)
+		for _, label := range []string{"assistant:", "user:"} {
+			if len(line) >= len(label) && strings.EqualFold(line[:len(label)], label) {
+				line = line[len(label):]
+			}
+		}
+		n := normalizeForMatch(line)
+		if n == "" {
+			continue
+		}
+		if !strings.Contains(e.hay, n) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // normalizeForMatch lowercases, folds fullwidth ASCII, keeps letters,
@@ -119,7 +154,7 @@ func normalizeForMatch(s string) string {
 		if r >= 0xff01 && r <= 0xff5e {
 			r -= 0xfee0
 		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
+		if termRune(r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}
@@ -130,4 +165,13 @@ func normalizeForMatch(s string) string {
 		space = true
 	}
 	return b.String()
+}
+
+// termRune reports whether r belongs in a word: a letter, digit or
+// combining mark (ASCII decided without table lookups).
+func termRune(r rune) bool {
+	if r < 0x80 {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
