@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
 )
 
 // Fence lines of the memory section.
@@ -44,6 +45,25 @@ func FromMemory(m *memory.Memory) Item {
 		d = m.CreatedAt
 	}
 	return Item{ID: m.ID, Tier: m.Tier, Date: d, Text: m.Text}
+}
+
+// Items is the render list of one request: the profile memories, then the
+// recalled ones in rank order.
+func Items(profile []*memory.Memory, recalled []*memory.Scored) []Item {
+	out := make([]Item, 0, len(profile)+len(recalled))
+	for _, m := range profile {
+		out = append(out, FromMemory(m))
+	}
+	for _, s := range recalled {
+		out = append(out, FromMemory(s.Memory))
+	}
+	return out
+}
+
+// OptionsFrom builds Options from the policy; notes are the request's
+// explicit remember/forget notes, if any.
+func OptionsFrom(in policy.Inject, rc policy.Recall, notes ...string) Options {
+	return Options{Guard: in.Guard, BudgetTokens: in.BudgetTokens, ProfileBudgetTokens: rc.ProfileBudgetTokens, Notes: notes}
 }
 
 // Options shape the rendered section.

@@ -150,3 +150,17 @@ func TestFromMemory(t *testing.T) {
 		t.Fatalf("FromMemory without valid_from = %+v", it)
 	}
 }
+
+func TestItemsAndOptionsFrom(t *testing.T) {
+	p := policy.Default()
+	prof := &memory.Memory{ID: "p1", Tier: memory.TierProfile, Text: "Call me Sam."}
+	rec := &memory.Scored{Memory: &memory.Memory{ID: "f1", Tier: memory.TierSemantic, Text: "Likes tea."}}
+	items := Items([]*memory.Memory{prof}, []*memory.Scored{rec})
+	if len(items) != 2 || items[0].ID != "p1" || items[1].ID != "f1" {
+		t.Fatalf("Items = %+v", items)
+	}
+	o := OptionsFrom(p.Inject, p.Recall, "note")
+	if o.Guard != p.Inject.Guard || o.BudgetTokens != 500 || o.ProfileBudgetTokens != 150 || len(o.Notes) != 1 {
+		t.Fatalf("OptionsFrom = %+v", o)
+	}
+}
