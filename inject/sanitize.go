@@ -191,6 +191,9 @@ func neutraliseRole(f []rune, i int, out map[int]string) {
 	}
 	if end < len(f) && f[end] == ':' {
 		out[end] = " -"
+		if f[end-1] == ' ' {
+			out[end] = "-"
+		}
 	}
 }
 

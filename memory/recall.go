@@ -48,6 +48,7 @@ const (
 	FilteredProfile      = "profile"      // injected through Profile instead
 	FilteredConsolidated = "consolidated" // an event folded into a consolidated memory
 	FilteredInMessages   = "in_messages"  // already in the request's messages
+	FilteredNoMatch      = "no_match" // neither vector nor lexical similarity
 	FilteredMinScore     = "below_min_score"
 	FilteredTopK         = "top_k" // live and good enough, but not in the top k
 )
@@ -188,7 +189,13 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		c.Lexical = coverage(terms, m.Text)
 		_, c.Breakdown = Score(max(c.Cosine, c.Lexical), Retention(m, at, r.cfg.Decay), m.Hits, m.Value, r.cfg.Recall.Weights)
 		c.Filtered = r.filter(m, at, excl)
-		if c.Filtered == "" && c.Total < q.MinScore {
+		switch {
+		case c.Filtered != "":
+		case c.Sim <= 0:
+			// Recency and use alone must not carry an unrelated memory
+			// over the threshold.
+			c.Filtered = FilteredNoMatch
+		case c.Total < q.MinScore:
 			c.Filtered = FilteredMinScore
 		}
 	}

@@ -278,7 +278,8 @@ func TestRecallFilters(t *testing.T) {
 		mk("profile", func(m *Memory) { m.Tier = TierProfile }),
 		mk("folded", func(m *Memory) { m.Tier = TierEvent; m.ConsolidatedAt = &past }),
 		mk("inmsg", func(m *Memory) { m.Text = "The user drinks green tea." }),
-		mk("weak", func(m *Memory) { m.Embedding = []float32{0, 1, 0}; m.Text = "unrelated" }),
+		mk("weak", func(m *Memory) { m.Embedding = []float32{0.3, 0.95, 0}; m.Text = "unrelated" }),
+		mk("nomatch", func(m *Memory) { m.Embedding = []float32{0, 1, 0}; m.Text = "unrelated"; m.Hits = 50 }),
 	}
 	s := &testSearcher{mems: mems, stale: true}
 	p := policy.Default()
@@ -295,7 +296,7 @@ func TestRecallFilters(t *testing.T) {
 	want := map[string]string{
 		"ok": "", "notyet": "", "superseded": FilteredSuperseded, "archived": FilteredArchived,
 		"expired": FilteredExpired, "profile": FilteredProfile, "folded": FilteredConsolidated,
-		"inmsg": FilteredInMessages, "weak": FilteredMinScore,
+		"inmsg": FilteredInMessages, "weak": FilteredMinScore, "nomatch": FilteredNoMatch,
 	}
 	got := rankedByID(res)
 	for id, reason := range want {
