@@ -48,7 +48,7 @@ const (
 	FilteredProfile      = "profile"      // injected through Profile instead
 	FilteredConsolidated = "consolidated" // an event folded into a consolidated memory
 	FilteredInMessages   = "in_messages"  // already in the request's messages
-	FilteredNoMatch      = "no_match" // neither vector nor lexical similarity
+	FilteredNoMatch      = "no_match"     // neither vector nor lexical similarity
 	FilteredMinScore     = "below_min_score"
 	FilteredTopK         = "top_k" // live and good enough, but not in the top k
 )
