@@ -317,4 +317,3 @@ func (s *suite) testMeta(t *testing.T) {
 		}
 	}
 }
-

@@ -1,0 +1,177 @@
+package sqlite
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Times are stored as Unix microseconds: the precision PostgreSQL keeps,
+// so both stores round-trip the same values.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func nullMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromNullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
+// encodeVec stores a vector as little-endian float32s; nil stays NULL.
+func encodeVec(v []float32) []byte {
+	if v == nil {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVec(b []byte) []float32 {
+	if b == nil {
+		return nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// scopeToken is the single FTS token naming a scope inside memories_fts.
+func scopeToken(sc memory.Scope) string {
+	h := sha256.Sum256([]byte(sc.User + "\x00" + sc.Namespace))
+	return "s" + hex.EncodeToString(h[:12])
+}
+
+// ftsQuery builds an FTS5 MATCH expression: the scope's token AND any of
+// the terms, each quoted so nothing in user text is query syntax.
+func ftsQuery(sc memory.Scope, terms []string) string {
+	var b strings.Builder
+	b.WriteString(`scope : "`)
+	b.WriteString(scopeToken(sc))
+	b.WriteString(`" AND lex : (`)
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Cursors are opaque to callers: base64 of "micros:tiebreak".
+func encodeCursor(t int64, tie string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(t, 10) + ":" + tie))
+}
+
+func decodeCursor(c string) (int64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
+	}
+	ts, tie, ok := strings.Cut(string(b), ":")
+	if !ok {
+		return 0, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
+	}
+	t, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
+	}
+	return t, tie, nil
+}
+
+// memCols is the column list scanMemory reads, in order.
+const memCols = `id, user, namespace, tier, text, embedding, value, confidence, source, provenance, key, session,
+	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanMemory(r scanner) (*memory.Memory, error) {
+	var (
+		m                                        memory.Memory
+		emb                                      []byte
+		prov                                     string
+		noDecay                                  int
+		created, lastUsed, validFrom             int64
+		validTo, expires, archived, consolidated sql.NullInt64
+	)
+	if err := r.Scan(&m.ID, &m.Scope.User, &m.Scope.Namespace, &m.Tier, &m.Text, &emb, &m.Value, &m.Confidence,
+		&m.Source, &prov, &m.Key, &m.Session, &noDecay, &created, &lastUsed, &m.Hits, &validFrom, &validTo,
+		&m.SupersededBy, &expires, &archived, &consolidated); err != nil {
+		return nil, err
+	}
+	m.Embedding = decodeVec(emb)
+	if prov != "" && prov != "{}" {
+		if err := json.Unmarshal([]byte(prov), &m.Provenance); err != nil {
+			return nil, fmt.Errorf("decode provenance of %s: %w", m.ID, err)
+		}
+	}
+	m.NoDecay = noDecay != 0
+	m.CreatedAt, m.LastUsedAt, m.ValidFrom = fromMicros(created), fromMicros(lastUsed), fromMicros(validFrom)
+	m.ValidTo, m.ExpiresAt = fromNullMicros(validTo), fromNullMicros(expires)
+	m.ArchivedAt, m.ConsolidatedAt = fromNullMicros(archived), fromNullMicros(consolidated)
+	return &m, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// placeholders returns "?, ?, ?" for n arguments.
+func placeholders(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// chunks splits ids so one statement stays well under SQLite's variable
+// limit.
+func chunks(ids []string, size int) [][]string {
+	var out [][]string
+	for len(ids) > size {
+		out = append(out, ids[:size])
+		ids = ids[size:]
+	}
+	if len(ids) > 0 {
+		out = append(out, ids)
+	}
+	return out
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

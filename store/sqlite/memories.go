@@ -1,0 +1,496 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// batchSize bounds the ids bound in one statement.
+const batchSize = 500
+
+// prepare validates m for scope sc and fills its defaults.
+func (s *Store) prepare(sc memory.Scope, m *memory.Memory, now time.Time) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
+	}
+	if m.Scope == (memory.Scope{}) {
+		m.Scope = sc
+	} else if m.Scope != sc {
+		return fmt.Errorf("%w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
+	}
+	if err := m.Validate(s.dim); err != nil {
+		return err
+	}
+	if m.ID == "" {
+		m.ID = memory.NewID()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.LastUsedAt.IsZero() {
+		m.LastUsedAt = m.CreatedAt
+	}
+	if m.ValidFrom.IsZero() {
+		m.ValidFrom = m.CreatedAt
+	}
+	return nil
+}
+
+func provJSON(p memory.Provenance) string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// Insert writes ms in one transaction: all or none.
+func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	for _, m := range ms {
+		if err := s.prepare(sc, m, now); err != nil {
+			return fmt.Errorf("insert memory: %w", err)
+		}
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	tok := scopeToken(sc)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (`+memCols+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		fts, err := tx.PrepareContext(ctx, `INSERT INTO memories_fts (rowid, scope, lex) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer fts.Close()
+		for _, m := range ms {
+			var seq int64
+			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, encodeVec(m.Embedding),
+				m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, boolInt(m.NoDecay),
+				micros(m.CreatedAt), micros(m.LastUsedAt), m.Hits, micros(m.ValidFrom), nullMicros(m.ValidTo),
+				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt)).Scan(&seq); err != nil {
+				if strings.Contains(err.Error(), "UNIQUE") {
+					return fmt.Errorf("%w: memory id %s already exists", memory.ErrInvalid, m.ID)
+				}
+				return err
+			}
+			if _, err := fts.ExecContext(ctx, seq, tok, memory.LexicalForm(m.Text)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("insert memories: %w", err)
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	s.refresh(ctx, sc, ids)
+	return nil
+}
+
+// Update rewrites every mutable field of m (all but id, scope, created_at).
+func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	if m == nil || m.ID == "" {
+		return fmt.Errorf("update memory: %w: no id", memory.ErrInvalid)
+	}
+	if m.Scope != (memory.Scope{}) && m.Scope != sc {
+		return fmt.Errorf("update memory: %w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
+	}
+	if err := m.Validate(s.dim); err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var seq int64
+		var created int64
+		err := tx.QueryRowContext(ctx, `SELECT seq, created_at FROM memories WHERE user = ? AND namespace = ? AND id = ?`,
+			sc.User, sc.Namespace, m.ID).Scan(&seq, &created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, m.ID)
+		}
+		if err != nil {
+			return err
+		}
+		lastUsed, validFrom := m.LastUsedAt, m.ValidFrom
+		if lastUsed.IsZero() {
+			lastUsed = fromMicros(created)
+		}
+		if validFrom.IsZero() {
+			validFrom = fromMicros(created)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET tier = ?, text = ?, embedding = ?, value = ?, confidence = ?,
+			source = ?, provenance = ?, key = ?, session = ?, no_decay = ?, last_used_at = ?, hits = ?, valid_from = ?,
+			valid_to = ?, superseded_by = ?, expires_at = ?, archived_at = ?, consolidated_at = ? WHERE seq = ?`,
+			string(m.Tier), m.Text, encodeVec(m.Embedding), m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance),
+			m.Key, m.Session, boolInt(m.NoDecay), micros(lastUsed), m.Hits, micros(validFrom), nullMicros(m.ValidTo),
+			m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), seq); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE memories_fts SET lex = ? WHERE rowid = ?`, memory.LexicalForm(m.Text), seq)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	m.Scope = sc
+	s.refresh(ctx, sc, []string{m.ID})
+	return nil
+}
+
+// Get returns one memory of the scope.
+func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Memory, error) {
+	if err := s.check(sc); err != nil {
+		return nil, err
+	}
+	row := s.db.QueryRowContext(ctx, `SELECT `+memCols+` FROM memories WHERE user = ? AND namespace = ? AND id = ?`,
+		sc.User, sc.Namespace, id)
+	m, err := scanMemory(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("get memory: %w: %s", memory.ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get memory: %w", err)
+	}
+	return m, nil
+}
+
+// GetMany returns the memories of the scope found among ids, in the order
+// given.
+func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*memory.Memory, error) {
+	if err := s.check(sc); err != nil {
+		return nil, err
+	}
+	found, err := s.getMany(ctx, sc, ids)
+	if err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	out := make([]*memory.Memory, 0, len(found))
+	for _, id := range ids {
+		if m, ok := found[id]; ok {
+			out = append(out, m)
+			delete(found, id)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) getMany(ctx context.Context, sc memory.Scope, ids []string) (map[string]*memory.Memory, error) {
+	found := make(map[string]*memory.Memory, len(ids))
+	for _, part := range chunks(ids, batchSize) {
+		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
+		rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE user = ? AND namespace = ? AND id IN (`+
+			placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			found[m.ID] = m
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+// List pages the scope's memories, newest first.
+func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) (memory.Page[*memory.Memory], error) {
+	var page memory.Page[*memory.Memory]
+	if err := s.check(sc); err != nil {
+		return page, err
+	}
+	where := []string{"user = ?", "namespace = ?"}
+	args := []any{sc.User, sc.Namespace}
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if len(f.Tiers) > 0 {
+		ts := make([]string, len(f.Tiers))
+		for i, t := range f.Tiers {
+			ts[i] = string(t)
+		}
+		add("tier IN ("+placeholders(len(ts))+")", anys(ts)...)
+	}
+	now := f.At
+	if now.IsZero() {
+		now = time.Now()
+	}
+	switch f.State {
+	case memory.StateAny:
+	case memory.StateLive:
+		add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", micros(now))
+	case memory.StateSuperseded:
+		add("valid_to IS NOT NULL")
+	case memory.StateArchived:
+		add("archived_at IS NOT NULL")
+	case memory.StateExpired:
+		add("expires_at IS NOT NULL AND expires_at <= ?", micros(now))
+	default:
+		return page, fmt.Errorf("list memories: %w: unknown state %q", memory.ErrInvalid, f.State)
+	}
+	if f.Key != "" {
+		add("key = ?", f.Key)
+	}
+	if f.Query != "" {
+		add("instr(lower(text), lower(?)) > 0", f.Query)
+	}
+	if f.Source != "" {
+		add("source = ?", string(f.Source))
+	}
+	if f.Unconsolidated {
+		add("consolidated_at IS NULL")
+	}
+	if f.Session != "" {
+		add("session = ?", f.Session)
+	}
+	if !f.Since.IsZero() {
+		add("created_at >= ?", micros(f.Since))
+	}
+	if !f.Until.IsZero() {
+		add("created_at <= ?", micros(f.Until))
+	}
+	if f.Cursor != "" {
+		ct, cid, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return page, fmt.Errorf("list memories: %w", err)
+		}
+		add("(created_at, id) < (?, ?)", ct, cid)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return page, fmt.Errorf("list memories: %w", err)
+	}
+	ms, err := collect(rows)
+	if err != nil {
+		return page, fmt.Errorf("list memories: %w", err)
+	}
+	if len(ms) > limit {
+		ms = ms[:limit]
+		last := ms[limit-1]
+		page.Next = encodeCursor(micros(last.CreatedAt), last.ID)
+	}
+	page.Data = ms
+	return page, nil
+}
+
+func collect(rows *sql.Rows) ([]*memory.Memory, error) {
+	defer rows.Close()
+	var ms []*memory.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, rows.Err()
+}
+
+// History returns every memory of the key, oldest first.
+func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
+	if err := s.check(sc); err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE user = ? AND namespace = ? AND key = ?
+		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
+	if err != nil {
+		return nil, fmt.Errorf("memory history: %w", err)
+	}
+	ms, err := collect(rows)
+	if err != nil {
+		return nil, fmt.Errorf("memory history: %w", err)
+	}
+	return ms, nil
+}
+
+// Delete removes one memory.
+func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var seq int64
+		err := tx.QueryRowContext(ctx, `DELETE FROM memories WHERE user = ? AND namespace = ? AND id = ? RETURNING seq`,
+			sc.User, sc.Namespace, id).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, id)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid = ?`, seq)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete memory: %w", err)
+	}
+	s.refresh(ctx, sc, []string{id})
+	return nil
+}
+
+// Supersede marks oldID replaced by newID at t.
+func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE memories SET valid_to = ?, superseded_by = ? WHERE user = ? AND namespace = ? AND id = ?`,
+			micros(t), newID, sc.User, sc.Namespace, oldID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, oldID)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("supersede memory: %w", err)
+	}
+	s.refresh(ctx, sc, []string{oldID})
+	return nil
+}
+
+// updateMany runs an UPDATE of the scope's ids in batches, in one
+// transaction. set holds the SET clause; args its arguments.
+func (s *Store) updateMany(ctx context.Context, sc memory.Scope, ids []string, set string, args ...any) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		for _, part := range chunks(ids, batchSize) {
+			a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET `+set+` WHERE user = ? AND namespace = ? AND id IN (`+
+				placeholders(len(part))+`)`, a...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Touch records an access of each id: hits+1 and last_used_at=t (never
+// moved backwards by a late, older touch).
+func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	if err := s.updateMany(ctx, sc, ids, `hits = hits + 1, last_used_at = max(last_used_at, ?)`, micros(t)); err != nil {
+		return fmt.Errorf("touch memories: %w", err)
+	}
+	// Hits and last use are not part of the vector index: no refresh.
+	return nil
+}
+
+// MarkConsolidated sets consolidated_at=t on the ids.
+func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	if err := s.updateMany(ctx, sc, ids, `consolidated_at = ?`, micros(t)); err != nil {
+		return fmt.Errorf("mark consolidated: %w", err)
+	}
+	s.refresh(ctx, sc, ids)
+	return nil
+}
+
+// Archive takes the ids out of recall at t.
+func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	if err := s.updateMany(ctx, sc, ids, `archived_at = ?`, micros(t)); err != nil {
+		return fmt.Errorf("archive memories: %w", err)
+	}
+	s.refresh(ctx, sc, ids)
+	return nil
+}
+
+// Restore brings archived ids back.
+func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	if err := s.updateMany(ctx, sc, ids, `archived_at = NULL`); err != nil {
+		return fmt.Errorf("restore memories: %w", err)
+	}
+	s.refresh(ctx, sc, ids)
+	return nil
+}
+
+// Purge deletes memories archived before t or expired before t.
+func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (int, error) {
+	if err := s.check(sc); err != nil {
+		return 0, err
+	}
+	var ids []string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM memories WHERE user = ? AND namespace = ?
+			AND ((archived_at IS NOT NULL AND archived_at < ?) OR (expires_at IS NOT NULL AND expires_at < ?))
+			RETURNING seq, id`, sc.User, sc.Namespace, micros(before), micros(before))
+		if err != nil {
+			return err
+		}
+		var seqs []any
+		for rows.Next() {
+			var seq int64
+			var id string
+			if err := rows.Scan(&seq, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			seqs = append(seqs, seq)
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for len(seqs) > 0 {
+			n := min(len(seqs), batchSize)
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid IN (`+placeholders(n)+`)`, seqs[:n]...); err != nil {
+				return err
+			}
+			seqs = seqs[n:]
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("purge memories: %w", err)
+	}
+	s.refresh(ctx, sc, ids)
+	return len(ids), nil
+}

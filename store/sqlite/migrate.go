@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migrations are applied in order, each once, each in its own transaction;
+// schema_migrations records the versions applied. Never edit a released
+// migration: append a new one.
+var migrations = []struct {
+	version int
+	sql     string
+}{
+	{1, `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE memories (
+	seq             INTEGER PRIMARY KEY,
+	id              TEXT NOT NULL UNIQUE,
+	user            TEXT NOT NULL,
+	namespace       TEXT NOT NULL,
+	tier            TEXT NOT NULL,
+	text            TEXT NOT NULL,
+	embedding       BLOB,
+	value           REAL NOT NULL,
+	confidence      REAL NOT NULL,
+	source          TEXT NOT NULL,
+	provenance      TEXT NOT NULL,
+	key             TEXT NOT NULL,
+	session         TEXT NOT NULL,
+	no_decay        INTEGER NOT NULL,
+	created_at      INTEGER NOT NULL,
+	last_used_at    INTEGER NOT NULL,
+	hits            INTEGER NOT NULL,
+	valid_from      INTEGER NOT NULL,
+	valid_to        INTEGER,
+	superseded_by   TEXT NOT NULL,
+	expires_at      INTEGER,
+	archived_at     INTEGER,
+	consolidated_at INTEGER
+) STRICT;
+CREATE INDEX memories_scope_created ON memories (user, namespace, created_at DESC, id DESC);
+CREATE INDEX memories_scope_key ON memories (user, namespace, key, valid_from) WHERE key <> '';
+CREATE INDEX memories_scope_archived ON memories (user, namespace, archived_at) WHERE archived_at IS NOT NULL;
+CREATE INDEX memories_scope_expires ON memories (user, namespace, expires_at) WHERE expires_at IS NOT NULL;
+
+-- scope holds one token per scope (scopeToken) so a MATCH stays inside
+-- the scope; lex is memory.LexicalForm(text). rowid = memories.seq.
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+	scope, lex,
+	tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+);
+INSERT INTO memories_fts (memories_fts, rank) VALUES ('rank', 'bm25(0.0, 1.0)');
+
+CREATE TABLE turns (
+	seq        INTEGER PRIMARY KEY,
+	user       TEXT NOT NULL,
+	namespace  TEXT NOT NULL,
+	request_id TEXT NOT NULL,
+	session    TEXT NOT NULL,
+	time       INTEGER NOT NULL,
+	data       TEXT NOT NULL
+) STRICT;
+CREATE INDEX turns_scope_time ON turns (user, namespace, time, seq);
+CREATE INDEX turns_scope_session ON turns (user, namespace, session, time, seq);
+
+CREATE TABLE audit (
+	seq       INTEGER PRIMARY KEY,
+	user      TEXT NOT NULL,
+	namespace TEXT NOT NULL,
+	time      INTEGER NOT NULL,
+	actor     TEXT NOT NULL,
+	action    TEXT NOT NULL,
+	memory_id TEXT NOT NULL,
+	before    TEXT NOT NULL,
+	after     TEXT NOT NULL,
+	detail    TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_scope_time ON audit (user, namespace, time, seq);
+CREATE INDEX audit_user_time ON audit (user, time, seq);
+CREATE INDEX audit_time ON audit (time, seq);
+
+CREATE TABLE recall (
+	seq        INTEGER PRIMARY KEY,
+	user       TEXT NOT NULL,
+	namespace  TEXT NOT NULL,
+	request_id TEXT NOT NULL,
+	time       INTEGER NOT NULL,
+	data       TEXT NOT NULL,
+	feedback   REAL
+) STRICT;
+CREATE INDEX recall_scope_request ON recall (user, namespace, request_id);
+CREATE INDEX recall_request ON recall (request_id);
+CREATE INDEX recall_time ON recall (time, seq);
+
+CREATE TABLE gate_state (
+	user      TEXT NOT NULL,
+	namespace TEXT NOT NULL,
+	threshold REAL NOT NULL,
+	PRIMARY KEY (user, namespace)
+) STRICT;
+`},
+}
+
+// Migrate applies the pending migrations to db; running it again is a
+// no-op. It is what `memproxy migrate` and Open run.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		applied_at INTEGER NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, m := range migrations {
+		if err := apply(ctx, db, m.version, m.sql); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", m.version, err)
+		}
+	}
+	return nil
+}
+
+func apply(ctx context.Context, db *sql.DB, version int, stmt string) error {
+	// The transaction begins IMMEDIATE, so two processes migrating at once
+	// serialise and the second sees the version recorded.
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().UnixMicro()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

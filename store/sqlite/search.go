@@ -1,0 +1,130 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// defaultLimit is the candidate count when SearchOptions.Limit is 0.
+const defaultLimit = 50
+
+// VectorSearch returns the scope's memories most similar (cosine) to vec.
+func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions) ([]memory.Candidate, error) {
+	if err := s.check(sc); err != nil {
+		return nil, err
+	}
+	if len(vec) != s.dim {
+		return nil, fmt.Errorf("vector search: %w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.dim)
+	}
+	q, ok := normalise(vec)
+	if !ok {
+		return nil, nil
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	f := newFilter(o)
+	ix := s.index(sc)
+	if err := s.ensure(ctx, sc, ix); err != nil {
+		return nil, fmt.Errorf("vector search: load index: %w", err)
+	}
+	ix.mu.RLock()
+	hits := ix.search(q, &f, limit, min(2, runtime.GOMAXPROCS(0)))
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = ix.ids[h.slot]
+	}
+	ix.mu.RUnlock()
+
+	found, err := s.getMany(ctx, sc, ids)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	out := make([]memory.Candidate, 0, len(ids))
+	for i, id := range ids {
+		// A row changed between the scan and the read is checked again.
+		if m, ok := found[id]; ok && f.keepMemory(m) {
+			out = append(out, memory.Candidate{Memory: m, Score: float64(hits[i].score)})
+		}
+	}
+	return out, nil
+}
+
+func normalise(v []float32) ([]float32, bool) {
+	var n float64
+	for _, f := range v {
+		n += float64(f) * float64(f)
+	}
+	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+		return nil, false
+	}
+	inv := 1 / math.Sqrt(n)
+	q := make([]float32, len(v))
+	for i, f := range v {
+		q[i] = float32(float64(f) * inv)
+	}
+	return q, true
+}
+
+// LexicalSearch ranks the scope's memories by BM25 over their lexical form
+// (memory.LexicalForm); any query term may match. Scores are -bm25, so
+// higher is better and positive.
+func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
+	if err := s.check(sc); err != nil {
+		return nil, err
+	}
+	terms := memory.QueryTerms(query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	f := newFilter(o)
+	where := []string{"memories_fts MATCH ?", "m.user = ?", "m.namespace = ?"}
+	args := []any{ftsQuery(sc, terms), sc.User, sc.Namespace}
+	if !f.includeDead {
+		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR m.expires_at > ?)")
+		args = append(args, f.at)
+	}
+	if f.exclConsolid {
+		where = append(where, "m.consolidated_at IS NULL")
+	}
+	if len(f.tiers) > 0 {
+		where = append(where, "m.tier IN ("+placeholders(len(f.tiers))+")")
+		for _, t := range f.tiers {
+			args = append(args, string(t))
+		}
+	}
+	cols := "m." + strings.ReplaceAll(strings.ReplaceAll(memCols, "\n\t", " "), ", ", ", m.")
+	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+`, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY f.rank LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.Candidate
+	for rows.Next() {
+		var score float64
+		m, err := scanMemory(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
+		if err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+		out = append(out, memory.Candidate{Memory: m, Score: score})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	return out, nil
+}
+
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }

@@ -1,0 +1,191 @@
+// Package sqlite is the embedded memory.Store: one SQLite file (pure Go,
+// modernc.org/sqlite) in WAL mode holding memories, their FTS5 lexical
+// index, the turn, audit and recall logs, gate state and operator metadata.
+//
+// Vector search runs over an in-memory matrix per scope (normalised
+// float32, contiguous), loaded on the scope's first search and kept
+// coherent by re-reading the rows every write touched; the database stays
+// the source of truth and candidates are always re-read from it.
+//
+// Connection pools. The store's own pool (DB) allows a few connections so
+// readers run in parallel under WAL; its writes are serialised in process
+// and every transaction begins IMMEDIATE, so writers queue on busy_timeout
+// instead of failing with SQLITE_BUSY. River must not share this pool: open
+// its own with OpenRiverDB (one connection, as River recommends for SQLite)
+// on the same file. Other processes may open the file too; they contend
+// through busy_timeout.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/memproxy/memproxy/memory"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Interface guards.
+var (
+	_ memory.Store = (*Store)(nil)
+	_ memory.Admin = (*Store)(nil)
+)
+
+// MaxOpenConns is the size of the store's own pool.
+const MaxOpenConns = 4
+
+// busyTimeoutMs is how long a connection waits for another writer.
+const busyTimeoutMs = 10000
+
+// Store is the SQLite memory store. It is safe for concurrent use.
+type Store struct {
+	db     *sql.DB
+	dim    int
+	model  string
+	closed atomic.Bool
+
+	// writeMu serialises this process's write transactions, which is
+	// cheaper than letting SQLite's busy handler poll.
+	writeMu sync.Mutex
+
+	idxMu sync.Mutex
+	idx   map[memory.Scope]*vecIndex
+}
+
+// dsn builds the connection string with the pragmas every connection needs.
+func dsn(path string, txlock string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMs)+")")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if txlock != "" {
+		q.Set("_txlock", txlock)
+	}
+	return path + "?" + q.Encode()
+}
+
+// OpenDB opens the store's connection pool on path without migrating or
+// checking the embedder (for `memproxy migrate`). Transactions begin
+// IMMEDIATE.
+func OpenDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, "immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(MaxOpenConns)
+	db.SetMaxIdleConns(MaxOpenConns)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// OpenRiverDB opens a separate pool on path for River (riversqlite): WAL,
+// busy_timeout and one connection, as River recommends for SQLite. Close
+// it after stopping the River client.
+func OpenRiverDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, "immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open river sqlite %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open river sqlite %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Open opens (creating if needed) the store at path, runs pending
+// migrations and checks that the file was created for the embedder opts
+// names; a store created for another model or dimension is refused with
+// memory.ErrEmbedderMismatch.
+func Open(ctx context.Context, path string, opts memory.OpenOptions) (*Store, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
+	}
+	db, err := OpenDB(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex)}
+	if err := Migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.checkEmbedder(ctx, opts); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) checkEmbedder(ctx context.Context, opts memory.OpenOptions) error {
+	model, err := s.SetMetaIfAbsent(ctx, memory.MetaEmbedModel, opts.Model)
+	if err != nil {
+		return fmt.Errorf("record embedder: %w", err)
+	}
+	dimS, err := s.SetMetaIfAbsent(ctx, memory.MetaEmbedDim, strconv.Itoa(opts.Dim))
+	if err != nil {
+		return fmt.Errorf("record embedder: %w", err)
+	}
+	dim, _ := strconv.Atoi(dimS)
+	if model != opts.Model || dim != opts.Dim {
+		return memory.MismatchError(model, dim, opts)
+	}
+	return nil
+}
+
+// Migrate applies pending migrations to the store's database.
+func (s *Store) Migrate(ctx context.Context) error { return Migrate(ctx, s.db) }
+
+// DB is the store's connection pool, for tools that need raw access. Do
+// not hand it to River: use OpenRiverDB.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dim is the embedding dimension the store was opened for.
+func (s *Store) Dim() int { return s.dim }
+
+// Model is the embedder model the store was opened for.
+func (s *Store) Model() string { return s.model }
+
+// Close closes the pool; it is safe to call twice.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// check guards every scoped call: the store is open and the scope valid.
+func (s *Store) check(sc memory.Scope) error {
+	if s.closed.Load() {
+		return memory.ErrClosed
+	}
+	return sc.Validate()
+}
+
+// write runs fn in one IMMEDIATE transaction under the write lock.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.closed.Load() {
+		return memory.ErrClosed
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
