@@ -1,6 +1,7 @@
 package research
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/memproxy/memproxy/eval"
 	"github.com/memproxy/memproxy/eval/locomo"
+	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
 )
 
 // Embedder is the shape of every embedder the harness can use (the
@@ -22,6 +25,12 @@ type Embedder interface {
 type Retrieval struct {
 	// Lexical ranks with BM25 under this analyzer; nil for none.
 	Lexical *Analyzer
+	// CtxWeight > 0 searches the unit's text and its context as two
+	// fields, context weighted by CtxWeight (instead of one joined text).
+	CtxWeight float64
+	// PRFTerms > 0 adds pseudo-relevance feedback: that many expansion
+	// terms from the top 3 documents, at weight 0.3.
+	PRFTerms int
 	// K1 and B tune BM25 (defaults when zero; B < 0 means 0).
 	K1, B float64
 	// VectorWeight scales the vector list's RRF contribution (1 when 0).
@@ -38,6 +47,12 @@ type Retrieval struct {
 	// w_sim·max(cosine, term coverage) + w_rec·retention. Without it the
 	// fused rank is the order.
 	Score *ScoreParams
+	// EmbedUser embeds only the user message (as ingest does today)
+	// instead of the index text.
+	EmbedUser bool
+	// Product, when set, ranks with the product's memory.Recaller instead
+	// of the harness's own fusion and score.
+	Product *ProductRecall
 }
 
 // ScoreParams mirror the product's score (policy recall.weights and the
@@ -53,10 +68,17 @@ type Design struct {
 	Name  string
 	Units UnitDesign
 	Retrieval
-	// TopK memories injected (5 when 0); Budget in tokens (0: unbounded),
-	// filled greedily in rank order as the injector does.
+	// TopK memories injected (5 when 0). Budget > 0 renders them with the
+	// product's injector (inject.Render: fence and guard included, a
+	// memory that does not fit ends the list) and counts the section's
+	// tokens; 0 counts the bare top-k lines, unbounded.
 	TopK   int
 	Budget int
+	// Guard overrides the shipped guard text ("" keeps it).
+	Guard string
+	// Fill lets the injector skip a memory that does not fit and try the
+	// next ones (the shipped injector stops at the first misfit).
+	Fill bool
 }
 
 // Result is a design's figures on a data set.
@@ -68,6 +90,22 @@ type Result struct {
 	// Elapsed is the wall time of indexing and querying.
 	Elapsed time.Duration
 }
+
+// fill keeps, in rank order, the items that fit the budget together,
+// skipping any that would overflow it.
+func fill(items []inject.Item, budget int, guard string) []inject.Item {
+	var kept []inject.Item
+	for _, it := range items {
+		try := append(append([]inject.Item(nil), kept...), it)
+		if _, used, _ := inject.Render(try, inject.Options{Guard: guard, BudgetTokens: budget}); len(used) == len(try) {
+			kept = try
+		}
+	}
+	return kept
+}
+
+// guard is the shipped policy's guard text, rendered above the memories.
+var guard = policy.Default().Inject.Guard
 
 // Line renders a memory the way the injector lists it, for token counting.
 func Line(u Unit) string {
@@ -87,9 +125,17 @@ func Run(ctx context.Context, samples []locomo.Sample, d Design) (Result, error)
 		s := &samples[si]
 		us := d.Units.Build(s)
 		units += len(us)
-		rk, err := newRanker(ctx, us, d.Retrieval)
+		base, err := newRanker(ctx, us, d.Retrieval)
 		if err != nil {
 			return Result{}, err
+		}
+		var rk interface {
+			rank(ctx context.Context, query string, at time.Time) ([]int, error)
+		} = base
+		if d.Product != nil {
+			if rk, err = newProductRanker(base, d.Product); err != nil {
+				return Result{}, err
+			}
 		}
 		at := s.LastDate().Add(24 * time.Hour)
 		for qi, q := range s.QA {
@@ -98,22 +144,36 @@ func Run(ctx context.Context, samples []locomo.Sample, d Design) (Result, error)
 				return Result{}, err
 			}
 			qr := eval.QuestionResult{Sample: s.ID, Index: qi, Category: q.Category, Question: q.Question, Evidence: q.Evidence}
-			used := 0
+			var items []inject.Item
 			for _, i := range order {
-				h := eval.Hit{ID: fmt.Sprint(i), Refs: us[i].Refs, Single: len(us[i].Refs) <= 2}
+				h := eval.Hit{ID: fmt.Sprint(i), Refs: us[i].Refs, Single: true}
 				if len(qr.Ranked) < 25 {
 					qr.Ranked = append(qr.Ranked, h)
 				}
-				if len(qr.Injected) < topK {
-					cost := memory.CountTokens(Line(us[i]))
-					if d.Budget > 0 && used+cost > d.Budget {
-						continue
-					}
-					used += cost
-					qr.Injected = append(qr.Injected, h)
+				if len(items) < topK {
+					items = append(items, inject.Item{ID: h.ID, Tier: memory.TierEvent, Date: us[i].Time, Text: us[i].Text})
 				}
 			}
-			qr.InjectedTokens = used
+			if d.Budget > 0 {
+				g := cmp.Or(d.Guard, guard)
+				if d.Fill {
+					items = fill(items, d.Budget, g)
+				}
+				_, used, tokens := inject.Render(items, inject.Options{Guard: g, BudgetTokens: d.Budget})
+				for _, it := range used {
+					var i int
+					fmt.Sscan(it.ID, &i)
+					qr.Injected = append(qr.Injected, eval.Hit{ID: it.ID, Refs: us[i].Refs, Single: true})
+				}
+				qr.InjectedTokens = tokens
+			} else {
+				for _, it := range items {
+					var i int
+					fmt.Sscan(it.ID, &i)
+					qr.Injected = append(qr.Injected, eval.Hit{ID: it.ID, Refs: us[i].Refs, Single: true})
+					qr.InjectedTokens += memory.CountTokens(Line(us[i]))
+				}
+			}
 			results = append(results, qr)
 		}
 	}
@@ -124,28 +184,52 @@ func Run(ctx context.Context, samples []locomo.Sample, d Design) (Result, error)
 	return r, nil
 }
 
+// lexSearcher is a lexical ranker: plain or field-weighted BM25.
+type lexSearcher interface {
+	Search(query string, limit int) []Ranked
+}
+
 type ranker struct {
 	units []Unit
 	r     Retrieval
-	bm    *BM25
+	bm    lexSearcher
 	vi    *VectorIndex
 }
 
 func newRanker(ctx context.Context, us []Unit, r Retrieval) (*ranker, error) {
 	rk := &ranker{units: us, r: r}
 	texts := make([]string, len(us))
+	etexts := make([]string, len(us))
 	for i, u := range us {
 		texts[i] = u.Index
+		etexts[i] = u.Index
+		if r.EmbedUser {
+			etexts[i] = u.User
+		}
 	}
 	if r.Lexical != nil {
-		rk.bm = NewBM25(*r.Lexical, texts)
-		rk.bm.K1, rk.bm.B = r.K1, r.B
-		if r.B < 0 {
-			rk.bm.B = 1e-9
+		mk := func(ts []string) *BM25 {
+			x := NewBM25(*r.Lexical, ts)
+			x.K1, x.B = r.K1, r.B
+			if r.B < 0 {
+				x.B = 1e-9
+			}
+			return x
+		}
+		if r.CtxWeight > 0 {
+			own, ctx := make([]string, len(us)), make([]string, len(us))
+			for i, u := range us {
+				own[i], ctx[i] = u.Text, u.Ctx
+			}
+			rk.bm = &FieldBM25{Own: mk(own), Ctx: mk(ctx), CtxWeight: r.CtxWeight}
+		} else if r.PRFTerms > 0 {
+			rk.bm = &PRF{BM25: mk(texts), Docs: 3, Terms: r.PRFTerms, Weight: 0.3}
+		} else {
+			rk.bm = mk(texts)
 		}
 	}
 	if r.Vector != nil {
-		vecs, err := r.Vector.Embed(ctx, texts)
+		vecs, err := r.Vector.Embed(ctx, etexts)
 		if err != nil {
 			return nil, fmt.Errorf("embed units: %w", err)
 		}

@@ -1,6 +1,7 @@
 package research
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -11,11 +12,17 @@ import (
 type Unit struct {
 	// Text is what would be injected.
 	Text string
+	// User is the user message alone (what the product embeds today).
+	User string
+	// Ctx is the context the design indexes beside the text (neighbour
+	// turns, the date), for field-weighted search.
+	Ctx string
 	// Index is what search sees (Text plus any context the design adds).
 	Index   string
 	Refs    []string
 	Time    time.Time
 	Session int
+	last    string
 }
 
 // UnitDesign builds a sample's memory units.
@@ -30,6 +37,15 @@ type UnitDesign struct {
 	Before, After int
 	// DatePrefix prefixes the session date to the indexed text.
 	DatePrefix bool
+	// PrevUtterance indexes only the last utterance before the unit (the
+	// message the user was answering) instead of whole previous pairs.
+	PrevUtterance bool
+	// OwnWeight repeats the unit's own text in the index (1 when 0), so
+	// context counts less than the turn itself.
+	OwnWeight int
+	// AssistantCap cuts the stored reply at this many characters (400, the
+	// product's cut, when 0).
+	AssistantCap int
 }
 
 // Build returns the units of sample s.
@@ -41,11 +57,11 @@ func (d UnitDesign) Build(s *locomo.Sample) []Unit {
 		switch d.Kind {
 		case "turn":
 			for _, dl := range sess.Turns {
-				base = append(base, Unit{Text: dl.ChatText(), Refs: []string{dl.DiaID}, Time: sess.Date, Session: sess.N})
+				base = append(base, Unit{Text: dl.ChatText(), User: dl.ChatText(), Refs: []string{dl.DiaID}, Time: sess.Date, Session: sess.N})
 			}
 		default:
 			for _, t := range sess.ChatTurns(s.SpeakerA) {
-				base = append(base, Unit{Text: PairText(t), Refs: t.Refs, Time: sess.Date, Session: sess.N})
+				base = append(base, Unit{Text: pairText(t, cmp.Or(d.AssistantCap, 400)), User: t.User, Refs: t.Refs, Time: sess.Date, Session: sess.N, last: lastLine(t)})
 			}
 		}
 		if d.Kind == "window" && d.Size > 1 {
@@ -54,33 +70,62 @@ func (d UnitDesign) Build(s *locomo.Sample) []Unit {
 		for i := range base {
 			u := base[i]
 			var idx []string
+			if d.PrevUtterance && i > 0 {
+				idx = append(idx, base[i-1].last)
+			}
 			for j := max(0, i-d.Before); j < i; j++ {
 				idx = append(idx, base[j].Text)
 			}
-			idx = append(idx, u.Text)
+			for range max(1, d.OwnWeight) {
+				idx = append(idx, u.Text)
+			}
 			for j := i + 1; j <= min(len(base)-1, i+d.After); j++ {
 				idx = append(idx, base[j].Text)
 			}
 			u.Index = strings.Join(idx, "\n")
+			var ctx []string
 			if d.DatePrefix {
 				u.Index = u.Time.Format("2 January 2006") + "\n" + u.Index
+				ctx = append(ctx, u.Time.Format("2 January 2006"))
 			}
+			if d.PrevUtterance && i > 0 {
+				ctx = append(ctx, base[i-1].last)
+			}
+			for j := max(0, i-d.Before); j < i; j++ {
+				ctx = append(ctx, base[j].Text)
+			}
+			for j := i + 1; j <= min(len(base)-1, i+d.After); j++ {
+				ctx = append(ctx, base[j].Text)
+			}
+			u.Ctx = strings.Join(ctx, "\n")
 			out = append(out, u)
 		}
 	}
 	return out
 }
 
-// PairText is a chat turn as the product stores an event: the user message
-// then the reply.
-func PairText(t locomo.Turn) string {
-	switch {
-	case t.User == "":
-		return t.Assistant
-	case t.Assistant == "":
-		return t.User
+// PairText is a chat turn as the product stores an event (background's
+// eventText): the user message, then "Assistant: " and the reply cut at
+// 400 characters.
+func PairText(t locomo.Turn) string { return pairText(t, 400) }
+
+func pairText(t locomo.Turn, limit int) string {
+	u, a := strings.TrimSpace(t.User), strings.TrimSpace(t.Assistant)
+	if a == "" {
+		return u
 	}
-	return t.User + "\n" + t.Assistant
+	if r := []rune(a); len(r) > limit {
+		a = string(r[:limit]) + "…"
+	}
+	return strings.TrimSpace(u + "\nAssistant: " + a)
+}
+
+// lastLine is the last utterance of a turn.
+func lastLine(t locomo.Turn) string {
+	if t.Assistant != "" {
+		return t.Assistant
+	}
+	return t.User
 }
 
 func windows(base []Unit, n int) []Unit {
