@@ -64,7 +64,9 @@ func Designs() []Design {
 	hashW := func(dim int, bigrams bool, cmin, cmax int, cw float64) *HashEmbedder {
 		return &HashEmbedder{Dim: dim, Analyzer: Analyzer{Stem: true, Stopwords: true}, Bigrams: bigrams, CharMin: cmin, CharMax: cmax, CharWeight: cw, Sublinear: true}
 	}
-	fs := func(rec float64) *ScoreParams { return &ScoreParams{Sim: 0.6, Recency: rec, HalfLife: month, Shape: 1.5} }
+	fs := func(rec float64) *ScoreParams {
+		return &ScoreParams{Sim: 0.6, Recency: rec, HalfLife: month, Shape: 1.5}
+	}
 	ds = append(ds,
 		Design{Name: "x bm25+stem ctx-1+date", Units: ctx1d, Retrieval: Retrieval{Lexical: stemmed}},
 		Design{Name: "x bm25+stem ctx-1+date budget500", Units: ctx1d, Retrieval: Retrieval{Lexical: stemmed}, Budget: 500},
