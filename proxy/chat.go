@@ -69,6 +69,9 @@ func (s *Server) chat(c echo.Context) error {
 	overhead := time.Since(start)
 	s.met.overhead.Observe(overhead.Seconds())
 	h.Set(HeaderOverhead, strconv.FormatFloat(float64(overhead.Microseconds())/1000, 'f', 3, 64))
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Observe(req, rw, overhead)
+	}
 
 	resp, err := s.client.Do(up)
 	if err != nil {

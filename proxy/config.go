@@ -39,6 +39,9 @@ type Config struct {
 	// Rewriter may add a memory section to chat requests of the on and
 	// readonly arms. Nil means recall "skipped".
 	Rewriter Rewriter
+	// Observer is told every chat request's recall outcome; nil means
+	// none.
+	Observer Observer
 	// Authenticator resolves memproxy client keys. Nil means none: then a
 	// server holding its own UpstreamKey refuses every request (401).
 	Authenticator Authenticator
@@ -128,6 +131,16 @@ type Rewrite struct {
 	Injected []string
 	// Intent is an explicit remember/forget detected in the request.
 	Intent memory.Intent
+	// Detail is the Rewriter's own record of the decision, handed back to
+	// the Observer untouched.
+	Detail any
+}
+
+// Observer sees the outcome of every chat request's recall decision, the
+// arms that do not recall and fail-open errors included (the A/B report
+// compares arms from it). It must not block.
+type Observer interface {
+	Observe(req *ChatRequest, rw *Rewrite, overhead time.Duration)
 }
 
 // Arms.

@@ -1,0 +1,326 @@
+// Package recallpath is the synchronous half of memory, wired together: for
+// each chat request it asks the gate whether recall is worth it, recalls the
+// best memories, renders the fenced section and places it in the messages,
+// then records the decision. It implements proxy.Rewriter (and
+// proxy.Observer, which sees every chat request, the off arm included).
+//
+// Nothing here may break a chat: the proxy fails open on any error this
+// package returns. Writes that are not needed to answer (access touches and
+// recall-log rows) go to a background writer owned by the Hook, off the hot
+// path.
+package recallpath
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memproxy/memproxy/gate"
+	"github.com/memproxy/memproxy/inject"
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/proxy"
+)
+
+// Writer is what the hook writes off the hot path.
+type Writer interface {
+	Touch(ctx context.Context, s memory.Scope, ids []string, t time.Time) error
+	AppendRecall(ctx context.Context, r *memory.RecallRecord) error
+}
+
+// Config wires a Hook. Gate, Recaller, Writer and Policy are required.
+type Config struct {
+	Policy   *policy.Policy
+	Gate     *gate.Gate
+	Recaller *memory.Recaller
+	// Thresholds holds the per-scope adaptive threshold; nil uses the
+	// policy's gate.min_score for every scope.
+	Thresholds *gate.Thresholds
+	Writer     Writer
+	Logger     *slog.Logger
+	Registry   prometheus.Registerer
+	// Queue is the capacity of the background writer (default 4096).
+	Queue int
+}
+
+// Hook is the recall path. Close stops its writer.
+type Hook struct {
+	cfg  Config
+	opts inject.Options
+	log  *slog.Logger
+	met  metrics
+
+	work     chan func(context.Context)
+	stop     chan struct{}
+	done     chan struct{}
+	closeOne sync.Once
+
+}
+
+var (
+	_ proxy.Rewriter = (*Hook)(nil)
+	_ proxy.Observer = (*Hook)(nil)
+)
+
+// New starts a Hook and its background writer.
+func New(cfg Config) (*Hook, error) {
+	if cfg.Policy == nil || cfg.Gate == nil || cfg.Recaller == nil || cfg.Writer == nil {
+		return nil, errors.New("recallpath: Policy, Gate, Recaller and Writer are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Queue <= 0 {
+		cfg.Queue = 4096
+	}
+	h := &Hook{
+		cfg:     cfg,
+		opts:    inject.OptionsFrom(cfg.Policy.Inject, cfg.Policy.Recall),
+		log:     cfg.Logger,
+		met:     newMetrics(cfg.Registry),
+		work:    make(chan func(context.Context), cfg.Queue),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go h.run()
+	return h, nil
+}
+
+// Close drains the background writer and stops it. Safe to call twice.
+func (h *Hook) Close() {
+	h.closeOne.Do(func() { close(h.stop) })
+	<-h.done
+}
+
+// Rewrite decides, recalls, renders and places the memory section.
+func (h *Hook) Rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewrite, error) {
+	start := time.Now()
+	rw, rec, err := h.rewrite(ctx, req)
+	if err != nil {
+		h.met.errors.Inc()
+		return nil, err
+	}
+	rec.OverheadMs = float64(time.Since(start).Microseconds()) / 1000
+	rw.Detail = rec
+	if len(rw.Injected) > 0 {
+		ids, s, at := rw.Injected, req.Scope, req.Time
+		h.enqueue(func(ctx context.Context) {
+			if err := h.cfg.Writer.Touch(ctx, s, ids, at); err != nil {
+				h.log.Warn("recall: touch injected memories", "request_id", rec.RequestID, "err", err)
+			}
+		})
+	}
+	return rw, nil
+}
+
+func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewrite, *memory.RecallRecord, error) {
+	rec := &memory.RecallRecord{
+		RequestID: req.RequestID, Scope: req.Scope, Session: req.Session,
+		Time: req.Time, Arm: req.Arm, Status: proxy.RecallSkipped,
+	}
+	if len(req.Messages) == 0 {
+		rec.GateReason = "no_messages"
+		return &proxy.Rewrite{Status: proxy.RecallSkipped}, rec, nil
+	}
+	last := req.Messages[len(req.Messages)-1]
+	dec := h.cfg.Gate.Decide(gate.View{Role: last.Role, Text: last.Text})
+	rec.GateReason = dec.Reason
+	rw := &proxy.Rewrite{Status: proxy.RecallSkipped}
+
+	var notes []string
+	if last.Role == "user" {
+		switch rw.Intent = h.cfg.Gate.Intent(last.Text); rw.Intent {
+		case memory.IntentRemember:
+			notes = append(notes, h.cfg.Policy.Explicit.RememberNote)
+		case memory.IntentForget:
+			notes = append(notes, h.cfg.Policy.Explicit.ForgetNote)
+		}
+	}
+
+	// The profile is small and does not pass through the gate, but a
+	// tool-call loop does not run recall again.
+	var profile []*memory.Memory
+	if dec.Reason != gate.ReasonNotUser {
+		p, err := h.cfg.Recaller.Profile(ctx, req.Scope)
+		if err != nil {
+			return nil, rec, fmt.Errorf("profile: %w", err)
+		}
+		profile = p
+	}
+
+	var recalled []*memory.Scored
+	if dec.Recall {
+		minScore := h.threshold(ctx, req.Scope, dec.Force)
+		res, err := h.cfg.Recaller.Recall(ctx, req.Scope, memory.Query{
+			Text:     queryText(req.Messages),
+			Exclude:  messageTexts(req.Messages),
+			MinScore: minScore,
+			At:       req.Time,
+		})
+		if err != nil {
+			return nil, rec, fmt.Errorf("recall: %w", err)
+		}
+		recalled = res.Selected
+		rec.Candidates = res.Ranked
+	}
+
+	items := inject.Items(profile, recalled)
+	if len(items) == 0 && len(notes) == 0 {
+		return rw, rec, nil
+	}
+	opts := h.opts
+	opts.Notes = notes
+	section, used, tokens := inject.Render(items, opts)
+	msgs := make([]json.RawMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = m.Raw
+	}
+	out, err := inject.Apply(msgs, section, h.cfg.Policy.Inject.Placement)
+	if err != nil {
+		return nil, rec, fmt.Errorf("place memory section: %w", err)
+	}
+	rw.Messages = out
+	rw.Memories = len(used)
+	rw.Injected = make([]string, len(used))
+	for i, it := range used {
+		rw.Injected[i] = it.ID
+	}
+	markInjected(rec.Candidates, rw.Injected)
+	rec.Injected, rec.InjectedTokens = rw.Injected, tokens
+	if len(used) > 0 {
+		rw.Status, rec.Status = proxy.RecallInjected, proxy.RecallInjected
+	}
+	return rw, rec, nil
+}
+
+// threshold is the scope's adaptive min_score; a forced recall (the user
+// referred to the past) is not held back by a raised threshold.
+func (h *Hook) threshold(ctx context.Context, s memory.Scope, force bool) float64 {
+	base := h.cfg.Policy.Gate.MinScore
+	if h.cfg.Thresholds == nil {
+		return base
+	}
+	t := h.cfg.Thresholds.Get(ctx, s)
+	if force && base < t {
+		return base
+	}
+	return t
+}
+
+// Observe records the request's recall-log row once the proxy is done with
+// the rewrite; every chat request gets one, the off arm and fail-open errors
+// included, so the A/B report can compare arms.
+func (h *Hook) Observe(req *proxy.ChatRequest, rw *proxy.Rewrite, overhead time.Duration) {
+	rec, _ := rw.Detail.(*memory.RecallRecord)
+	if rec == nil {
+		rec = &memory.RecallRecord{
+			RequestID: req.RequestID, Scope: req.Scope, Session: req.Session,
+			Time: req.Time, Arm: req.Arm, GateReason: rw.Status,
+		}
+	}
+	rec.Status = rw.Status
+	rec.OverheadMs = float64(overhead.Microseconds()) / 1000
+	if len(rec.Candidates) > maxLoggedCandidates {
+		rec.Candidates = rec.Candidates[:maxLoggedCandidates]
+	}
+	h.enqueue(func(ctx context.Context) {
+		if err := h.cfg.Writer.AppendRecall(ctx, rec); err != nil {
+			h.log.Warn("recall: append recall log", "request_id", rec.RequestID, "err", err)
+		}
+	})
+}
+
+// maxLoggedCandidates bounds the ranked list kept per request: enough for
+// the request detail view and recall@25.
+const maxLoggedCandidates = 25
+
+// enqueue hands work to the background writer; when it is full the work is
+// dropped and counted (these writes are reinforcement and observability,
+// never the user's data).
+func (h *Hook) enqueue(f func(context.Context)) {
+	select {
+	case h.work <- f:
+	default:
+		h.met.dropped.Inc()
+		h.log.Warn("recall: background writer full, dropping a write")
+	}
+}
+
+func (h *Hook) run() {
+	defer close(h.done)
+	ctx := context.Background()
+	for {
+		select {
+		case f := <-h.work:
+			h.do(ctx, f)
+		case <-h.stop:
+			for {
+				select {
+				case f := <-h.work:
+					h.do(ctx, f)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (h *Hook) do(ctx context.Context, f func(context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	f(ctx)
+}
+
+// queryText is what recall searches for: the last user message, with the
+// previous user message added when the last one is a short follow-up
+// ("and her sister?") that means little alone.
+func queryText(msgs []proxy.Message) string {
+	var q []string
+	for i := len(msgs) - 1; i >= 0 && len(q) < 2; i-- {
+		if msgs[i].Role != "user" || strings.TrimSpace(msgs[i].Text) == "" {
+			continue
+		}
+		q = append(q, msgs[i].Text)
+		if len(q) == 1 && len(strings.Fields(msgs[i].Text)) >= 6 {
+			break
+		}
+		if len(q) == 1 && memory.CountTokens(msgs[i].Text) >= 8 {
+			break
+		}
+	}
+	if len(q) == 2 {
+		return q[1] + "\n" + q[0]
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return ""
+}
+
+func messageTexts(msgs []proxy.Message) []string {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Text != "" {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+func markInjected(c []memory.RankedCandidate, ids []string) {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	for i := range c {
+		c[i].Injected = set[c[i].ID]
+	}
+}
