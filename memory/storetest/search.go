@@ -202,6 +202,60 @@ func (s *suite) testVectorSearchCoherence(t *testing.T) {
 	if !slices.Equal(ids(vs), []string{b.ID}) {
 		t.Errorf("tier changed by update: %v", ids(vs))
 	}
+	// Limit 1 after each lifecycle change must return the next best live
+	// memory, not come back empty because a stale candidate took the slot.
+	first := func(o memory.SearchOptions) string {
+		t.Helper()
+		o.At, o.Limit = at(time.Hour), 1
+		vs, err := st.VectorSearch(ctx, alice, unit(6, 0), o)
+		must(t, err)
+		if len(vs) == 0 {
+			return ""
+		}
+		return vs[0].Memory.ID
+	}
+	var lc []*memory.Memory
+	for i := range 6 {
+		lc = append(lc, newMem(fmt.Sprintf("lifecycle %d", i), memory.TierEvent, unit(6, float32(i)*0.1)))
+	}
+	insert(t, st, alice, lc...)
+	if got := first(memory.SearchOptions{}); got != lc[0].ID {
+		t.Fatalf("lifecycle best = %s, want %s", got, lc[0].ID)
+	}
+	must(t, st.Archive(ctx, alice, []string{lc[0].ID}, t0))
+	if got := first(memory.SearchOptions{}); got != lc[1].ID {
+		t.Errorf("after archive, best = %q, want %s", got, lc[1].ID)
+	}
+	must(t, st.Supersede(ctx, alice, lc[1].ID, lc[5].ID, t0))
+	if got := first(memory.SearchOptions{}); got != lc[2].ID {
+		t.Errorf("after supersede, best = %q, want %s", got, lc[2].ID)
+	}
+	must(t, st.MarkConsolidated(ctx, alice, []string{lc[2].ID}, t0))
+	if got := first(memory.SearchOptions{ExcludeConsolidated: true}); got != lc[3].ID {
+		t.Errorf("after consolidation, best = %q, want %s", got, lc[3].ID)
+	}
+	u3 := get(t, st, alice, lc[3].ID)
+	u3.ExpiresAt = ptr(t0)
+	must(t, st.Update(ctx, alice, u3))
+	if got := first(memory.SearchOptions{ExcludeConsolidated: true}); got != lc[4].ID {
+		t.Errorf("after expiry by update, best = %q, want %s", got, lc[4].ID)
+	}
+	must(t, st.Restore(ctx, alice, []string{lc[0].ID}))
+	if got := first(memory.SearchOptions{}); got != lc[0].ID {
+		t.Errorf("after restore, best = %q, want %s", got, lc[0].ID)
+	}
+	must(t, st.Archive(ctx, alice, []string{lc[0].ID}, t0))
+	if _, err := st.Purge(ctx, alice, at(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := first(memory.SearchOptions{IncludeDead: true}); got != lc[1].ID {
+		t.Errorf("after purge, best with dead = %q, want %s", got, lc[1].ID)
+	}
+	// lc[0] (archived) and lc[3] (expired) were purged.
+	for _, m := range []*memory.Memory{lc[1], lc[2], lc[4], lc[5]} {
+		must(t, st.Delete(ctx, alice, m.ID))
+	}
+
 	// Another scope's writes never show up here.
 	insert(t, st, bob, newMem("bob", memory.TierSemantic, unit(0, 0)))
 	insert(t, st, aliceW, newMem("alice at work", memory.TierSemantic, unit(0, 0)))
