@@ -357,3 +357,18 @@ func newRecorder(h http.Handler, method, path string) int {
 
 // time1 is i minutes, for spreading seeded rows in time.
 func time1(i int) time.Duration { return time.Duration(i) * time.Minute }
+
+// equalJSON compares two values by their JSON form (times compared as
+// serialised, which is what a client sees).
+func equalJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	x, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(x, y)
+}

@@ -188,7 +188,10 @@ func bodyErr(err error) error {
 	var mbe *http.MaxBytesError
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var pe *time.ParseError
 	switch {
+	case errors.As(err, &pe):
+		return badParam("body", fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T13:00:00Z", pe.Value))
 	case errors.As(err, &mbe):
 		return tooLarge(mbe.Limit)
 	case errors.Is(err, io.EOF):
