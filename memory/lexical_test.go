@@ -33,3 +33,15 @@ func TestQueryTerms(t *testing.T) {
 		t.Errorf("QueryTerms(punctuation) = %q, want none", got)
 	}
 }
+
+func TestContentTerms(t *testing.T) {
+	if got := ContentTerms(QueryTerms("What is my dog's name?")); !slices.Equal(got, []string{"dog", "name"}) {
+		t.Errorf("ContentTerms = %q", got)
+	}
+	if got := ContentTerms(QueryTerms("what is it")); !slices.Equal(got, []string{"what", "is", "it"}) {
+		t.Errorf("all-stopword query = %q, want kept", got)
+	}
+	if got := ContentTerms(QueryTerms("我的猫")); !slices.Equal(got, []string{"我的", "的猫"}) {
+		t.Errorf("CJK terms = %q", got)
+	}
+}
