@@ -79,7 +79,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if err := s.check(sc); err != nil {
 		return nil, err
 	}
-	terms := memory.QueryTerms(query)
+	terms := memory.ContentTerms(memory.QueryTerms(query))
 	if len(terms) == 0 {
 		return nil, nil
 	}
