@@ -125,6 +125,9 @@ func newTestRecaller(t *testing.T, s *testSearcher, query string, qvec ...float3
 		Recall:   p.Recall,
 		Decay:    p.Decay,
 		Now:      func() time.Time { return sT0 },
+		// Evidence sims keep the expected scores easy to state; the
+		// fusion-ranked default has its own test.
+		SimEvidence: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +215,7 @@ func TestRecallLexicalOnlyCandidateGetsCosine(t *testing.T) {
 	mid := rcMem("mid", TierSemantic, "nothing either", 0.8, 0.6, 0)
 	kiwi := rcMem("kiwi", TierSemantic, "kiwi and other words here", 0.6, 0.8, 0)
 	s := &testSearcher{mems: []*Memory{near, mid, kiwi}}
-	r, _ := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	r, _ := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }, SimEvidence: true})
 	res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
 	if err != nil {
 		t.Fatal(err)
@@ -257,6 +260,36 @@ func TestRecallFusionKeepsAgreement(t *testing.T) {
 	}
 }
 
+// By default the order comes from the fusion and the level from the best
+// evidence: sim = fused / best_fused × best_evidence.
+func TestRecallSimFromFusion(t *testing.T) {
+	const q = "apple tart"
+	lex := rcMem("lex", TierSemantic, "apple pie recipe", 0.6, 0.8, 0) // lexical 1st, vector 2nd; evidence 0.6
+	vec := rcMem("vec", TierSemantic, "cake", 0.8, 0.6, 0)             // vector 1st only; evidence 0.8
+	s := &testSearcher{mems: []*Memory{lex, vec}}
+	p := policy.Default()
+	r, _ := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}},
+		Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }, VectorWeight: 0.5})
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rankedByID(res)
+	best := 0.5/62 + 1.0/61
+	if !rNear(got["lex"].Sim, 0.8) || !rNear(got["vec"].Sim, (0.5/61)/best*0.8) {
+		t.Fatalf("fusion sims: lex %v vec %v", got["lex"].Sim, got["vec"].Sim)
+	}
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"lex", "vec"}) {
+		t.Errorf("selected %v", ids)
+	}
+	// The same query with evidence sims ranks the other way.
+	r.cfg.SimEvidence = true
+	res, _ = r.Recall(context.Background(), rcScope, Query{Text: q})
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"vec", "lex"}) {
+		t.Errorf("evidence mode selected %v", ids)
+	}
+}
+
 func TestRecallFilters(t *testing.T) {
 	const q = "tea"
 	at := sT0
@@ -283,7 +316,7 @@ func TestRecallFilters(t *testing.T) {
 	}
 	s := &testSearcher{mems: mems, stale: true}
 	p := policy.Default()
-	r, _ := NewRecaller(RecallerConfig{Search: staleSearcher{s}, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	r, _ := NewRecaller(RecallerConfig{Search: staleSearcher{s}, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }, SimEvidence: true})
 	res, err := r.Recall(context.Background(), rcScope, Query{
 		Text:     q,
 		Exclude:  []string{"hi", "  by the way, THE USER drinks green-tea!  "},
