@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memproxy/memproxy/embed"
 	"github.com/memproxy/memproxy/policy"
 )
 
@@ -154,5 +155,17 @@ func Designs() []Design {
 		ds = append(ds, Design{Name: fmt.Sprintf("G lexical ctx-1x2own+date B%d short-guard", b), Units: c2, Retrieval: Retrieval{Lexical: stemmed}, Budget: b, Guard: short})
 		ds = append(ds, Design{Name: fmt.Sprintf("G lexical ctx-1x2own+date B%d", b), Units: c2, Retrieval: Retrieval{Lexical: stemmed}, Budget: b})
 	}
+	// The product's offline embedder (embed.NewLocal), as shipped.
+	ds = append(ds,
+		Design{Name: "L local256 pair user-only", Units: pair, Retrieval: Retrieval{Vector: embed.NewLocal(256), EmbedUser: true}},
+		Design{Name: "L local256 pair", Units: pair, Retrieval: Retrieval{Vector: embed.NewLocal(256)}},
+		Design{Name: "L local1024 pair", Units: pair, Retrieval: Retrieval{Vector: embed.NewLocal(1024)}},
+		Design{Name: "L local256 ctx-1x2own+date", Units: c2, Retrieval: Retrieval{Vector: embed.NewLocal(256)}},
+		Design{Name: "L local1024 ctx-1x2own+date", Units: c2, Retrieval: Retrieval{Vector: embed.NewLocal(1024)}},
+		Design{Name: "L recaller(default) local256 user-only pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), EmbedUser: true, Product: prod(nil)}, Budget: 500},
+		Design{Name: "L recaller(rec 0) local1024 ctx-1x2own+date B500", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: prod(noRec)}, Budget: 500},
+		Design{Name: "L fusion vw0.25 local1024 ctx-1x2own+date B500", Units: c2, Retrieval: proposed(0.25, embed.NewLocal(1024)), Budget: 500},
+		Design{Name: "L fusion vw1 local1024 ctx-1x2own+date B500", Units: c2, Retrieval: proposed(1, embed.NewLocal(1024)), Budget: 500},
+	)
 	return ds
 }
