@@ -320,6 +320,25 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			lat.report(b)
 		})
+		if sc == bench10k {
+			// The exact path on the same scope, to place DefaultExactLimit.
+			b.Run("vector-exact/"+size, func(b *testing.B) {
+				st.exactLimit = 1 << 30
+				defer func() { st.exactLimit = DefaultExactLimit }()
+				lat := make(latencies, 0, b.N)
+				i := 0
+				for b.Loop() {
+					t := time.Now()
+					_, err := st.VectorSearch(ctx, sc, vecs[i%len(vecs)], opts)
+					lat = append(lat, time.Since(t))
+					if err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+				lat.report(b)
+			})
+		}
 		b.Run("lexical/"+size, func(b *testing.B) {
 			lat := make(latencies, 0, b.N)
 			i := 0

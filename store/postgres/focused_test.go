@@ -172,7 +172,7 @@ func TestHalfvec(t *testing.T) {
 	}
 	var idx string
 	if err := st.db.QueryRowContext(ctx, `SELECT indexdef FROM pg_indexes WHERE tablename = 'memories'
-		AND indexname = 'memories_embedding'`).Scan(&idx); err != nil {
+		AND indexname = 'memories_embedding' AND schemaname = current_schema()`).Scan(&idx); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(idx, "hnsw") || !strings.Contains(idx, "halfvec_cosine_ops") {

@@ -179,7 +179,7 @@ func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Me
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("get memory: %w", err)
 	}
-	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+memCols+` FROM memories
+	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+s.cols+` FROM memories
 		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("get memory %s: %w", id, memory.ErrNotFound)
@@ -198,7 +198,7 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	found, err := s.query(ctx, `SELECT `+memCols+` FROM memories
+	found, err := s.query(ctx, `SELECT `+s.cols+` FROM memories
 		WHERE user_id = $1 AND namespace = $2 AND id = ANY($3)`, sc.User, sc.Namespace, pq.Array(ids))
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
@@ -291,7 +291,7 @@ func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) 
 		}
 		w.add("(created_at, id) < (%s, %s)", ts, id)
 	}
-	q := `SELECT ` + memCols + ` FROM memories WHERE ` + w.String() +
+	q := `SELECT ` + s.cols + ` FROM memories WHERE ` + w.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ` + w.arg(limit+1)
 	ms, err := s.query(ctx, q, w.args...)
 	if err != nil {
@@ -321,7 +321,7 @@ func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*me
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("memory history: %w", err)
 	}
-	ms, err := s.query(ctx, `SELECT `+memCols+` FROM memories
+	ms, err := s.query(ctx, `SELECT `+s.cols+` FROM memories
 		WHERE user_id = $1 AND namespace = $2 AND key = $3 AND key <> ''
 		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
 	if err != nil {

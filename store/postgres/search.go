@@ -90,15 +90,19 @@ func (s *Store) largeScope(ctx context.Context, sc memory.Scope) (bool, error) {
 
 // vectorExact orders the scope's rows by exact distance. The MATERIALIZED
 // CTE keeps the planner from answering the ORDER BY with the HNSW index,
-// which would be approximate and filter out the scope after the fact.
+// which would be approximate and filter out the scope after the fact; it
+// carries only ids and distances, and the columns are read for the top rows
+// alone.
 func (s *Store) vectorExact(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) ([]memory.Candidate, error) {
 	w := scoped(sc)
 	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
 	w.add("embedding IS NOT NULL")
 	searchFilter(w, o)
 	query := `WITH scope AS MATERIALIZED (
-		SELECT ` + memCols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `)
-		SELECT * FROM scope ORDER BY dist, id LIMIT ` + w.arg(limit)
+			SELECT id, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `),
+		top AS (SELECT id, dist FROM scope ORDER BY dist, id LIMIT ` + w.arg(limit) + `)
+		SELECT ` + s.cols + `, top.dist FROM top JOIN memories m USING (id)
+		WHERE m.user_id = $1 AND m.namespace = $2 ORDER BY top.dist, id`
 	return s.candidates(ctx, s.db, query, w.args, func(dist float64) float64 { return 1 - dist })
 }
 
@@ -132,7 +136,7 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 	// inflates the plan's cost past jit_above_cost, and JIT-compiling a
 	// query that runs for a millisecond costs half a second: jit is off.
 	query := `WITH hits AS MATERIALIZED (
-		SELECT ` + memCols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
+		SELECT ` + s.cols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
 		ORDER BY embedding <=> ` + q + ` LIMIT ` + w.arg(limit) + `)
 		SELECT * FROM hits ORDER BY dist, id`
 	return s.candidates(ctx, tx, query, w.args, func(dist float64) float64 { return 1 - dist })
@@ -180,7 +184,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	tsq := "to_tsquery('simple', " + w.arg(orQuery(terms)) + ")"
 	w.add("lex @@ " + tsq)
 	searchFilter(w, o)
-	q := `SELECT ` + memCols + `, ts_rank(lex, ` + tsq + `) AS rank FROM memories WHERE ` + w.String() +
+	q := `SELECT ` + s.cols + `, ts_rank(lex, ` + tsq + `) AS rank FROM memories WHERE ` + w.String() +
 		` ORDER BY rank DESC, id LIMIT ` + w.arg(limitOf(o))
 	return s.candidates(ctx, s.db, q, w.args, func(r float64) float64 { return r })
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/lib/pq"
@@ -19,6 +20,7 @@ type Store struct {
 	db     *sql.DB
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
+	cols   string // memColsTemplate for this vector type
 	closed atomic.Bool
 
 	// exactLimit is the scope size (rows) up to which vector search scans
@@ -71,6 +73,7 @@ func open(ctx context.Context, db *sql.DB, o memory.OpenOptions) (*Store, error)
 	}
 	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit}
 	s.vecTyp, _ = vectorType(o.Dim)
+	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
 	if err := s.Migrate(ctx); err != nil {
 		return nil, err
 	}
