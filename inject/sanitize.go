@@ -102,12 +102,15 @@ var tagNames = map[string]bool{
 var tagPrefixes = []string{"memor", "sys", "inst", "im_", "eot", "endof", "start_", "end_", "begin_",
 	"user", "assistant", "developer", "tool", "function"}
 
-func markerTag(name string) bool {
-	if tagNames[name] {
+func markerTag(name []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	if tagNames[string(name)] {
 		return true
 	}
 	for _, p := range tagPrefixes {
-		if strings.HasPrefix(name, p) {
+		if len(name) >= len(p) && string(name[:len(p)]) == p {
 			return true
 		}
 	}
@@ -125,12 +128,13 @@ var roleWords = map[string]bool{
 // neutraliseTag turns "<" ... ">" into "[" ... "]" when the tag names the
 // fence or a template marker, or is a "<|" special token.
 func neutraliseTag(f []rune, i int, out map[int]string) {
+	var buf [24]byte
 	j := i + 1
 	special := j < len(f) && f[j] == '|'
 	for j < len(f) && (f[j] == ' ' || f[j] == '/' || f[j] == '<' || f[j] == '|' || f[j] == '!') {
 		j++
 	}
-	name, end := ident(f, j)
+	name, end := ident(f, j, &buf)
 	if !special && !markerTag(name) {
 		return
 	}
@@ -145,12 +149,13 @@ func neutraliseTag(f []rune, i int, out map[int]string) {
 
 // neutraliseBracket turns "[INST]" and "[/SYS]" into "(INST)" and "(/SYS)".
 func neutraliseBracket(f []rune, i int, out map[int]string) {
+	var buf [24]byte
 	j := i + 1
 	for j < len(f) && (f[j] == ' ' || f[j] == '/') {
 		j++
 	}
-	name, end := ident(f, j)
-	if !tagNames[name] {
+	name, end := ident(f, j, &buf)
+	if !tagNames[string(name)] {
 		return
 	}
 	for end < len(f) && f[end] == ' ' {
@@ -164,6 +169,7 @@ func neutraliseBracket(f []rune, i int, out map[int]string) {
 // neutraliseHeading drops a run of "#" that introduces a role word
 // ("### Instruction"); it returns the index of the run's last "#".
 func neutraliseHeading(f []rune, i int, out map[int]string) int {
+	var buf [24]byte
 	j := i
 	for j < len(f) && f[j] == '#' {
 		j++
@@ -172,7 +178,7 @@ func neutraliseHeading(f []rune, i int, out map[int]string) int {
 	for k < len(f) && f[k] == ' ' {
 		k++
 	}
-	if name, _ := ident(f, k); roleWords[name] {
+	if name, _ := ident(f, k, &buf); roleWords[string(name)] {
 		for x := i; x < j; x++ {
 			out[x] = ""
 		}
@@ -182,8 +188,9 @@ func neutraliseHeading(f []rune, i int, out map[int]string) int {
 
 // neutraliseRole breaks "system:" into "system -".
 func neutraliseRole(f []rune, i int, out map[int]string) {
-	name, end := ident(f, i)
-	if !roleWords[name] {
+	var buf [24]byte
+	name, end := ident(f, i, &buf)
+	if !roleWords[string(name)] {
 		return
 	}
 	for end < len(f) && f[end] == ' ' {
@@ -197,13 +204,24 @@ func neutraliseRole(f []rune, i int, out map[int]string) {
 	}
 }
 
-// ident reads a folded identifier (letters, digits, "_") from j.
-func ident(f []rune, j int) (string, int) {
-	start := j
-	for j < len(f) && (isWord(f[j]) || f[j] == '_') {
-		j++
+// ident reads a folded identifier (letters, digits, "_") from j into buf
+// and returns it with its end. Only short ASCII identifiers can be
+// markers, so any other comes back empty (its end still reported); the
+// caller's buffer keeps the lookups free of allocations.
+func ident(f []rune, j int, buf *[24]byte) (name []byte, end int) {
+	name = buf[:0]
+	ascii := true
+	for ; j < len(f) && (isWord(f[j]) || f[j] == '_'); j++ {
+		if f[j] >= 0x80 || len(name) == len(buf) {
+			ascii = false
+			continue
+		}
+		name = append(name, byte(f[j]))
 	}
-	return string(f[start:j]), j
+	if !ascii {
+		return nil, j
+	}
+	return name, j
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
