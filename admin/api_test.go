@@ -390,10 +390,11 @@ func TestSearchExplain(t *testing.T) {
 			} `json:"data"`
 			Selected []string `json:"selected"`
 			Explain  struct {
-				MinScore float64  `json:"min_score"`
-				TopK     int      `json:"top_k"`
-				Filters  []string `json:"filters"`
-				Formula  string   `json:"formula"`
+				Weights  map[string]float64 `json:"weights"`
+				MinScore float64            `json:"min_score"`
+				TopK     int                `json:"top_k"`
+				Filters  []string           `json:"filters"`
+				Formula  string             `json:"formula"`
 			} `json:"explain"`
 		}
 		r.json(t, &res)
@@ -403,6 +404,9 @@ func TestSearchExplain(t *testing.T) {
 		top := res.Data[0]
 		if top.Text == "" || top.Sim <= 0 || top.Retention <= 0 || top.Freq <= 0 || top.Score <= 0 || top.Fused <= 0 {
 			t.Fatalf("breakdown missing: %+v", top)
+		}
+		if res.Explain.Weights["similarity"] != 0.6 || res.Explain.Weights["recency"] != 0.3 {
+			t.Fatalf("weights %v", res.Explain.Weights)
 		}
 		if res.Explain.MinScore != 0.1 || res.Explain.TopK != 5 || len(res.Explain.Filters) == 0 || res.Explain.Formula == "" {
 			t.Fatalf("explain: %+v", res.Explain)

@@ -43,11 +43,23 @@ type explainResponse struct {
 }
 
 type explainFilters struct {
-	Formula  string         `json:"formula"`
-	Weights  policy.Weights `json:"weights"`
-	MinScore float64        `json:"min_score"`
-	TopK     int            `json:"top_k"`
-	Filters  []string       `json:"filters"`
+	Formula  string   `json:"formula"`
+	Weights  weights  `json:"weights"`
+	MinScore float64  `json:"min_score"`
+	TopK     int      `json:"top_k"`
+	Filters  []string `json:"filters"`
+}
+
+// weights are the score weights as the API names them.
+type weights struct {
+	Similarity float64 `json:"similarity"`
+	Recency    float64 `json:"recency"`
+	Frequency  float64 `json:"frequency"`
+	Value      float64 `json:"value"`
+}
+
+func weightsOf(w policy.Weights) weights {
+	return weights{Similarity: w.Similarity, Recency: w.Recency, Frequency: w.Frequency, Value: w.Value}
 }
 
 // GET /admin/v1/users/{user}/search?q=&namespace=&k=&min_score=&at=
@@ -118,7 +130,7 @@ func (a *API) search(c echo.Context) error {
 	}
 	out.Explain = explainFilters{
 		Formula:  "score = w_sim·sim + w_rec·retention + w_freq·min(1, hits/5) + w_val·value; sim = max(cosine, lexical); candidates fused by reciprocal rank",
-		Weights:  a.pol.Recall.Weights,
+		Weights:  weightsOf(a.pol.Recall.Weights),
 		MinScore: minScore,
 		TopK:     k,
 		Filters: []string{memory.FilteredSuperseded, memory.FilteredArchived, memory.FilteredExpired, memory.FilteredProfile,
