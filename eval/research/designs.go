@@ -167,5 +167,18 @@ func Designs() []Design {
 		Design{Name: "L fusion vw0.25 local1024 ctx-1x2own+date B500", Units: c2, Retrieval: proposed(0.25, embed.NewLocal(1024)), Budget: 500},
 		Design{Name: "L fusion vw1 local1024 ctx-1x2own+date B500", Units: c2, Retrieval: proposed(1, embed.NewLocal(1024)), Budget: 500},
 	)
+	prodVW := func(vw float64) *ProductRecall {
+		p := prod(noRec)
+		p.VectorWeight = vw
+		return p
+	}
+	ds = append(ds,
+		Design{Name: "R recaller(rec 0, vw 0.25) local1024 ctx-1x2own+date B500", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: prodVW(0.25)}, Budget: 500},
+		Design{Name: "R recaller(rec 0, vw 0.25) local1024 ctx-1x2own+date B560 short-guard", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: prodVW(0.25)}, Budget: 560, Guard: short},
+		Design{Name: "R recaller(rec 0, vw 0.25) local256 ctx-1x2own+date B500", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(256), Product: prodVW(0.25)}, Budget: 500},
+		Design{Name: "R recaller(rec 0, vw 0.25) local256 pair B500", Units: pair, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(256), Product: prodVW(0.25)}, Budget: 500},
+		Design{Name: "R recaller(rec 0, vw 1) local256 pair unstemmed B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), Product: prodVW(1)}, Budget: 500},
+		Design{Name: "R recaller(rec 0) lexical-only ctx-1x2own+date B500", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Product: prod(noRec)}, Budget: 500},
+	)
 	return ds
 }

@@ -15,6 +15,8 @@ import (
 type ProductRecall struct {
 	Recall policy.Recall
 	Decay  policy.Decay
+	// VectorWeight is RecallerConfig.VectorWeight (0: the Recaller's 1).
+	VectorWeight float64
 }
 
 // memSearcher serves the Recaller's two searches from the harness's
@@ -74,7 +76,7 @@ func newProductRanker(rk *ranker, p *ProductRecall) (*productRanker, error) {
 	if rk.r.Vector != nil {
 		emb = rk.r.Vector
 	}
-	rec, err := memory.NewRecaller(memory.RecallerConfig{Search: s, Embedder: emb, Recall: p.Recall, Decay: p.Decay})
+	rec, err := memory.NewRecaller(memory.RecallerConfig{Search: s, Embedder: emb, Recall: p.Recall, Decay: p.Decay, VectorWeight: p.VectorWeight})
 	if err != nil {
 		return nil, err
 	}
