@@ -212,8 +212,11 @@ func buildFixture(ctx context.Context, st *Store, background int) error {
 	_, opclass := vectorType(benchDim)
 	for _, q := range []string{
 		`SET maintenance_work_mem = '1GB'`,
+		// One helper process: the machine is shared while the index builds.
+		`SET max_parallel_maintenance_workers = 1`,
 		`CREATE INDEX memories_embedding ON memories USING hnsw (embedding ` + opclass + `)`,
 		`RESET maintenance_work_mem`,
+		`RESET max_parallel_maintenance_workers`,
 		`VACUUM ANALYZE memories`,
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
