@@ -125,7 +125,7 @@ type Scored struct {
 	Breakdown
 	// Cosine is the query–memory cosine similarity (0 when either has no
 	// embedding); Lexical is the share of the query's terms the memory
-	// contains. Sim = max(Cosine, Lexical).
+	// contains; their max is the evidence (see Recall for how sim uses it).
 	Cosine  float64
 	Lexical float64
 	// Fused is the reciprocal-rank-fusion score that admitted the

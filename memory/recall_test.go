@@ -178,7 +178,7 @@ func TestRecallFormula(t *testing.T) {
 	}
 }
 
-// sim = max(cosine, lexical coverage): a memory with every content term of
+// With SimEvidence, sim = max(cosine, lexical coverage): a memory with every content term of
 // the query counts as fully similar even when its vector is orthogonal; a
 // memory lexical search alone found gets its cosine computed.
 func TestRecallSimCombinesLexical(t *testing.T) {
