@@ -151,10 +151,12 @@ type importResponse struct {
 // maxImportMemories bounds one import request.
 const maxImportMemories = 200000
 
-// POST /admin/v1/users/{user}/import: the JSON export, written to {user}
-// (the file's own user may differ: moving a user between stores or ids).
-// Memories keep their ids, times, state and supersede links; an id already
-// present is a 409 and nothing is written.
+// POST /admin/v1/users/{user}/import: the JSON export, written to {user}.
+// Memories keep their times, state and supersede links. Imported as the
+// same user (moving between stores, restoring) they keep their ids too,
+// and an id already present is a 409 with nothing written; imported as
+// another user (a copy) they get fresh ids, links remapped, since memory
+// ids are unique store-wide.
 func (a *API) importUser(c echo.Context) error {
 	user, err := userParam(c)
 	if err != nil {
@@ -169,6 +171,9 @@ func (a *API) importUser(c echo.Context) error {
 	}
 	if len(ex.Memories)+len(ex.Turns) > maxImportMemories {
 		return badParam("memories", fmt.Sprintf("more than %d records in one import", maxImportMemories))
+	}
+	if ex.User != user {
+		renumber(&ex)
 	}
 	ctx := c.Request().Context()
 	byScope := map[memory.Scope][]*memory.Memory{}
@@ -256,4 +261,39 @@ func (a *API) importUser(c echo.Context) error {
 		a.audit(ctx, memory.Scope{User: user, Namespace: memory.DefaultNamespace}, "import", "", "", "", detail)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// renumber gives every memory of ex a fresh id and rewrites the references
+// to them (supersede links, provenance, turns' injected ids).
+func renumber(ex *Export) {
+	ids := make(map[string]string, len(ex.Memories))
+	for _, m := range ex.Memories {
+		if m != nil {
+			ids[m.ID] = memory.NewID()
+		}
+	}
+	re := func(xs []string) []string {
+		out := make([]string, 0, len(xs))
+		for _, x := range xs {
+			out = append(out, cmpOr(ids[x], x))
+		}
+		return out
+	}
+	for _, m := range ex.Memories {
+		if m == nil {
+			continue
+		}
+		m.ID = ids[m.ID]
+		if m.SupersededBy != "" {
+			m.SupersededBy = cmpOr(ids[m.SupersededBy], m.SupersededBy)
+		}
+		if len(m.Provenance.MemoryIDs) > 0 {
+			m.Provenance.MemoryIDs = re(m.Provenance.MemoryIDs)
+		}
+	}
+	for _, t := range ex.Turns {
+		if t != nil && len(t.Injected) > 0 {
+			t.Injected = re(t.Injected)
+		}
+	}
 }

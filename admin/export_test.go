@@ -125,15 +125,22 @@ func TestExportDeleteImportRoundTrip(t *testing.T) {
 			t.Fatalf("turns after import: %+v %v", tp.Data, err)
 		}
 
-		// Import to another user id (moving a user).
+		// Import as another user: a copy with fresh ids, links kept.
 		want(t, e.do("POST", "/admin/v1/users/alice2/import", ex), http.StatusOK)
-		r = e.do("GET", "/admin/v1/users/alice2/memories", nil)
-		if want(t, r, http.StatusOK); !strings.Contains(string(r.Body), "Lisbon") {
-			t.Fatal("import under another user id")
+		r = e.do("GET", "/admin/v1/users/alice2/memories?state=superseded", nil)
+		want(t, r, http.StatusOK)
+		var cp struct{ Data []map[string]any }
+		r.json(t, &cp)
+		if len(cp.Data) != 1 || cp.Data[0]["id"] == old.ID || cp.Data[0]["superseded_by"] == nw.ID {
+			t.Fatalf("copy keeps ids: %s", r.Body)
+		}
+		succ, err := st.Get(ctx, scope("alice2"), cp.Data[0]["superseded_by"].(string))
+		if err != nil || succ.Text != "Alice moved to Lisbon" {
+			t.Fatalf("copy's supersede link: %+v %v", succ, err)
 		}
 
 		wantBad(t, e.do("POST", "/admin/v1/users/alice3/import", map[string]any{"format": "other", "memories": []any{}}), "format")
-		wantBad(t, e.do("POST", "/admin/v1/users/alice3/import", map[string]any{"format": admin.ExportFormat,
+		wantBad(t, e.do("POST", "/admin/v1/users/alice3/import", map[string]any{"format": admin.ExportFormat, "user": "alice3",
 			"memories": []any{map[string]any{"id": "x y", "tier": "semantic", "text": "t", "scope": map[string]any{"namespace": "default"}}}}), "memories[0].id")
 		wantBad(t, e.do("POST", "/admin/v1/users/alice3/import", map[string]any{"format": admin.ExportFormat,
 			"memories": []any{map[string]any{"id": "abc", "tier": "nope", "text": "t"}}}), "memories[0]")

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,15 +22,16 @@ import (
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/store/postgres"
+	"github.com/memproxy/memproxy/store/sqlite"
 )
 
 const token = "admin-secret-token"
 
-// testStore is what the tests need of a backend: the admin surface, the
-// key store and its database handle (to scan every table).
+// testStore is what the tests need of a backend: the admin surface and
+// its database handle (to scan every table). Both stores also implement
+// memory.KeyStore.
 type testStore interface {
 	admin.Store
-	memory.KeyStore
 	DB() *sql.DB
 }
 
@@ -51,6 +53,20 @@ var backends = []struct {
 	name string
 	open func(t *testing.T) *fixture
 }{
+	{"sqlite", func(t *testing.T) *fixture {
+		path := filepath.Join(t.TempDir(), "memproxy.db")
+		st, err := sqlite.Open(context.Background(), path, openOpts)
+		if err != nil {
+			t.Fatalf("open sqlite: %v", err)
+		}
+		rdb, err := sqlite.OpenRiverDB(path)
+		if err != nil {
+			t.Fatalf("open sqlite river pool: %v", err)
+		}
+		t.Cleanup(func() { _ = rdb.Close(); _ = st.Close() })
+		return &fixture{testStore: st, river: rdb, driver: background.DriverSQLite,
+			tables: `SELECT name FROM sqlite_master WHERE type = 'table'`}
+	}},
 	{"postgres", func(t *testing.T) *fixture {
 		st, err := postgres.Open(context.Background(), testpg.New(t), openOpts)
 		if err != nil {
@@ -149,8 +165,11 @@ func newEnv(t *testing.T, st testStore, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	cfg := admin.Config{
-		Token: token, Store: st, Keys: st, Searcher: rec, Policy: pol,
+		Token: token, Store: st, Searcher: rec, Policy: pol,
 		Embedder: testEmbedder{}, Clock: func() time.Time { return e.now },
+	}
+	if ks, ok := st.(*fixture).testStore.(memory.KeyStore); ok {
+		cfg.Keys = ks
 	}
 	for _, o := range opts {
 		o(&cfg)
