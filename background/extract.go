@@ -70,12 +70,12 @@ var slotRules = []slotRule{
 	// Work.
 	{re: en(`\bi(?: now)? work (?:at|for) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
 	{re: en(`\bi(?:'ve| have)? (?:joined|started at|started working at) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
-	{re: en(`\bi(?: now)? work as an? ` + enObj + enEnd), key: "user.occupation", text: "The user works as %s."},
+	{re: en(`\bi(?: now)? work as (?:an? )?` + enObj + enEnd), key: "user.occupation", text: "The user works as a %s."},
 	{re: en(`\bi(?:'m| am)(?: now)? an? (software engineer|engineer|developer|programmer|teacher|doctor|nurse|student|designer|lawyer|manager|writer|researcher|scientist|data scientist|accountant|consultant|product manager|artist|chef)\b`), key: "user.occupation", text: "The user is a %s."},
 	{re: regexp.MustCompile(`我(?:现在)?在([\p{Han}A-Za-z]{1,12}?)(?:工作|上班)`), key: "user.employer", text: "The user works at %s."},
 	{re: regexp.MustCompile(`我(?:现在)?是(?:一名|一个|个|名)?(程序员|工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计|产品经理)`), key: "user.occupation", text: "The user is a %s."},
 	// Tools and languages (multi-valued).
-	{re: en(`\bi (?:switched|moved|changed|migrated) (?:over )?(?:from \S+ )?to ` + enObj + enEnd), key: "user.uses", text: "The user uses %s.", multi: true},
+	{re: en(`\bi (?:switched|changed|migrated) (?:over )?(?:from \S+ )?to ` + enObj + enEnd), key: "user.uses", text: "The user uses %s.", multi: true},
 	{re: en(`\bi(?: now| mostly| mainly| also)? (?:use|code in|program in|write) ` + enObj + enEnd), key: "user.uses", text: "The user uses %s.", multi: true},
 	{re: regexp.MustCompile(`我(?:现在|已经|也)?(?:改用|换成了?|换用|转用|用)([A-Za-z][\w+#.\-]{0,20}|[\p{Han}]{1,8}?)(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), key: "user.uses", text: "The user uses %s.", multi: true},
 	// Preferences (multi-valued).
@@ -87,7 +87,8 @@ var slotRules = []slotRule{
 	{re: regexp.MustCompile(`我(?:现在)?(?:是)?(吃素|素食者|不吃肉|对[\p{Han}]{1,6}过敏)`), key: "user.diet", text: "The user: %s."},
 	// "my X is Y" (single-valued attributes).
 	{re: en(`\bmy (favou?rite \w+|birthday|email|phone number|timezone|time zone|budget|salary|age|goal|deadline|dog's name|cat's name|car|address) is ` + enObj + enEnd), key: "user.{attr}", text: "The user's %s is %s.", rel: true},
-	{re: regexp.MustCompile(`我(?:最喜欢的|的)([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.{attr}", text: "The user's %s is %s.", rel: true},
+	{re: regexp.MustCompile(`我最喜欢的([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.favorite_{attr}", text: "The user's favourite %s is %s.", rel: true},
+	{re: regexp.MustCompile(`我的([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.{attr}", text: "The user's %s is %s.", rel: true},
 	// Age and dates.
 	{re: en(`\bi(?:'m| am) (\d{1,3}) (?:years old|yo)\b`), key: "user.age", text: "The user is %s years old."},
 	{re: regexp.MustCompile(`我(?:今年)?(\d{1,3})岁`), key: "user.age", text: "The user is %s years old."},
@@ -212,8 +213,20 @@ func sprintf(tmpl string, args ...string) string {
 	return tmpl
 }
 
+// zhAttrs names common Chinese attributes by their English key so both
+// languages update the same slot.
+var zhAttrs = map[string]string{
+	"名字": "name", "生日": "birthday", "邮箱": "email", "电话": "phone_number", "手机号": "phone_number",
+	"预算": "budget", "工资": "salary", "年龄": "age", "目标": "goal", "地址": "address", "时区": "timezone",
+	"颜色": "color", "食物": "food", "电影": "movie", "运动": "sport", "书": "book", "歌": "song", "城市": "city",
+	"工作": "occupation", "职业": "occupation", "公司": "employer",
+}
+
 func attrKey(a string) string {
 	a = strings.ToLower(strings.TrimSpace(a))
+	if k, ok := zhAttrs[a]; ok {
+		return k
+	}
 	a = strings.ReplaceAll(a, "favourite", "favorite")
 	a = strings.ReplaceAll(a, "'s", "")
 	return strings.Join(strings.Fields(a), "_")

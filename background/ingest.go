@@ -59,7 +59,9 @@ func (q *Queue) ingest(ctx context.Context, t *memory.Turn) error {
 	case memory.IntentForget:
 		return q.explicitForget(ctx, t)
 	}
-	if class, noise := q.gate.Classify(t.User); noise || strings.TrimSpace(t.User) == "" {
+	// A bare greeting is not noise for the request gate (it skips recall
+	// for its own reason) but carries nothing worth keeping either.
+	if class, noise := q.gate.Classify(t.User); noise || class == gate.ClassGreeting || strings.TrimSpace(t.User) == "" {
 		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
 	}

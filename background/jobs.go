@@ -32,6 +32,8 @@ type IngestArgs struct {
 
 func (IngestArgs) Kind() string { return kindIngest }
 
+func (IngestArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueIngest} }
+
 // ConsolidateArgs names one cluster of repeated events. ClusterKey is the
 // unique key: the same cluster is consolidated once even when several of its
 // events trigger it, on any replica.
@@ -43,12 +45,22 @@ type ConsolidateArgs struct {
 
 func (ConsolidateArgs) Kind() string { return kindConsolidate }
 
+func (ConsolidateArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueConsolidate, MaxAttempts: 5}
+}
+
 // DecayArgs runs one decay-and-forget pass. At zero means the queue clock.
 type DecayArgs struct {
 	At time.Time `json:"at,omitzero"`
 }
 
 func (DecayArgs) Kind() string { return kindDecay }
+
+// InsertOpts routes decay to the maintenance queue (periodic inserts
+// included) and keeps one pending pass at a time.
+func (DecayArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueMaintenance, MaxAttempts: 3}
+}
 
 // SessionArgs asks for a summary of one session once it has been idle.
 // LastTurn is the time of the newest turn seen when the job was scheduled;
@@ -62,6 +74,10 @@ type SessionArgs struct {
 }
 
 func (SessionArgs) Kind() string { return kindSession }
+
+func (SessionArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueMaintenance, MaxAttempts: 5}
+}
 
 var (
 	_ river.JobArgs = IngestArgs{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -72,7 +73,7 @@ func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory,
 			if !old.Live(at) {
 				continue
 			}
-			if normText(old.Text) == normText(m.Text) || cosine(old.Embedding, m.Embedding) >= q.reconcileDup() {
+			if sameValue(old, m, f, q.reconcileDup()) {
 				return DecisionReinforce, q.reinforce(ctx, s, old, m, actor)
 			}
 			if f == nil || !f.Multi || change {
@@ -167,4 +168,18 @@ func snapshot(m *memory.Memory) string {
 	c.Embedding = nil
 	b, _ := json.Marshal(&c)
 	return string(b)
+}
+
+// sameValue decides whether old states the same value as m for their
+// shared key. With a rule-extracted object it is the object's presence in
+// the old text ("lives in Berlin" vs "lives in Paris" embed closely but
+// are different values); otherwise near-identical text or vectors.
+func sameValue(old, m *memory.Memory, f *Fact, dup float64) bool {
+	if normText(old.Text) == normText(m.Text) {
+		return true
+	}
+	if f != nil && f.Object != "" {
+		return strings.Contains(" "+normText(old.Text)+" ", " "+normText(f.Object)+" ")
+	}
+	return cosine(old.Embedding, m.Embedding) >= dup
 }

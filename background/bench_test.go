@@ -1,0 +1,34 @@
+package background
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// BenchmarkIngest measures end-to-end ingest throughput on the embedded
+// store with the local embedder: enqueue (group commit) through the
+// workers to stored events. Reported as turns/s.
+func BenchmarkIngest(b *testing.B) {
+	e := newEnv(b, "sqlite", envOpts{})
+	ctx := context.Background()
+	turns := make([]*memory.Turn, b.N)
+	for i := range turns {
+		turns[i] = &memory.Turn{
+			RequestID: fmt.Sprintf("b-%d", i), Scope: scope(fmt.Sprintf("u%d", i%50)),
+			Time: e.clock.Now().Add(time.Duration(i) * time.Second),
+			User: oneOff(i) + fmt.Sprintf(" My order %d ships to warehouse %d.", i, i%7), Assistant: "Here is an answer about it.",
+		}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	if err := e.q.ImportTurns(ctx, turns); err != nil {
+		b.Fatal(err)
+	}
+	e.wait()
+	el := time.Since(start)
+	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
+}

@@ -1,0 +1,243 @@
+package background
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memproxy/memproxy/internal/fakeupstream"
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
+)
+
+// kyoto are three turns about one repeated topic.
+var kyoto = []string{
+	"Planning the Kyoto trip with Ana: we arrive on March 3 and stay at the Gion ryokan",
+	"For the Kyoto trip with Ana, the Gion ryokan costs 180 euros per night from March 3",
+	"Kyoto trip with Ana update: we booked the Gion ryokan for March 3 to March 7",
+}
+
+const goodJSON = `{"episodic":"The user and Ana plan a Kyoto trip, March 3-7, at the Gion ryokan (180 EUR/night).","semantic":["The user travels with Ana."],"contradicts":[]}`
+
+func (e *env) sayAll(s memory.Scope, msgs []string) []*memory.Turn {
+	var out []*memory.Turn
+	for _, m := range msgs {
+		out = append(out, e.say(s, m))
+		e.wait() // each event sees the ones before it
+	}
+	return out
+}
+
+func TestConsolidationScripted(t *testing.T) {
+	cases := []struct {
+		name    string
+		replies []fakeupstream.Reply
+		calls   int64
+		ok      bool
+	}{
+		{"good", []fakeupstream.Reply{{Content: goodJSON}}, 1, true},
+		{"prose", []fakeupstream.Reply{{Content: "Here you go:\n```json\n" + goodJSON + "\n```\nHope this helps."}}, 1, true},
+		{"invalid_then_good", []fakeupstream.Reply{{Content: "I think the user likes Kyoto."}, {Content: goodJSON}}, 2, true},
+		{"always_invalid", []fakeupstream.Reply{{Content: "nope"}, {Content: `{"episodic":""}`}, {Content: "{broken"}}, 3, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fake := fakeupstream.New()
+			fake.Push(c.replies...)
+			e := newEnv(t, "sqlite", envOpts{llm: fakeLLM(t, fake)})
+			s := scope("dora")
+			turns := e.sayAll(s, kyoto)
+			e.wait()
+			if got := e.q.LLMCalls(); got != c.calls {
+				t.Errorf("LLM calls %d, want %d", got, c.calls)
+			}
+			eps := e.list(s, memory.StateLive, memory.TierEpisodic)
+			evs := e.list(s, memory.StateLive, memory.TierEvent)
+			if len(evs) != 3 {
+				t.Fatalf("%d events kept, want 3", len(evs))
+			}
+			if !c.ok {
+				if len(eps) != 0 {
+					t.Errorf("failed consolidation wrote %s", texts(eps))
+				}
+				for _, ev := range evs {
+					if ev.ConsolidatedAt != nil {
+						t.Errorf("event marked consolidated after failure")
+					}
+				}
+				st, err := e.q.Pending(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(st.Failed, func(f FailedJob) bool {
+					return f.Kind == kindConsolidate && len(f.Errors) > 0 && strings.Contains(f.Errors[0], "invalid consolidation answer")
+				}) {
+					t.Errorf("failure not visible in the queue view: %+v", st.Failed)
+				}
+				return
+			}
+			if len(eps) != 1 || !strings.Contains(eps[0].Text, "March 3-7") {
+				t.Fatalf("episodic %s", texts(eps))
+			}
+			for _, tu := range turns {
+				if !slices.Contains(eps[0].Provenance.RequestIDs, tu.RequestID) || !slices.Contains(eps[0].Provenance.TurnRefs, tu.Refs[0]) {
+					t.Errorf("episodic provenance %+v misses %s", eps[0].Provenance, tu.RequestID)
+				}
+			}
+			for _, ev := range evs {
+				if ev.ConsolidatedAt == nil {
+					t.Errorf("event %s not marked consolidated", ev.ID)
+				}
+			}
+			facts := e.list(s, memory.StateLive, memory.TierSemantic)
+			if !slices.ContainsFunc(facts, func(m *memory.Memory) bool { return m.Text == "The user travels with Ana." }) {
+				t.Errorf("semantic facts %s", texts(facts))
+			}
+			if !strings.Contains(fake.Last().Path, "/chat/completions") || !strings.Contains(string(fake.Last().Body), "Gion ryokan") {
+				t.Errorf("model not asked about the cluster: %s", fake.Last().Body)
+			}
+		})
+	}
+}
+
+func TestConsolidationContradicts(t *testing.T) {
+	fake := fakeupstream.New()
+	fake.Push(fakeupstream.Reply{Content: `{"episodic":"The user rewrote the billing service in Rust over three sessions.","semantic":["The user writes Rust."],"contradicts":["The user uses Python for everything."]}`})
+	e := newEnv(t, "postgres", envOpts{llm: fakeLLM(t, fake)})
+	s := scope("erin")
+	e.say(s, "I use Python for everything")
+	e.wait()
+	e.sayAll(s, []string{
+		"Rewriting the billing service in Rust today, the borrow checker in the invoice module",
+		"More Rust work on the billing service: the borrow checker complains in the invoice module",
+		"Billing service in Rust again: fixed the borrow checker issue in the invoice module",
+	})
+	e.wait()
+	sup := e.list(s, memory.StateSuperseded)
+	if len(sup) != 1 || sup[0].Text != "The user uses Python for everything." {
+		t.Fatalf("superseded %s", texts(sup))
+	}
+	if e.q.LLMCalls() != 1 {
+		t.Errorf("LLM calls %d", e.q.LLMCalls())
+	}
+}
+
+func TestExtractiveConsolidation(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	s := scope("fay")
+	e.sayAll(s, kyoto)
+	e.wait()
+	eps := e.list(s, memory.StateLive, memory.TierEpisodic)
+	if len(eps) != 1 || !strings.Contains(eps[0].Text, "Kyoto") {
+		t.Fatalf("episodic %s", texts(eps))
+	}
+	if e.q.WouldBeLLMCalls() != 1 || e.q.LLMCalls() != 0 {
+		t.Errorf("would-be %d real %d, want 1 and 0", e.q.WouldBeLLMCalls(), e.q.LLMCalls())
+	}
+}
+
+func TestLLMBudget(t *testing.T) {
+	fake := fakeupstream.New()
+	fake.Push(fakeupstream.Reply{Content: goodJSON}, fakeupstream.Reply{Content: goodJSON})
+	pol := policy.Default()
+	pol.Consolidation.MaxCallsPerHour = 1
+	e := newEnv(t, "sqlite", envOpts{llm: fakeLLM(t, fake), pol: pol})
+	e.sayAll(scope("g1"), kyoto)
+	e.sayAll(scope("g2"), kyoto)
+	e.wait()
+	if e.q.LLMCalls() != 1 {
+		t.Errorf("LLM calls %d, want 1 (budget)", e.q.LLMCalls())
+	}
+	st, err := e.q.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Scheduled < 1 {
+		t.Errorf("over-budget cluster not kept as a scheduled job: %+v", st)
+	}
+	done := 0
+	for _, u := range []string{"g1", "g2"} {
+		done += len(e.list(scope(u), memory.StateLive, memory.TierEpisodic))
+	}
+	if done != 1 {
+		t.Errorf("%d clusters consolidated, want 1", done)
+	}
+}
+
+// TestRepeatedTopicsBudget: 200 turns of varied one-off chat plus 3 topics
+// repeated 4 times each → at most one model call per 10 turns, and every
+// repeated topic consolidated.
+func TestRepeatedTopicsBudget(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	s := scope("hank")
+	topics := [][]string{
+		{"Our team offsite in Lisbon on May 12: budget 4000 euros for 12 people",
+			"Lisbon offsite May 12 update: the 4000 euros budget must cover 12 people and the boat tour",
+			"Lisbon offsite on May 12 for 12 people: 4000 euros budget, boat tour booked",
+			"Final check on the Lisbon offsite May 12, 12 people, 4000 euros budget"},
+		{"My sourdough starter smells like acetone after feeding it rye flour twice a day",
+			"Sourdough starter again: acetone smell after the rye flour feeding twice a day",
+			"The sourdough starter still smells of acetone, rye flour feeding twice a day",
+			"Sourdough starter acetone smell is back after rye flour feedings"},
+		{"Postgres vacuum is slow on the orders table with 80 million rows",
+			"The orders table vacuum in Postgres takes hours with 80 million rows",
+			"Postgres orders table: vacuum still slow at 80 million rows",
+			"Vacuum on the Postgres orders table with 80 million rows again"},
+	}
+	var turns []string
+	for i := 0; i < 200; i++ {
+		turns = append(turns, oneOff(i))
+	}
+	// Spread each topic over the conversation.
+	for k, tp := range topics {
+		for j, m := range tp {
+			at := 10 + k*7 + j*45
+			turns = slices.Insert(turns, at, m)
+		}
+	}
+	for _, m := range turns {
+		e.say(s, m)
+		e.wait()
+	}
+	n := int64(len(turns))
+	calls := e.q.WouldBeLLMCalls() + e.q.LLMCalls()
+	t.Logf("%d turns, %d consolidation calls (%.3f per turn)", n, calls, float64(calls)/float64(n))
+	if calls*10 > n {
+		t.Errorf("%d consolidation calls for %d turns: more than 1 per 10", calls, n)
+	}
+	eps := e.list(s, memory.StateLive, memory.TierEpisodic)
+	for _, tp := range topics {
+		key := strings.Fields(tp[0])[1]
+		if !slices.ContainsFunc(eps, func(m *memory.Memory) bool {
+			for _, x := range tp {
+				if strings.Contains(x, firstWords(m.Text)) {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Errorf("topic %q not consolidated; episodic: %s", key, texts(eps))
+		}
+	}
+}
+
+func firstWords(s string) string {
+	f := strings.Fields(s)
+	return strings.Join(f[:min(5, len(f))], " ")
+}
+
+// oneOff is varied chat: each turn a distinct subject, so no cluster forms.
+func oneOff(i int) string {
+	subjects := []string{"photosynthesis", "the French revolution", "binary search trees", "volcanoes", "jazz harmony",
+		"tax brackets", "quantum tunnelling", "medieval castles", "TCP congestion control", "knitting patterns",
+		"black holes", "the stock market", "origami cranes", "vitamin D", "chess openings", "glaciers",
+		"the Roman empire", "espresso extraction", "bird migration", "compound interest", "Kubernetes pods",
+		"the Great Wall", "solar panels", "haiku poetry", "marathon training", "CRISPR", "wine tannins",
+		"the Silk Road", "electric guitars", "coral reefs", "regular expressions", "Viking ships", "yoga breathing",
+		"supply chains", "the Mona Lisa", "rust on bicycles", "Mars rovers", "sushi rice", "elections in Iceland", "tides"}
+	forms := []string{"Can you explain %s in simple terms?", "What is the history of %s?", "Give me three facts about %s.",
+		"How would you teach %s to a child?", "What are common myths about %s?"}
+	return fmt.Sprintf(forms[(i/len(subjects))%len(forms)], subjects[i%len(subjects)]) + fmt.Sprintf(" (question %d)", i)
+}

@@ -1,0 +1,222 @@
+package background
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+)
+
+// Environment of the durability child process.
+const (
+	childEnv     = "MEMPROXY_BG_DURABILITY_CHILD"
+	childBackend = "MEMPROXY_BG_BACKEND"
+	childTarget  = "MEMPROXY_BG_TARGET"
+	childN       = "MEMPROXY_BG_N"
+)
+
+// TestDurabilityChild is the child half of TestDurability: it enqueues N
+// turns concurrently (as N finished requests would), reports each
+// acknowledged one on stdout, then blocks until it is killed.
+func TestDurabilityChild(t *testing.T) {
+	if os.Getenv(childEnv) != "1" {
+		t.Skip("child process of TestDurability")
+	}
+	n, _ := strconv.Atoi(os.Getenv(childN))
+	e := openEnv(t, os.Getenv(childBackend), os.Getenv(childTarget), envOpts{insertOnly: true})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range n {
+		wg.Go(func() {
+			tu := &memory.Turn{
+				RequestID: fmt.Sprintf("dur-%d", i), Scope: scope("dur"), Time: e.clock.Now().Add(time.Duration(i) * time.Second),
+				User: fmt.Sprintf("Durable statement number %d about the Zephyr %d project budget", i, i), Assistant: "Got it.",
+			}
+			if err := e.q.Enqueue(context.Background(), tu); err != nil {
+				fmt.Printf("ERR %v\n", err)
+				return
+			}
+			mu.Lock()
+			fmt.Printf("ACK %s\n", tu.RequestID)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	fmt.Println("DONE")
+	select {} // wait for SIGKILL
+}
+
+// TestDurability: a process acknowledges N turns and is SIGKILLed before
+// any worker runs; a fresh queue on the same database ingests every
+// acknowledged turn exactly once.
+func TestDurability(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const n = 50
+		target := ""
+		if backend == "sqlite" {
+			target = t.TempDir() + "/memproxy.db"
+		} else {
+			target = newPGTarget(t)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDurabilityChild$", "-test.v=false")
+		cmd.Env = append(os.Environ(), childEnv+"=1", childBackend+"="+backend, childTarget+"="+target, childN+"="+strconv.Itoa(n))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var acked []string
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if id, ok := strings.CutPrefix(line, "ACK "); ok {
+				acked = append(acked, id)
+			}
+			if line == "DONE" || strings.HasPrefix(line, "ERR") {
+				if line != "DONE" {
+					t.Errorf("child: %s", line)
+				}
+				break
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if len(acked) != n {
+			t.Fatalf("child acknowledged %d of %d turns", len(acked), n)
+		}
+
+		e := openEnv(t, backend, target, envOpts{})
+		e.wait()
+		evs := e.list(scope("dur"), memory.StateAny, memory.TierEvent)
+		seen := map[string]int{}
+		for _, m := range evs {
+			for _, r := range m.Provenance.RequestIDs {
+				seen[r]++
+			}
+		}
+		for _, id := range acked {
+			if seen[id] != 1 {
+				t.Errorf("turn %s stored %d times", id, seen[id])
+			}
+		}
+		if len(evs) != n {
+			t.Errorf("%d events for %d turns", len(evs), n)
+		}
+		turns, err := e.st.Turns(context.Background(), scope("dur"), memory.TurnFilter{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(turns.Data) != n {
+			t.Errorf("turn log has %d turns, want %d", len(turns.Data), n)
+		}
+		if e.q.IngestedTurns() != n {
+			t.Errorf("ingested %d, want %d", e.q.IngestedTurns(), n)
+		}
+	})
+}
+
+// TestTwoReplicas: two queues on one PostgreSQL schema share the work: a
+// cluster fed through both is consolidated once, and the periodic decay
+// runs on one leader only.
+func TestTwoReplicas(t *testing.T) {
+	target := newPGTarget(t)
+	a := openEnv(t, "postgres", target, envOpts{id: "replica-a"})
+	b := openEnv(t, "postgres", target, envOpts{id: "replica-b"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s := scope("kim")
+	for i, m := range kyoto {
+		e := a
+		if i%2 == 1 {
+			e = b
+		}
+		e.say(s, m)
+		a.wait()
+		b.wait()
+	}
+	// Both replicas see the third event's cluster; a retried trigger from
+	// either must not consolidate twice.
+	for _, e := range []*env{a, b} {
+		evs := e.list(s, memory.StateAny, memory.TierEvent)
+		slices.SortFunc(evs, func(x, y *memory.Memory) int { return x.CreatedAt.Compare(y.CreatedAt) })
+		if err := e.q.maybeCluster(ctx, evs[len(evs)-1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.wait()
+	b.wait()
+	if got := a.q.Consolidations() + b.q.Consolidations(); got != 1 {
+		t.Errorf("cluster consolidated %d times across replicas", got)
+	}
+	if eps := a.list(s, memory.StateLive, memory.TierEpisodic); len(eps) != 1 {
+		t.Errorf("episodic %s", texts(eps))
+	}
+	// Decay: RunOnStart inserts one job from the elected leader.
+	waitDecayAny(ctx, t, a.q, b.q)
+	a.wait()
+	b.wait()
+	if got := a.q.DecayRuns() + b.q.DecayRuns(); got != 1 {
+		t.Errorf("decay ran %d times across replicas, want 1 (leader only)", got)
+	}
+}
+
+// waitDecay waits until q finished a decay job.
+func waitDecay(ctx context.Context, t *testing.T, q *Queue) { waitDecayAny(ctx, t, q) }
+
+func waitDecayAny(ctx context.Context, t *testing.T, qs ...*Queue) {
+	t.Helper()
+	ch := make(chan struct{}, len(qs))
+	for _, q := range qs {
+		sub, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+		defer cancel()
+		go func() {
+			for {
+				select {
+				case ev, ok := <-sub:
+					if !ok {
+						return
+					}
+					if ev.Job.Kind == kindDecay {
+						ch <- struct{}{}
+						return
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	total := func() int64 {
+		var n int64
+		for _, q := range qs {
+			n += q.DecayRuns()
+		}
+		return n
+	}
+	if total() > 0 {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		if total() == 0 {
+			t.Fatal("no decay job ran")
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package background
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+func forBackends(t *testing.T, fn func(t *testing.T, backend string)) {
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { fn(t, b) })
+	}
+}
+
+func TestIngestPaths(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		s := scope("alice")
+		ctx := context.Background()
+		noise := []string{"ok", "哈哈哈", "/reset", "好的", "hi"}
+		for _, n := range noise {
+			e.say(s, n)
+		}
+		fact := e.say(s, "I live in Lisbon.")
+		remember := e.say(s, "Please remember that I'm allergic to peanuts.")
+		profile := e.say(s, "From now on, answer in French.")
+		ev := e.say(s, "Can you explain how the Raft election timeout works with 150ms intervals?")
+		fenced := e.turn(s, "<memory>\n- [fact] The user lives in Lisbon.\n</memory>\nWhat about Paxos then", "Paxos is…")
+		if err := e.q.Enqueue(ctx, fenced); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+
+		all := e.list(s, memory.StateLive)
+		if got := e.q.IngestedTurns(); got != int64(len(noise)+5) {
+			t.Errorf("ingested %d turns, want %d", got, len(noise)+5)
+		}
+		for _, m := range all {
+			for _, n := range noise {
+				if strings.TrimSpace(userPart(m.Text)) == n {
+					t.Errorf("noise %q stored as %s", n, m.Tier)
+				}
+			}
+			if strings.Contains(m.Text, "<memory>") || (m.Tier == memory.TierEvent && strings.Contains(m.Text, "lives in Lisbon")) {
+				t.Errorf("fenced memory re-extracted: %q", m.Text)
+			}
+		}
+		byReq := func(id string) *memory.Memory {
+			for _, m := range all {
+				if slices.Contains(m.Provenance.RequestIDs, id) {
+					return m
+				}
+			}
+			t.Fatalf("no memory from %s among %d", id, len(all))
+			return nil
+		}
+		m := byReq(fact.RequestID)
+		if m.Tier != memory.TierSemantic || m.Key != "user.location" || m.Source != memory.SourceExtracted || !slices.Equal(m.Provenance.TurnRefs, fact.Refs) {
+			t.Errorf("implicit fact: %+v", m)
+		}
+		m = byReq(remember.RequestID)
+		if m.Source != memory.SourceExplicit || !m.NoDecay || m.Value < 0.8 || !strings.Contains(m.Text, "peanut") {
+			t.Errorf("explicit remember: %+v", m)
+		}
+		if m := byReq(profile.RequestID); m.Tier != memory.TierProfile {
+			t.Errorf("profile cue: tier %s, want profile", m.Tier)
+		}
+		m = byReq(ev.RequestID)
+		if m.Tier != memory.TierEvent || len(m.Embedding) != testDim || m.Value <= 0 || !strings.Contains(m.Text, "Raft") {
+			t.Errorf("event: %+v", m)
+		}
+		turns, err := e.st.Turns(ctx, s, memory.TurnFilter{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(turns.Data) != len(noise)+5 {
+			t.Errorf("turn log has %d turns, want %d", len(turns.Data), len(noise)+5)
+		}
+		audit, err := e.st.Audit(ctx, s, e.clock.Now().AddDate(-1, 0, 0), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		actors := map[string]bool{}
+		for _, a := range audit {
+			actors[a.Actor+"/"+a.Action] = true
+		}
+		if !actors["explicit/insert"] || !actors["background/insert"] {
+			t.Errorf("audit actors %v: want explicit/insert and background/insert", actors)
+		}
+	})
+}
+
+func TestExplicitForget(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		s := scope("bob")
+		e.say(s, "I work at Initech.")
+		e.say(s, "I like sailing.")
+		e.wait()
+		if n := len(e.list(s, memory.StateLive, memory.TierSemantic)); n != 2 {
+			t.Fatalf("%d facts before forget, want 2", n)
+		}
+		e.say(s, "Please forget that I work at Initech.")
+		e.wait()
+		live := e.list(s, memory.StateAny)
+		for _, m := range live {
+			if strings.Contains(m.Text, "Initech") {
+				t.Errorf("forgotten memory still stored: %q", m.Text)
+			}
+		}
+		if !slices.ContainsFunc(live, func(m *memory.Memory) bool { return strings.Contains(m.Text, "sailing") }) {
+			t.Errorf("unrelated memory went too")
+		}
+		audit, err := e.st.Audit(context.Background(), s, e.clock.Now().AddDate(-1, 0, 0), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(audit, func(a *memory.AuditEntry) bool { return a.Actor == "explicit" && a.Action == "delete" }) {
+			t.Errorf("forget not audited")
+		}
+	})
+}
+
+func TestUsageFeedback(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	s := scope("carol")
+	ctx := context.Background()
+	e.say(s, "I live in Porto.")
+	e.say(s, "I like tennis.")
+	e.wait()
+	facts := e.list(s, memory.StateLive, memory.TierSemantic)
+	if len(facts) != 2 {
+		t.Fatalf("%d facts", len(facts))
+	}
+	var porto, tennis *memory.Memory
+	for _, f := range facts {
+		if strings.Contains(f.Text, "Porto") {
+			porto = f
+		} else {
+			tennis = f
+		}
+	}
+	tu := e.turn(s, "Any restaurant tips near home?", "Since you live in Porto, try the francesinha at Café Santiago.")
+	tu.Injected = []string{porto.ID, tennis.ID}
+	if err := e.q.Enqueue(ctx, tu); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	got, err := e.st.Get(ctx, s, porto.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Hits != porto.Hits+1 {
+		t.Errorf("used memory hits %d → %d, want +1", porto.Hits, got.Hits)
+	}
+	got, _ = e.st.Get(ctx, s, tennis.ID)
+	if got.Hits != tennis.Hits {
+		t.Errorf("unused memory reinforced")
+	}
+	th, ok, err := e.st.Threshold(ctx, s)
+	if err != nil || !ok {
+		t.Fatalf("threshold not stored: %v %v", ok, err)
+	}
+	a := e.pol.Gate.Adaptive
+	if want := e.pol.Gate.MinScore - a.StepDown + a.StepUp; abs(th-want) > 1e-9 {
+		t.Errorf("threshold %v, want %v", th, want)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

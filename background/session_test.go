@@ -1,0 +1,63 @@
+package background
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+func TestSessionSummary(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		ctx := context.Background()
+		s := scope("jack")
+		msgs := []string{
+			"We need to migrate the billing database to Postgres 17 by December 15",
+			"The migration window is Saturday 02:00-04:00 UTC with Priya on call",
+			"Budget for the new cluster is 2,400 dollars per month",
+			"ok",
+			"Rollback plan: keep the old MySQL replica read-only for 14 days",
+		}
+		for _, m := range msgs {
+			tu := e.turn(s, m, "Understood.")
+			tu.Session = "sess-1"
+			if err := e.q.Enqueue(ctx, tu); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.wait()
+		// Not idle yet: flushing must not summarise.
+		if err := e.q.FlushSessions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		if eps := e.list(s, memory.StateLive, memory.TierEpisodic); len(eps) != 0 {
+			t.Fatalf("summarised an active session: %s", texts(eps))
+		}
+		e.clock.Add(e.pol.Sessions.Idle.D() + time.Minute)
+		if err := e.q.FlushSessions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		eps := e.list(s, memory.StateLive, memory.TierEpisodic)
+		if len(eps) != 1 {
+			t.Fatalf("episodic %s, want one session summary", texts(eps))
+		}
+		sum := eps[0].Text
+		points := strings.Count(sum, "\n- ")
+		if points < 3 || points > 5 {
+			t.Errorf("summary has %d points: %q", points, sum)
+		}
+		for _, want := range []string{"December 15", "2,400", "14 days"} {
+			if !strings.Contains(sum, want) {
+				t.Errorf("summary lost %q: %q", want, sum)
+			}
+		}
+		if len(eps[0].Provenance.RequestIDs) != 4 || eps[0].Session != "sess-1" {
+			t.Errorf("summary provenance %+v session %q", eps[0].Provenance, eps[0].Session)
+		}
+	})
+}
