@@ -73,9 +73,10 @@ func NewThresholds(s memory.GateState, g policy.Gate, c ThresholdsConfig) (*Thre
 		c.TTL = time.Minute
 	}
 	cache, err := ristretto.NewCache(&ristretto.Config[uint64, cachedThreshold]{
-		NumCounters: c.Scopes * 10,
-		MaxCost:     c.Scopes,
-		BufferItems: 64,
+		NumCounters:        c.Scopes * 10,
+		MaxCost:            c.Scopes,
+		BufferItems:        64,
+		IgnoreInternalCost: true, // cost counts entries, not bytes
 	})
 	if err != nil {
 		return nil, fmt.Errorf("threshold cache: %w", err)

@@ -148,6 +148,30 @@ func TestThresholdsCache(t *testing.T) {
 	}
 }
 
+// The cache holds as many scopes as configured (its cost counts entries).
+func TestThresholdsCacheCapacity(t *testing.T) {
+	ctx := context.Background()
+	st := &gateState{v: map[memory.Scope]float64{}}
+	th, err := NewThresholds(st, policy.Default().Gate, ThresholdsConfig{Scopes: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	scopes := make([]memory.Scope, 10)
+	for i := range scopes {
+		scopes[i] = memory.Scope{User: string(rune('a' + i)), Namespace: "default"}
+		th.Get(ctx, scopes[i])
+	}
+	th.cache.Wait()
+	reads := st.reads
+	for _, s := range scopes {
+		th.Get(ctx, s)
+	}
+	if st.reads != reads {
+		t.Fatalf("%d of 10 scopes fell out of a 20-scope cache", st.reads-reads)
+	}
+}
+
 func TestThresholdsFailOpen(t *testing.T) {
 	ctx := context.Background()
 	g := policy.Default().Gate
