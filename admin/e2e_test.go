@@ -44,7 +44,11 @@ func newStack(t *testing.T, st testStore, mut func(*policy.Policy)) *stack {
 	hook, err := recallpath.New(recallpath.Config{Policy: pol, Gate: gate.New(pol.Gate, pol.Explicit), Recaller: rec, Writer: st})
 	must(t, err)
 	t.Cleanup(hook.Close)
-	api := admin.New(admin.Config{Token: token, Store: st, Keys: keyStore(t, st), Searcher: rec, Policy: pol})
+	cfg := admin.Config{Token: token, Store: st, Searcher: rec, Policy: pol}
+	if ks, ok := st.(*fixture).testStore.(memory.KeyStore); ok {
+		cfg.Keys = ks
+	}
+	api := admin.New(cfg)
 	px, err := proxy.New(proxy.Config{Upstream: up.URL + "/v1", Policy: pol, Salt: "test-salt",
 		Rewriter: hook, Observer: hook, Authenticator: api.Authenticator()})
 	must(t, err)
@@ -123,6 +127,7 @@ func TestForgetUserNextRequestInjectsNothing(t *testing.T) {
 // them (so the test can tell the cases apart).
 func TestAssertedIdentityReadsNothing(t *testing.T) {
 	forEachStore(t, func(t *testing.T, st testStore) {
+		keyStore(t, st)
 		e := newEnv(t, st)
 		e.now = time.Now().UTC()
 		e.seed(scope("alice"), memory.TierSemantic, "Alice's dog is called Zebulon-the-dog")
