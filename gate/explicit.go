@@ -95,13 +95,24 @@ func (g *Gate) ExplicitContent(text string) string {
 
 // Explicit returns the intent and the payload together.
 func (g *Gate) Explicit(text string) (memory.Intent, string) {
-	if len(text) > maxExplicitScanBytes {
-		text = text[:maxExplicitScanBytes]
+	// In a long message (a pasted document, code) only the opening and
+	// the close are read: an instruction to memproxy sits there, while a
+	// "remember that …" in the middle of a pasted text is someone else's.
+	tail := len(text)
+	if len(text) > 2*explicitWindow {
+		tail = len(text) - explicitWindow
+		for tail < len(text) && !utf8.RuneStart(text[tail]) {
+			tail++
+		}
 	}
 	for i := 0; i < len(text); {
 		p, start, end, ok := g.explicit.scan(text, i)
 		if !ok {
 			break
+		}
+		if start >= explicitWindow && start < tail {
+			i = tail
+			continue
 		}
 		if content, ok := g.instruction(text, p, start, end); ok {
 			if p.class == cueForget {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/memproxy/memproxy/memory"
@@ -77,6 +78,23 @@ func TestExplicit(t *testing.T) {
 		if got := g.ExplicitContent(c.text); got != c.content {
 			t.Errorf("ExplicitContent(%q) = %q, want %q", c.text, got, c.content)
 		}
+	}
+}
+
+// A cue in the middle of a pasted document is not the user's instruction;
+// at the start or the end of a long message it is.
+func TestExplicitLongMessages(t *testing.T) {
+	g := newDefault(t)
+	filler := strings.Repeat("The service reads its configuration at start and caches it. ", 30)
+	doc := filler + "Remember that the cache is never invalidated. " + filler
+	if in, _ := g.Explicit("Can you review this design doc?\n" + doc); in != memory.IntentNone {
+		t.Errorf("cue inside a pasted document: %q", in)
+	}
+	if in, c := g.Explicit("Remember that I only review Go code.\n" + doc); in != memory.IntentRemember || !strings.HasPrefix(c, "I only review Go code.") {
+		t.Errorf("cue at the start: %q %.40q", in, c)
+	}
+	if in, c := g.Explicit(doc + "\nPlease remember that I'm the owner of this service."); in != memory.IntentRemember || c != "I'm the owner of this service" {
+		t.Errorf("cue at the end: %q %q", in, c)
 	}
 }
 

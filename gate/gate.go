@@ -20,16 +20,16 @@ const (
 
 // Decision reasons besides "noise:<class>" and "cue:<cue>".
 const (
-	ReasonGreeting       = "greeting"
-	ReasonNotUser        = "not_user_message"
-	ReasonAdaptive       = "adaptive"
-	reasonNoisePrefix    = "noise:"
-	reasonCuePrefix      = "cue:"
-	roleUser             = "user"
-	defaultMinChars      = 3
-	maxCoverableMessage  = 512 // longer messages are never whole-message noise
-	maxPrefixBeforeCue   = 64  // bytes of politeness allowed before an explicit cue
-	maxExplicitScanBytes = 16 << 10
+	ReasonGreeting      = "greeting"
+	ReasonNotUser       = "not_user_message"
+	ReasonAdaptive      = "adaptive"
+	reasonNoisePrefix   = "noise:"
+	reasonCuePrefix     = "cue:"
+	roleUser            = "user"
+	defaultMinChars     = 3
+	maxCoverableMessage = 512 // longer messages are never whole-message noise
+	maxPrefixBeforeCue  = 64  // bytes of politeness allowed before an explicit cue
+	explicitWindow      = 600 // bytes read at each end of a long message for explicit cues
 )
 
 // View is what the gate sees of a request: the last message.
