@@ -10,6 +10,7 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -54,7 +55,7 @@ func FromPolicy(p policy.Embedder, getenv func(string) string) (Embedder, error)
 		if p.APIKeyEnv != "" && getenv != nil {
 			key = getenv(p.APIKeyEnv)
 		}
-		o, err := NewOpenAI(p.BaseURL, p.Model, key, 0)
+		o, err := NewOpenAI(cmp.Or(p.BaseURL, DefaultOpenAIBaseURL), p.Model, key, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -69,6 +70,10 @@ func FromPolicy(p policy.Embedder, getenv func(string) string) (Embedder, error)
 	}
 	return NewCached(inner, p.CacheSize), nil
 }
+
+// DefaultOpenAIBaseURL is used by the openai provider when no base URL is
+// configured.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 
 // probeTimeout bounds the start-up call that learns a remote model's
 // dimension.
