@@ -241,6 +241,23 @@ func (h *Hook) Observe(req *proxy.ChatRequest, rw *proxy.Rewrite, overhead time.
 // the request detail view and recall@25.
 const maxLoggedCandidates = 25
 
+// Flush waits until every write handed to the background writer before the
+// call is done (tests, the evaluation, shutdown).
+func (h *Hook) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case h.work <- func(context.Context) { close(done) }:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // enqueue hands work to the background writer; when it is full the work is
 // dropped and counted (these writes are reinforcement and observability,
 // never the user's data).

@@ -1,0 +1,273 @@
+// Package app wires memproxy together: the store (embedded SQLite or
+// PostgreSQL), the embedder, the background queue, the recall path, the
+// proxy and the management API. `memproxy serve`, the evaluation's
+// in-process mode and the end-to-end tests all build the same App, so what
+// is tested is what runs.
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memproxy/memproxy/admin"
+	"github.com/memproxy/memproxy/background"
+	"github.com/memproxy/memproxy/embed"
+	"github.com/memproxy/memproxy/gate"
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/proxy"
+	"github.com/memproxy/memproxy/recallpath"
+	"github.com/memproxy/memproxy/store/postgres"
+	"github.com/memproxy/memproxy/store/sqlite"
+)
+
+// Options configure an App. Upstream is required; the rest default.
+type Options struct {
+	// Upstream is the OpenAI-compatible base URL (with its /v1).
+	Upstream string
+	// Policy is the validated policy; nil means policy.Default().
+	Policy *policy.Policy
+	// DB is the embedded SQLite file; DatabaseURL (PostgreSQL) wins when
+	// set.
+	DB          string
+	DatabaseURL string
+	// AdminToken enables the management API and the replay clock.
+	AdminToken string
+	// Embedder overrides the one built from policy (tests).
+	Embedder embed.Embedder
+	// Getenv reads API keys named by the policy; nil means os.Getenv.
+	Getenv func(string) string
+	Logger *slog.Logger
+	// Registry receives every metric; nil means a fresh registry.
+	Registry *prometheus.Registry
+	// Clock is "now" for the background (replays); nil means time.Now.
+	Clock func() time.Time
+	// Transport overrides the upstream transport (tests).
+	Transport http.RoundTripper
+	// NoWorkers starts the queue insert-only (a replica that must not
+	// work, or a durability test).
+	NoWorkers bool
+	// PollInterval of idle background workers (0: the queue's default).
+	PollInterval time.Duration
+}
+
+// Store is what the app needs from a backend.
+type Store interface {
+	memory.Store
+	memory.Admin
+	DB() *sql.DB
+}
+
+var (
+	_ Store = (*sqlite.Store)(nil)
+	_ Store = (*postgres.Store)(nil)
+)
+
+// App is a running memproxy.
+type App struct {
+	Policy   *policy.Policy
+	Store    Store
+	Embedder embed.Embedder
+	Queue    *background.Queue
+	Recaller *memory.Recaller
+	Hook     *recallpath.Hook
+	Proxy    *proxy.Server
+	Admin    *admin.API
+	Registry *prometheus.Registry
+	// Backend names the active store for logs ("sqlite:./memproxy.db",
+	// "postgres").
+	Backend string
+
+	closers []func() error
+}
+
+// New builds and starts an App. On error everything started is stopped.
+func New(ctx context.Context, o Options) (a *App, err error) {
+	if o.Policy == nil {
+		o.Policy = policy.Default()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	a = &App{Policy: o.Policy, Registry: o.Registry}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+
+	if err := a.openEmbedder(o); err != nil {
+		return nil, err
+	}
+	riverDB, driver, err := a.openStore(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	salt, err := a.Store.SetMetaIfAbsent(ctx, "identity_salt", memory.NewID()+memory.NewID())
+	if err != nil {
+		return nil, fmt.Errorf("identity salt: %w", err)
+	}
+
+	g := gate.New(o.Policy.Gate, o.Policy.Explicit)
+	q, err := background.New(background.Config{
+		Store: a.Store, Admin: a.Store, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
+		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("background queue: %w", err)
+	}
+	if err := q.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start background queue: %w", err)
+	}
+	a.Queue = q
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), o.Policy.Server.ShutdownTimeout.D()+5*time.Second)
+		defer cancel()
+		return q.Stop(ctx)
+	})
+
+	a.Recaller, err = memory.NewRecaller(memory.RecallerConfig{
+		Search: a.Store, Profiles: a.Store, Embedder: a.Embedder,
+		Recall: o.Policy.Recall, Decay: o.Policy.Decay,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recaller: %w", err)
+	}
+	th, err := gate.NewThresholds(a.Store, o.Policy.Gate, gate.ThresholdsConfig{
+		OnError: func(err error) { o.Logger.Warn("gate threshold", "err", err) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gate thresholds: %w", err)
+	}
+	a.closers = append(a.closers, func() error { th.Close(); return nil })
+	a.Hook, err = recallpath.New(recallpath.Config{
+		Policy: o.Policy, Gate: g, Recaller: a.Recaller, Thresholds: th,
+		Writer: a.Store, Logger: o.Logger, Registry: o.Registry,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, func() error { a.Hook.Close(); return nil })
+
+	// Client keys need the backend's key table.
+	keys, _ := a.Store.(memory.KeyStore)
+	a.Admin = admin.New(admin.Config{
+		Token: o.AdminToken, Store: a.Store, Keys: keys, Queue: q,
+		Searcher: a.Recaller, Embedder: a.Embedder, Policy: o.Policy, Logger: o.Logger,
+		Clock: o.Clock, OpenFeedback: o.Policy.Identity.TrustHeaders,
+	})
+	var upstreamKey string
+	if o.Policy.Upstream.APIKeyEnv != "" {
+		upstreamKey = o.Getenv(o.Policy.Upstream.APIKeyEnv)
+	}
+	p, err := proxy.New(proxy.Config{
+		Upstream: o.Upstream, Policy: o.Policy, Salt: salt,
+		Sink: q, Rewriter: a.Hook, Observer: a.Hook,
+		Authenticator: a.Admin.Authenticator(), UpstreamKey: upstreamKey,
+		AdminToken: o.AdminToken, Logger: o.Logger, Registry: o.Registry,
+		Ready: a.ready, Transport: o.Transport,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	a.Admin.Mount(p.Echo())
+	a.Proxy = p
+	return a, nil
+}
+
+func (a *App) openEmbedder(o Options) error {
+	if o.Embedder != nil {
+		a.Embedder = o.Embedder
+		return nil
+	}
+	e, err := embed.FromPolicy(o.Policy.Embedder, o.Getenv)
+	if err != nil {
+		return fmt.Errorf("embedder: %w", err)
+	}
+	a.Embedder = e
+	if c, ok := e.(io.Closer); ok {
+		a.closers = append(a.closers, c.Close)
+	}
+	return nil
+}
+
+// openStore opens the configured backend and the pool River uses on it.
+func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Driver, error) {
+	ident := memory.OpenOptions{Model: a.Embedder.Model(), Dim: a.Embedder.Dim()}
+	if o.DatabaseURL != "" {
+		s, err := postgres.Open(ctx, o.DatabaseURL, ident)
+		if err != nil {
+			return nil, "", fmt.Errorf("open postgres store: %w", err)
+		}
+		a.Store, a.Backend = s, "postgres"
+		a.closers = append(a.closers, s.Close)
+		return s.DB(), background.DriverPostgres, nil
+	}
+	path := o.DB
+	if path == "" {
+		path = "./memproxy.db"
+	}
+	s, err := sqlite.Open(ctx, path, ident)
+	if err != nil {
+		return nil, "", fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	a.Store, a.Backend = s, "sqlite:"+path
+	a.closers = append(a.closers, s.Close)
+	rdb, err := sqlite.OpenRiverDB(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("open queue database %s: %w", path, err)
+	}
+	a.closers = append(a.closers, rdb.Close)
+	return rdb, background.DriverSQLite, nil
+}
+
+func (a *App) ready(ctx context.Context) error {
+	if _, _, err := a.Store.Threshold(ctx, memory.Scope{User: "readyz", Namespace: memory.DefaultNamespace}); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+// Handler serves every route: the proxy, the admin API and the page.
+func (a *App) Handler() http.Handler { return a.Proxy.Handler() }
+
+// Close stops everything in reverse order of start. Safe to call twice.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil && !errors.Is(err, sql.ErrConnDone) {
+			errs = append(errs, err)
+		}
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}
+
+// Describe is a one-line summary for the start-up log (no secrets).
+func (a *App) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "store=%s embedder=%s/%d", a.Backend, a.Embedder.Model(), a.Embedder.Dim())
+	if a.Policy.Consolidation.Model != "" {
+		fmt.Fprintf(&b, " consolidation=%s", a.Policy.Consolidation.Model)
+	} else {
+		b.WriteString(" consolidation=extractive")
+	}
+	return b.String()
+}
