@@ -61,7 +61,6 @@ type Hook struct {
 	stop     chan struct{}
 	done     chan struct{}
 	closeOne sync.Once
-
 }
 
 var (
@@ -81,13 +80,13 @@ func New(cfg Config) (*Hook, error) {
 		cfg.Queue = 4096
 	}
 	h := &Hook{
-		cfg:     cfg,
-		opts:    inject.OptionsFrom(cfg.Policy.Inject, cfg.Policy.Recall),
-		log:     cfg.Logger,
-		met:     newMetrics(cfg.Registry),
-		work:    make(chan func(context.Context), cfg.Queue),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		cfg:  cfg,
+		opts: inject.OptionsFrom(cfg.Policy.Inject, cfg.Policy.Recall),
+		log:  cfg.Logger,
+		met:  newMetrics(cfg.Registry),
+		work: make(chan func(context.Context), cfg.Queue),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
 	}
 	go h.run()
 	return h, nil
