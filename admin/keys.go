@@ -16,7 +16,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/proxy"
 )
+
+var _ proxy.Authenticator = (*Authenticator)(nil)
 
 // KeyPrefix starts every memproxy client key, so a leaked one is
 // recognisable (secret scanners) and never mistaken for an upstream key.
@@ -69,8 +72,11 @@ func NewAuthenticator(ks memory.KeyStore) *Authenticator {
 // name other users, and ok=false for anything that is not a live client
 // key (an upstream key, a revoked key, garbage). err is only for store
 // failures.
+//
+// A nil Authenticator (no key store) knows no keys, so wiring
+// api.Authenticator() into the proxy is safe either way.
 func (au *Authenticator) Authenticate(ctx context.Context, token string) (user string, allowNamedUsers, ok bool, err error) {
-	if !strings.HasPrefix(token, KeyPrefix) || len(token) > 256 {
+	if au == nil || !strings.HasPrefix(token, KeyPrefix) || len(token) > 256 {
 		return "", false, false, nil
 	}
 	h := HashKey(token)

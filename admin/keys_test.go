@@ -90,6 +90,9 @@ func TestClientKeys(t *testing.T) {
 		if e2.api.Authenticator() != nil {
 			t.Fatal("authenticator without a key store")
 		}
+		if _, _, ok, err := e2.api.Authenticator().Authenticate(ctx, k.Key); ok || err != nil {
+			t.Fatalf("nil authenticator: ok=%v err=%v", ok, err)
+		}
 	})
 }
 

@@ -137,7 +137,7 @@ func (a *API) createMemory(c echo.Context) error {
 	if req.Confidence != nil {
 		m.Confidence = *req.Confidence
 	}
-	if err := validateWrite(m, now); err != nil {
+	if err := validateWrite(m, now, true); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -151,8 +151,9 @@ func (a *API) createMemory(c echo.Context) error {
 	return c.JSON(http.StatusCreated, a.view(m, now, false))
 }
 
-// validateWrite checks an operator-written memory, naming the field.
-func validateWrite(m *memory.Memory, now time.Time) error {
+// validateWrite checks an operator-written memory, naming the field; a
+// TTL must lie in the future when checkTTL is set.
+func validateWrite(m *memory.Memory, now time.Time, checkTTL bool) error {
 	switch {
 	case !m.Tier.Valid():
 		return badParam("tier", fmt.Sprintf("%q is not a tier (event, episodic, semantic, profile)", m.Tier))
@@ -168,7 +169,7 @@ func validateWrite(m *memory.Memory, now time.Time) error {
 		return badParam("confidence", "must be between 0 and 1")
 	case len(m.Key) > 256:
 		return badParam("key", "is longer than 256 bytes")
-	case m.ExpiresAt != nil && !m.ExpiresAt.After(now):
+	case checkTTL && m.ExpiresAt != nil && !m.ExpiresAt.After(now):
 		return badParam("expires_at", "is not in the future")
 	}
 	return nil
@@ -312,10 +313,9 @@ func (a *API) patchMemory(c echo.Context) error {
 			m.ArchivedAt = nil
 		}
 	}
-	if err := validateWrite(m, now); err != nil {
-		if req.ExpiresAt.Set || !strings.HasPrefix(err.Error(), "expires_at") {
-			return err
-		}
+	// An already-expired TTL the patch leaves alone is not an error.
+	if err := validateWrite(m, now, req.ExpiresAt.Set); err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	if textChanged {
