@@ -37,6 +37,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, stdout, stderr)
+	case "eval":
+		return evalCmd(ctx, args, stdout, stderr)
+	case "ab":
+		return abCmd(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memproxy/memproxy/eval"
+	"github.com/memproxy/memproxy/eval/locomo"
+)
+
+const tinyLoCoMo = "../../eval/testdata/tiny-locomo.json"
+
+// TestEvalLoCoMoInProcess replays the tiny LoCoMo file through an
+// in-process memproxy and checks the documented --json shape and the
+// figures that do not depend on ranking quality.
+func TestEvalLoCoMoInProcess(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"eval", "locomo", "--data", tinyLoCoMo, "--json", "--out", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout.String())
+	}
+	for _, k := range []string{"questions", "evidence_recall", "evidence_recall_cat1_4", "by_category", "mean_injected_tokens",
+		"p95_injected_tokens", "added_latency_ms", "llm_calls_per_turn", "evidence_recall_strict", "off", "token_f1", "judge_accuracy"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("missing key %q", k)
+		}
+	}
+	var rep struct {
+		eval.Summary
+		Off           eval.Summary `json:"off"`
+		ImportedTurns int          `json:"imported_turns"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 6 || rep.Off.Questions != 6 || rep.ImportedTurns != 5 {
+		t.Errorf("questions %d/%d, imported %d; want 6/6, 5", rep.Questions, rep.Off.Questions, rep.ImportedTurns)
+	}
+	for _, c := range []string{"1", "2", "3", "4", "5"} {
+		if _, ok := rep.ByCategory[c]; !ok {
+			t.Errorf("by_category lacks %q", c)
+		}
+	}
+	// The off arm injects nothing: only the question without evidence
+	// scores (1 of 6); the memory arm must find something more.
+	if r := rep.Off.EvidenceRecall["5"]; r != 1.0/6 {
+		t.Errorf("off recall@5 = %v, want 1/6", r)
+	}
+	if rep.Off.MeanInjectedTokens != 0 {
+		t.Errorf("off arm injected %v tokens", rep.Off.MeanInjectedTokens)
+	}
+	if rep.EvidenceRecall["5"] <= rep.Off.EvidenceRecall["5"] {
+		t.Errorf("memory recall@5 %v not above off %v", rep.EvidenceRecall["5"], rep.Off.EvidenceRecall["5"])
+	}
+	if rep.MeanInjectedTokens <= 0 || rep.P95InjectedTokens > 500 {
+		t.Errorf("tokens mean %v p95 %v", rep.MeanInjectedTokens, rep.P95InjectedTokens)
+	}
+	if rep.TokenF1 != nil || rep.JudgeAccuracy != nil {
+		t.Error("model fields set without a model")
+	}
+	for _, f := range []string{"report.json", "report.md", "questions.jsonl", "recall-by-category.svg", "tokens-per-question.svg"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || len(b) == 0 {
+			t.Errorf("--out %s: %v (%d bytes)", f, err, len(b))
+		}
+	}
+}
+
+// TestABReport reads the A/B report of a memproxy that served both arms.
+func TestABReport(t *testing.T) {
+	rp := &eval.Replayer{}
+	stop, err := startInProcess(t.Context(), rp, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	samples, err := locomo.Load(tinyLoCoMo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rp.Run(t.Context(), samples); err != nil {
+		t.Fatal(err)
+	}
+	var js, text, stderr bytes.Buffer
+	base := []string{"ab", "report", "--proxy", rp.BaseURL, "--admin-token", rp.AdminToken, "--since", "87600h"}
+	if err := run(t.Context(), append(base, "--json"), &js, &stderr); err != nil {
+		t.Fatalf("ab report --json: %v\n%s", err, stderr.String())
+	}
+	var rep abReport
+	if err := json.Unmarshal(js.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	arms := map[string]int{}
+	for _, a := range rep.Arms {
+		arms[a.Arm] = a.Requests
+	}
+	if arms["readonly"] != 6 || arms["off"] != 6 {
+		t.Errorf("arms = %v, want 6 readonly and 6 off requests", arms)
+	}
+	if err := run(t.Context(), base, &text, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "readonly") || !strings.Contains(text.String(), "recall rate") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+	if err := run(t.Context(), []string{"ab", "report", "--proxy", rp.BaseURL, "--admin-token", "wrong"}, &text, &stderr); err == nil {
+		t.Error("wrong admin token accepted")
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestServeFlagsAndEnv(t *testing.T) {
+	env := map[string]string{"MEMPROXY_LISTEN": ":9999", "MEMPROXY_UPSTREAM": "http://env/v1", "MEMPROXY_ADMIN_TOKEN": "adm", "MEMPROXY_DATABASE_URL": "postgres://x"}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := parseServeFlags([]string{"--upstream", "http://flag/v1"}, getenv, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != ":9999" || cfg.Upstream != "http://flag/v1" || cfg.DB != "./memproxy.db" || cfg.AdminToken != "adm" || cfg.DatabaseURL != "postgres://x" {
+		t.Errorf("cfg = %+v (flag must win over env, env over default)", cfg)
+	}
+	if _, err := parseServeFlags([]string{"--nope"}, getenv, &bytes.Buffer{}); err == nil {
+		t.Error("unknown flag accepted")
+	}
+}
+
+func TestServeCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(good, []byte("server:\n  max_body_bytes: 1024\n"), 0o600)
+	os.WriteFile(bad, []byte("server:\n  max_body_bytes: 1024\n  nonsense: 3\n"), 0o600)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"serve", "--check", "--policy", good, "--upstream", "http://127.0.0.1:1/v1"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("check good policy: %v", err)
+	}
+	if !strings.Contains(out.String(), "ok") {
+		t.Errorf("check output = %q", out.String())
+	}
+	err := run(context.Background(), []string{"--check", "--policy", bad}, &out, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:3") || !strings.Contains(err.Error(), "server.nonsense") {
+		t.Errorf("bad policy error = %v, want file:line and key", err)
+	}
+	if err := run(context.Background(), []string{"serve", "--check", "--upstream", "ftp://x"}, &out, &bytes.Buffer{}); err == nil {
+		t.Error("bad upstream accepted")
+	}
+	if err := run(context.Background(), []string{"frobnicate"}, &out, &bytes.Buffer{}); err == nil {
+		t.Error("unknown subcommand accepted")
+	}
+}
