@@ -120,7 +120,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var seq int64
 		var created int64
-		err := tx.QueryRowContext(ctx, `SELECT seq, created_at FROM memories WHERE user = ? AND namespace = ? AND id = ?`,
+		err := tx.QueryRowContext(ctx, `SELECT seq, created_at FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
 			sc.User, sc.Namespace, m.ID).Scan(&seq, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, m.ID)
@@ -159,7 +159,7 @@ func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Me
 	if err := s.check(sc); err != nil {
 		return nil, err
 	}
-	row := s.db.QueryRowContext(ctx, `SELECT `+memCols+` FROM memories WHERE user = ? AND namespace = ? AND id = ?`,
+	row := s.db.QueryRowContext(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
 		sc.User, sc.Namespace, id)
 	m, err := scanMemory(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -195,7 +195,7 @@ func (s *Store) getMany(ctx context.Context, sc memory.Scope, ids []string) (map
 	found := make(map[string]*memory.Memory, len(ids))
 	for _, part := range chunks(ids, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE user = ? AND namespace = ? AND id IN (`+
+		rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, err
@@ -344,7 +344,7 @@ func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var seq int64
-		err := tx.QueryRowContext(ctx, `DELETE FROM memories WHERE user = ? AND namespace = ? AND id = ? RETURNING seq`,
+		err := tx.QueryRowContext(ctx, `DELETE FROM memories WHERE +user = ? AND +namespace = ? AND id = ? RETURNING seq`,
 			sc.User, sc.Namespace, id).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, id)
@@ -368,7 +368,7 @@ func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID str
 		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE memories SET valid_to = ?, superseded_by = ? WHERE user = ? AND namespace = ? AND id = ?`,
+		res, err := tx.ExecContext(ctx, `UPDATE memories SET valid_to = ?, superseded_by = ? WHERE +user = ? AND +namespace = ? AND id = ?`,
 			micros(t), newID, sc.User, sc.Namespace, oldID)
 		if err != nil {
 			return err
@@ -394,7 +394,7 @@ func (s *Store) updateMany(ctx context.Context, sc memory.Scope, ids []string, s
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, part := range chunks(ids, batchSize) {
 			a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET `+set+` WHERE user = ? AND namespace = ? AND id IN (`+
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
 				placeholders(len(part))+`)`, a...); err != nil {
 				return err
 			}

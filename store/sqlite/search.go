@@ -88,7 +88,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		limit = defaultLimit
 	}
 	f := newFilter(o)
-	where := []string{"memories_fts MATCH ?", "m.user = ?", "m.namespace = ?"}
+	where := []string{"memories_fts MATCH ?", "+m.user = ?", "+m.namespace = ?"}
 	args := []any{ftsQuery(sc, terms), sc.User, sc.Namespace}
 	if !f.includeDead {
 		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR m.expires_at > ?)")

@@ -175,7 +175,7 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 	seen := make(map[string]bool, len(ids))
 	for _, part := range chunks(ids, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+vecCols+` FROM memories WHERE user = ? AND namespace = ? AND id IN (`+
+		rows, err := s.db.QueryContext(ctx, `SELECT `+vecCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
 			ix.reset()
@@ -348,9 +348,9 @@ func (ix *vecIndex) search(q []float32, f *filter, k, workers int) []hit {
 	return out
 }
 
-// dot is the inner product of two equal-length vectors, unrolled so the
-// compiler keeps four independent accumulators in registers.
-func dot(a, b []float32) float32 {
+// dotGeneric is the inner product of two equal-length vectors, unrolled so
+// the compiler keeps four independent accumulators in registers.
+func dotGeneric(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0

@@ -1,0 +1,41 @@
+package sqlite
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 3, 7, 8, 9, 31, 32, 33, 64, 100, 256, 384, 1536} {
+		a, b := make([]float32, n), make([]float32, n)
+		var want float64
+		for i := range a {
+			a[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			want += float64(a[i]) * float64(b[i])
+		}
+		for name, got := range map[string]float32{"dot": dot(a, b), "generic": dotGeneric(a, b)} {
+			if math.Abs(float64(got)-want) > 1e-4*math.Sqrt(float64(n)) {
+				t.Errorf("%s n=%d: %v, want %v", name, n, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkDot(b *testing.B) {
+	a, v := make([]float32, 256), make([]float32, 256)
+	for i := range a {
+		a[i], v[i] = float32(i), float32(-i)
+	}
+	b.Run("dot", func(b *testing.B) {
+		for b.Loop() {
+			dot(a, v)
+		}
+	})
+	b.Run("generic", func(b *testing.B) {
+		for b.Loop() {
+			dotGeneric(a, v)
+		}
+	})
+}

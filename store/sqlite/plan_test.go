@@ -1,0 +1,46 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// TestLookupsUseTheIDIndex guards the id lookups: without the unary plus on
+// the scope columns SQLite's planner prefers the scope index and scans the
+// whole scope for every GetMany.
+func TestLookupsUseTheIDIndex(t *testing.T) {
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), memory.OpenOptions{Model: "m", Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, q := range []string{
+		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (?, ?, ?)`,
+		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
+	} {
+		rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+q, "u", "n", "a", "b", "c")
+		if strings.Count(q, "?") == 3 {
+			rows, err = st.DB().Query(`EXPLAIN QUERY PLAN `+q, "u", "n", "a")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if p := strings.Join(plan, "; "); !strings.Contains(p, "sqlite_autoindex_memories") {
+			t.Errorf("plan for %q does not use the id index: %s", q, p)
+		}
+	}
+}
