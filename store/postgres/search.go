@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lib/pq"
 
@@ -77,15 +78,22 @@ func finiteNonZero(v []float32) bool {
 
 // largeScope reports whether the scope holds more than exactLimit memories.
 // The count stops at exactLimit+1 rows of the primary key, so it costs the
-// same for a scope of a million as for one just over the limit.
+// same for a scope of a million as for one just over the limit, and its
+// answer is cached for a while (scopeSizes).
 func (s *Store) largeScope(ctx context.Context, sc memory.Scope) (bool, error) {
+	bound := s.exactLimit + 1
+	now := time.Now()
+	if n, ok := s.sizes.get(sc, bound, now); ok {
+		return n >= bound, nil
+	}
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
-		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, s.exactLimit+1).Scan(&n)
+		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, bound).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("count scope: %w", err)
 	}
-	return n > s.exactLimit, nil
+	s.sizes.put(sc, n, bound, now)
+	return n >= bound, nil
 }
 
 // vectorExact orders the scope's rows by exact distance. The MATERIALIZED

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/lib/pq"
 
@@ -26,6 +27,7 @@ type Store struct {
 	// exactLimit is the scope size (rows) up to which vector search scans
 	// the scope exactly instead of walking the HNSW index.
 	exactLimit int
+	sizes      scopeSizes
 }
 
 // Interface guards.
@@ -39,6 +41,10 @@ var (
 // scan. An exact scan of a few thousand rows through the scope index costs
 // about as much as an HNSW walk and never misses; beyond it the index wins.
 const DefaultExactLimit = 4000
+
+// scopeSizeTTL is how long a scope's size is trusted for the choice of
+// vector search path.
+const scopeSizeTTL = 30 * time.Second
 
 // Open connects to the database at dsn (a lib/pq URL or key=value string),
 // applies pending migrations and checks that the database was created for
@@ -71,7 +77,7 @@ func open(ctx context.Context, db *sql.DB, o memory.OpenOptions) (*Store, error)
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit}
+	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit, sizes: scopeSizes{ttl: scopeSizeTTL}}
 	s.vecTyp, _ = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
 	if err := s.Migrate(ctx); err != nil {
