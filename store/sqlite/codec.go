@@ -60,28 +60,46 @@ func decodeVec(b []byte) []float32 {
 	return v
 }
 
-// scopeToken is the single FTS token naming a scope inside memories_fts.
-func scopeToken(sc memory.Scope) string {
+// scopePrefix is glued to every lexical token of a scope's memories
+// ("s" + 10 hex digits of a hash of the scope), so each scope has its own
+// terms in memories_fts: a MATCH only ever visits the scope's rows, and
+// BM25's document frequencies are the scope's own. The database columns are
+// still checked, so a hash collision cannot leak rows.
+func scopePrefix(sc memory.Scope) string {
 	h := sha256.Sum256([]byte(sc.User + "\x00" + sc.Namespace))
-	return "s" + hex.EncodeToString(h[:12])
+	return "s" + hex.EncodeToString(h[:5])
 }
 
-// ftsQuery builds an FTS5 MATCH expression: the scope's token AND any of
-// the terms, each quoted so nothing in user text is query syntax.
-func ftsQuery(sc memory.Scope, terms []string) string {
+// scopedLex is the indexed form of text in scope sc.
+func scopedLex(sc memory.Scope, text string) string {
+	p := scopePrefix(sc)
+	toks := strings.Fields(memory.LexicalForm(text))
 	var b strings.Builder
-	b.WriteString(`scope : "`)
-	b.WriteString(scopeToken(sc))
-	b.WriteString(`" AND lex : (`)
+	b.Grow(len(toks)*(len(p)+1) + len(text))
+	for i, t := range toks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// ftsQuery builds an FTS5 MATCH expression matching any of the terms in
+// the scope, each quoted so nothing in user text is query syntax.
+func ftsQuery(sc memory.Scope, terms []string) string {
+	p := scopePrefix(sc)
+	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
 			b.WriteString(" OR ")
 		}
 		b.WriteByte('"')
+		b.WriteString(p)
 		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
 		b.WriteByte('"')
 	}
-	b.WriteString(")")
 	return b.String()
 }
 

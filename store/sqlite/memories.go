@@ -62,7 +62,6 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	if len(ms) == 0 {
 		return nil
 	}
-	tok := scopeToken(sc)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (`+memCols+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
@@ -70,7 +69,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			return err
 		}
 		defer ins.Close()
-		fts, err := tx.PrepareContext(ctx, `INSERT INTO memories_fts (rowid, scope, lex) VALUES (?, ?, ?)`)
+		fts, err := tx.PrepareContext(ctx, `INSERT INTO memories_fts (rowid, lex) VALUES (?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -86,7 +85,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				}
 				return err
 			}
-			if _, err := fts.ExecContext(ctx, seq, tok, memory.LexicalForm(m.Text)); err != nil {
+			if _, err := fts.ExecContext(ctx, seq, scopedLex(sc, m.Text)); err != nil {
 				return err
 			}
 		}
@@ -143,7 +142,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 			m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), seq); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE memories_fts SET lex = ? WHERE rowid = ?`, memory.LexicalForm(m.Text), seq)
+		_, err = tx.ExecContext(ctx, `UPDATE memories_fts SET lex = ? WHERE rowid = ?`, scopedLex(sc, m.Text), seq)
 		return err
 	})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // migrations are applied in order, each once, each in its own transaction;
@@ -13,6 +15,8 @@ import (
 var migrations = []struct {
 	version int
 	sql     string
+	// fn runs after sql, in the same transaction, for data migrations.
+	fn func(ctx context.Context, tx *sql.Tx) error
 }{
 	{1, `
 CREATE TABLE meta (
@@ -50,7 +54,7 @@ CREATE INDEX memories_scope_key ON memories (user, namespace, key, valid_from) W
 CREATE INDEX memories_scope_archived ON memories (user, namespace, archived_at) WHERE archived_at IS NOT NULL;
 CREATE INDEX memories_scope_expires ON memories (user, namespace, expires_at) WHERE expires_at IS NOT NULL;
 
--- scope holds one token per scope (scopeToken) so a MATCH stays inside
+-- (Replaced by version 2.) scope held one token per scope so a MATCH stayed inside
 -- the scope; lex is memory.LexicalForm(text). rowid = memories.seq.
 CREATE VIRTUAL TABLE memories_fts USING fts5(
 	scope, lex,
@@ -105,7 +109,49 @@ CREATE TABLE gate_state (
 	threshold REAL NOT NULL,
 	PRIMARY KEY (user, namespace)
 ) STRICT;
-`},
+`, nil},
+	{2, `
+-- Version 2 scopes the lexical terms themselves (scopedLex) instead of
+-- matching a scope token, so BM25 statistics and MATCH work per scope.
+DROP TABLE memories_fts;
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+	lex,
+	tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+);
+`, reindexLexical},
+}
+
+// reindexLexical rebuilds memories_fts from the memories table.
+func reindexLexical(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, user, namespace, text FROM memories`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		seq int64
+		lex string
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		var sc memory.Scope
+		var text string
+		if err := rows.Scan(&r.seq, &sc.User, &sc.Namespace, &text); err != nil {
+			rows.Close()
+			return err
+		}
+		r.lex = scopedLex(sc, text)
+		all = append(all, r)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO memories_fts (rowid, lex) VALUES (?, ?)`, r.seq, r.lex); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Migrate applies the pending migrations to db; running it again is a
@@ -118,14 +164,14 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	for _, m := range migrations {
-		if err := apply(ctx, db, m.version, m.sql); err != nil {
+		if err := apply(ctx, db, m.version, m.sql, m.fn); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", m.version, err)
 		}
 	}
 	return nil
 }
 
-func apply(ctx context.Context, db *sql.DB, version int, stmt string) error {
+func apply(ctx context.Context, db *sql.DB, version int, stmt string, fn func(context.Context, *sql.Tx) error) error {
 	// The transaction begins IMMEDIATE, so two processes migrating at once
 	// serialise and the second sees the version recorded.
 	tx, err := db.BeginTx(ctx, nil)
@@ -142,6 +188,11 @@ func apply(ctx context.Context, db *sql.DB, version int, stmt string) error {
 	}
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return err
+	}
+	if fn != nil {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().UnixMicro()); err != nil {
 		return err
