@@ -219,7 +219,8 @@ func (q *Queue) applyConsolidation(ctx context.Context, s memory.Scope, key stri
 }
 
 // applyContradicts supersedes the known facts the model named: exact text,
-// or the best lexical match covering most of its words.
+// or the best lexical match sharing most words either way (models
+// paraphrase the facts they were shown).
 func (q *Queue) applyContradicts(ctx context.Context, s memory.Scope, texts []string, by *memory.Memory) error {
 	for _, t := range texts {
 		cs, err := q.cfg.Store.LexicalSearch(ctx, s, t, memory.SearchOptions{
@@ -232,7 +233,7 @@ func (q *Queue) applyContradicts(ctx context.Context, s memory.Scope, texts []st
 			if c.Memory.ID == by.ID || c.Memory.SupersededBy != "" || c.Memory.ValidTo != nil {
 				continue
 			}
-			if normText(c.Memory.Text) == normText(t) || coverage(t, c.Memory.Text) >= 0.8 {
+			if normText(c.Memory.Text) == normText(t) || max(coverage(t, c.Memory.Text), coverage(c.Memory.Text, t)) >= 0.8 {
 				if err := q.supersede(ctx, s, c.Memory, by, "background"); err != nil {
 					return err
 				}

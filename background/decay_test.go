@@ -23,14 +23,17 @@ func TestDecay(t *testing.T) {
 				Confidence: 1, Source: memory.SourceAdmin, Hits: hits, NoDecay: noDecay, ExpiresAt: expires,
 				CreatedAt: t0, LastUsedAt: t0, ValidFrom: t0}
 		}
+		// Low-value memories sit at 0.25 (< low_value 0.3): archived once
+		// 0.25·r < forget_below 0.15, i.e. r < 0.6, at about 0.82 of the
+		// effective half-life (shape 1.5).
 		ms := map[string]*memory.Memory{
-			"chatter event":      mk("chatter event", memory.TierEvent, 0.1, 0, false, nil),
-			"used chatter event": mk("used chatter event", memory.TierEvent, 0.1, 10, false, nil),
+			"chatter event":      mk("chatter event", memory.TierEvent, 0.25, 0, false, nil),
+			"used chatter event": mk("used chatter event", memory.TierEvent, 0.25, 10, false, nil),
 			"informative event":  mk("informative event", memory.TierEvent, 0.6, 0, false, nil),
-			"low episodic":       mk("low episodic", memory.TierEpisodic, 0.1, 0, false, nil),
-			"low semantic":       mk("low semantic", memory.TierSemantic, 0.1, 0, false, nil),
-			"profile":            mk("profile", memory.TierProfile, 0.1, 0, false, nil),
-			"explicit":           mk("explicit", memory.TierSemantic, 0.1, 0, true, nil),
+			"low episodic":       mk("low episodic", memory.TierEpisodic, 0.25, 0, false, nil),
+			"low semantic":       mk("low semantic", memory.TierSemantic, 0.25, 0, false, nil),
+			"profile":            mk("profile", memory.TierProfile, 0.25, 0, false, nil),
+			"explicit":           mk("explicit", memory.TierSemantic, 0.25, 0, true, nil),
 			"temporary":          mk("temporary", memory.TierSemantic, 0.9, 0, false, &ttl),
 		}
 		for _, m := range ms {
@@ -66,28 +69,30 @@ func TestDecay(t *testing.T) {
 			}
 		}
 		// Day 5: nothing faded; nothing expired.
-		check(t0.Add(5*day), map[string]string{"chatter event": "live", "temporary": "live"})
+		check(t0.Add(5*day), map[string]string{"chatter event": "live", "temporary": "live", "low episodic": "live"})
 		// Day 11: TTL is hard.
 		check(t0.Add(11*day), map[string]string{"temporary": "gone", "chatter event": "live"})
-		// Day 60: a 30d-half-life chatter event at r≈0.14 → 0.1·r < 0.15:
-		// archived; the used one (h×3) too (value·r is small either way)
-		// but the informative event stays (value ≥ low_value).
+		// Day 60: events (30d) and episodic (60d) chatter archived; the
+		// used event (10 hits: h×3 = 90d) survives; informative, profile,
+		// explicit and semantic stay.
 		check(t0.Add(60*day), map[string]string{
-			"chatter event": "archived", "informative event": "live", "profile": "live", "explicit": "live",
+			"chatter event": "archived", "used chatter event": "live", "low episodic": "archived",
+			"informative event": "live", "profile": "live", "explicit": "live", "low semantic": "live",
 		})
-		// Use boost: at day 31 the used event's retention (h=90d) is far
-		// above the unused one's.
+		// Day 151: archived on day 60, purged after archive_retention (90d).
+		check(t0.Add(60*day+e.pol.Decay.ArchiveRetention.D()+day), map[string]string{
+			"chatter event": "gone", "low episodic": "gone", "used chatter event": "archived", "low semantic": "live",
+		})
+		// Day 400: semantic (365d) chatter archived; profile, explicit and
+		// informative memories never leave by decay.
+		check(t0.Add(400*day), map[string]string{
+			"low semantic": "archived", "profile": "live", "explicit": "live", "informative event": "live",
+		})
 		r1 := memory.Retention(ms["chatter event"], t0.Add(31*day), e.pol.Decay)
 		r2 := memory.Retention(ms["used chatter event"], t0.Add(31*day), e.pol.Decay)
 		if !(r2 > r1) {
 			t.Errorf("use boost: retention %v (10 hits) not above %v", r2, r1)
 		}
-		// Day 400: semantic low-value archived; profile and explicit never.
-		check(t0.Add(400*day), map[string]string{
-			"low semantic": "archived", "low episodic": "archived", "profile": "live", "explicit": "live", "informative event": "live",
-		})
-		// Purge: archived memories go archive_retention after archiving.
-		check(t0.Add(60*day+e.pol.Decay.ArchiveRetention.D()+day), map[string]string{"chatter event": "gone", "low semantic": "archived"})
 	})
 }
 

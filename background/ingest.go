@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -184,11 +185,15 @@ func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
 	}
 	th := q.clusterThreshold()
 	members := []*memory.Memory{ev}
+	// A cluster must be cohesive: each member close to every other one,
+	// not a chain of events that each share one word with the new one.
 	for _, c := range cands {
 		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil {
 			continue
 		}
-		members = append(members, c.Memory)
+		if !slices.ContainsFunc(members[1:], func(m *memory.Memory) bool { return cosine(m.Embedding, c.Memory.Embedding) < th }) {
+			members = append(members, c.Memory)
+		}
 	}
 	if len(members)-1 < need {
 		return nil
