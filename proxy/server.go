@@ -88,6 +88,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.requestID)
+	e.Use(s.recoverPanic)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
@@ -117,6 +118,22 @@ func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 		id := newRequestID()
 		c.Set("request_id", id)
 		c.Response().Header().Set(HeaderRequestID, id)
+		return next(c)
+	}
+}
+
+// recoverPanic turns a handler panic into a logged 500 in OpenAI's error
+// shape instead of a dropped connection.
+func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				err = &APIError{Status: http.StatusInternalServerError, Message: "internal error", Type: "server_error", Err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
 		return next(c)
 	}
 }

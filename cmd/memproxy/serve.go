@@ -127,6 +127,8 @@ func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log 
 	if pol.Upstream.APIKeyEnv != "" {
 		upstreamKey = os.Getenv(pol.Upstream.APIKeyEnv)
 	}
+	// TODO(lead): Salt comes from the store (Admin.SetMetaIfAbsent("salt",
+	// random)) so bearer-hash identities and A/B arms survive restarts.
 	p, err := proxy.New(proxy.Config{
 		Upstream:    cfg.Upstream,
 		Policy:      pol,
