@@ -180,5 +180,13 @@ func Designs() []Design {
 		Design{Name: "R recaller(rec 0, vw 1) local256 pair unstemmed B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), Product: prodVW(1)}, Budget: 500},
 		Design{Name: "R recaller(rec 0) lexical-only ctx-1x2own+date B500", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Product: prod(noRec)}, Budget: 500},
 	)
+	withMin := func(p *ProductRecall, min float64) *ProductRecall { p.MinScore = min; return p }
+	sim1 := func(p *policy.Policy) { p.Recall.Weights = policy.Weights{Similarity: 1} }
+	ds = append(ds,
+		Design{Name: "M recaller(default, min 0.35) local256 user-only pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), EmbedUser: true, Product: withMin(prod(nil), 0.35)}, Budget: 500},
+		Design{Name: "M recaller(sim 1, min 0.35) local256 user-only pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), EmbedUser: true, Product: withMin(prod(sim1), 0.35)}, Budget: 500},
+		Design{Name: "M recaller(sim 1, min 0) local256 user-only pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), EmbedUser: true, Product: prod(sim1)}, Budget: 500},
+		Design{Name: "M recaller(sim 1, min 0.35) local256 full pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), Product: withMin(prod(sim1), 0.35)}, Budget: 500},
+	)
 	return ds
 }

@@ -17,6 +17,9 @@ type ProductRecall struct {
 	Decay  policy.Decay
 	// VectorWeight is RecallerConfig.VectorWeight (0: the Recaller's 1).
 	VectorWeight float64
+	// MinScore is the gate's threshold (policy gate.min_score); 0 selects
+	// whatever ranks.
+	MinScore float64
 }
 
 // memSearcher serves the Recaller's two searches from the harness's
@@ -52,8 +55,9 @@ func (m *memSearcher) cands(rs []Ranked) []memory.Candidate {
 }
 
 type productRanker struct {
-	rec   *memory.Recaller
-	index map[string]int
+	rec      *memory.Recaller
+	index    map[string]int
+	minScore float64
 }
 
 func newProductRanker(rk *ranker, p *ProductRecall) (*productRanker, error) {
@@ -81,11 +85,12 @@ func newProductRanker(rk *ranker, p *ProductRecall) (*productRanker, error) {
 		return nil, err
 	}
 	pr.rec = rec
+	pr.minScore = p.MinScore
 	return pr, nil
 }
 
 func (pr *productRanker) rank(ctx context.Context, query string, at time.Time) ([]int, error) {
-	res, err := pr.rec.Recall(ctx, memory.Scope{User: "eval", Namespace: memory.DefaultNamespace}, memory.Query{Text: query, At: at, TopK: 1 << 20})
+	res, err := pr.rec.Recall(ctx, memory.Scope{User: "eval", Namespace: memory.DefaultNamespace}, memory.Query{Text: query, At: at, TopK: 1 << 20, MinScore: pr.minScore})
 	if err != nil {
 		return nil, err
 	}
