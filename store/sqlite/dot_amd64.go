@@ -16,3 +16,16 @@ func dot(a, b []float32) float32 {
 	}
 	return dotGeneric(a, b)
 }
+
+//go:noescape
+func dotI8AVX2(q *int16, v *int8, n int) int32
+
+// dotI8 is the inner product of a quantised query and row; len(q) ==
+// len(v) is a multiple of 16.
+func dotI8(q []int16, v []int8) int32 {
+	if useAVX2 && len(q) > 0 {
+		v = v[:len(q)]
+		return dotI8AVX2(&q[0], &v[0], len(q))
+	}
+	return dotI8Generic(q, v)
+}

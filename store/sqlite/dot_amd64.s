@@ -59,3 +59,47 @@ done:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// func dotI8AVX2(q *int16, v *int8, n int) int32
+// n is a multiple of 16.
+TEXT ·dotI8AVX2(SB), NOSPLIT, $0-28
+	MOVQ q+0(FP), SI
+	MOVQ v+8(FP), DI
+	MOVQ n+16(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y2, Y2, Y2
+
+loop32:
+	CMPQ CX, $32
+	JL   loop16
+	VPMOVSXBW (DI), Y1
+	VPMADDWD (SI), Y1, Y1
+	VPADDD Y1, Y0, Y0
+	VPMOVSXBW 16(DI), Y3
+	VPMADDWD 32(SI), Y3, Y3
+	VPADDD Y3, Y2, Y2
+	ADDQ $32, DI
+	ADDQ $64, SI
+	SUBQ $32, CX
+	JMP  loop32
+
+loop16:
+	CMPQ CX, $16
+	JL   reduce
+	VPMOVSXBW (DI), Y1
+	VPMADDWD (SI), Y1, Y1
+	VPADDD Y1, Y0, Y0
+	ADDQ $16, DI
+	ADDQ $32, SI
+	SUBQ $16, CX
+	JMP  loop16
+
+reduce:
+	VPADDD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPHADDD X0, X0, X0
+	VPHADDD X0, X0, X0
+	VZEROUPPER
+	MOVL X0, ret+24(FP)
+	RET

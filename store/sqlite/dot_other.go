@@ -3,3 +3,5 @@
 package sqlite
 
 func dot(a, b []float32) float32 { return dotGeneric(a, b) }
+
+func dotI8(q []int16, v []int8) int32 { return dotI8Generic(q, v) }

@@ -39,3 +39,22 @@ func BenchmarkDot(b *testing.B) {
 		}
 	})
 }
+
+func TestDotI8(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{16, 32, 48, 256, 1536} {
+		q, v := make([]int16, n), make([]int8, n)
+		var want int64
+		for i := range q {
+			q[i] = int16(r.IntN(2*16383+1) - 16383)
+			v[i] = int8(r.IntN(255) - 127)
+			want += int64(q[i]) * int64(v[i])
+		}
+		if got := dotI8(q, v); int64(got) != want {
+			t.Errorf("dotI8 n=%d = %d, want %d", n, got, want)
+		}
+		if got := dotI8Generic(q, v); int64(got) != want {
+			t.Errorf("dotI8Generic n=%d = %d, want %d", n, got, want)
+		}
+	}
+}

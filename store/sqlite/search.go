@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/memproxy/memproxy/memory"
@@ -35,7 +37,9 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		return nil, fmt.Errorf("vector search: load index: %w", err)
 	}
 	ix.mu.RLock()
-	hits := ix.search(q, &f, limit, min(2, runtime.GOMAXPROCS(0)))
+	// The quantised scan ranks approximately: take a margin of extra
+	// candidates and re-score them exactly.
+	hits := ix.search(quantQuery(q, ix.stride), &f, limit+rerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = ix.ids[h.slot]
@@ -47,14 +51,28 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	out := make([]memory.Candidate, 0, len(ids))
-	for i, id := range ids {
+	for _, id := range ids {
 		// A row changed between the scan and the read is checked again.
-		if m, ok := found[id]; ok && f.keepMemory(m) {
-			out = append(out, memory.Candidate{Memory: m, Score: float64(hits[i].score)})
+		m, ok := found[id]
+		if !ok || !f.keepMemory(m) || len(m.Embedding) != len(q) {
+			continue
 		}
+		e, ok := normalise(m.Embedding)
+		if !ok {
+			continue
+		}
+		out = append(out, memory.Candidate{Memory: m, Score: float64(dot(q, e))})
+	}
+	slices.SortStableFunc(out, func(a, b memory.Candidate) int { return cmp.Compare(b.Score, a.Score) })
+	if len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }
+
+// rerankMargin is how many candidates beyond the limit are re-scored
+// exactly, covering quantisation error near the cut.
+func rerankMargin(limit int) int { return max(16, limit/2) }
 
 func normalise(v []float32) ([]float32, bool) {
 	var n float64
