@@ -288,7 +288,9 @@ func TestABAssignment(t *testing.T) {
 
 func TestRewriterFailureFailsOpen(t *testing.T) {
 	for name, rw := range map[string]rewriterFunc{
-		"error": func(context.Context, *proxy.ChatRequest) (*proxy.Rewrite, error) { return nil, fmt.Errorf("store down") },
+		"error": func(context.Context, *proxy.ChatRequest) (*proxy.Rewrite, error) {
+			return nil, fmt.Errorf("store down")
+		},
 		"panic": func(context.Context, *proxy.ChatRequest) (*proxy.Rewrite, error) { panic("boom") },
 	} {
 		t.Run(name, func(t *testing.T) {

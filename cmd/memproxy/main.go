@@ -2,6 +2,7 @@
 //
 //	memproxy [serve] [flags]   run the proxy (default)
 //	memproxy serve --check     validate the policy and configuration, then exit
+//	memproxy bench overhead    measure the latency the proxy adds (p50/p99)
 //
 // Further subcommands (migrate, eval, export, bench, ab) plug into the
 // switch in main.
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return evalCmd(ctx, args, stdout, stderr)
 	case "ab":
 		return abCmd(ctx, args, stdout, stderr)
+	case "bench":
+		return bench(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -48,4 +51,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown subcommand %q\n%s", cmd, usage)
 }
 
-const usage = `usage: memproxy [serve] [--listen addr] [--upstream url] [--policy file] [--db file] [--check]`
+const usage = `usage:
+  memproxy [serve] [--listen addr] [--upstream url] [--policy file] [--db file] [--check]
+  memproxy bench overhead [-n requests] [--policy file]`

@@ -48,3 +48,18 @@ func TestServeCheck(t *testing.T) {
 		t.Error("unknown subcommand accepted")
 	}
 }
+
+func TestBenchOverhead(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"bench", "overhead", "-n", "20"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("bench overhead: %v", err)
+	}
+	for _, want := range []string{"overhead50", "noise", "ordinary"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := run(t.Context(), []string{"bench", "nothing"}, &out, &bytes.Buffer{}); err == nil {
+		t.Error("unknown benchmark accepted")
+	}
+}
