@@ -78,3 +78,10 @@ const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 // probeTimeout bounds the start-up call that learns a remote model's
 // dimension.
 const probeTimeout = 30 * time.Second
+
+// IsLocal reports whether e is (or wraps) the local hashed embedder, whose
+// similarities run lower than a semantic model's and which the recall
+// fusion weighs less.
+func IsLocal(e Embedder) bool {
+	return strings.HasPrefix(e.Model(), "local")
+}

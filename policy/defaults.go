@@ -51,7 +51,7 @@ func Default() *Policy {
 			CommandPrefixes: []string{"/", "!"},
 			RecallCues: []string{
 				"remember", "last time", "i told you", "as i said", "as i mentioned", "i mentioned",
-				"you know my", "my ", "do you recall", "earlier", "before",
+				"you know my", "my ", "do you recall", "we talked about", "we discussed",
 				"之前", "上次", "记得", "我说过", "我的", "以前", "还记得",
 			},
 		},
@@ -59,6 +59,8 @@ func Default() *Policy {
 			TopK:                5,
 			Candidates:          50,
 			RRFK:                60,
+			VectorWeight:        1,
+			LocalVectorWeight:   0.25,
 			Weights:             Weights{Similarity: 0.6, Recency: 0.3, Frequency: 0.1, Value: 0},
 			ProfileBudgetTokens: 150,
 			PreferConsolidated:  true,

@@ -120,6 +120,12 @@ type Recall struct {
 	Candidates int `yaml:"candidates"`
 	// RRFK is the reciprocal-rank-fusion constant.
 	RRFK float64 `yaml:"rrf_k"`
+	// VectorWeight is the vector list's weight in the fusion (the lexical
+	// list weighs 1) for semantic embedders; LocalVectorWeight is the same
+	// for the local hashed embedder, which is itself lexical and weaker
+	// than BM25 with IDF, so it only breaks ties.
+	VectorWeight      float64 `yaml:"vector_weight"`
+	LocalVectorWeight float64 `yaml:"local_vector_weight"`
 	// Weights of the score formula.
 	Weights Weights `yaml:"weights"`
 	// ProfileBudgetTokens is the separate budget for profile memories.

@@ -28,6 +28,8 @@ func (p *Policy) Validate() error {
 		rangeInt("recall.top_k", p.Recall.TopK, 1, 100),
 		rangeInt("recall.candidates", p.Recall.Candidates, 1, 1000),
 		rangeF("recall.rrf_k", p.Recall.RRFK, 1, 1000),
+		rangeF("recall.vector_weight", p.Recall.VectorWeight, 0.01, 10),
+		rangeF("recall.local_vector_weight", p.Recall.LocalVectorWeight, 0.01, 10),
 		rangeF("recall.weights.similarity", p.Recall.Weights.Similarity, 0, 10),
 		rangeF("recall.weights.recency", p.Recall.Weights.Recency, 0, 10),
 		rangeF("recall.weights.frequency", p.Recall.Weights.Frequency, 0, 10),

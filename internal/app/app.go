@@ -143,9 +143,13 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 		return q.Stop(ctx)
 	})
 
+	vw := o.Policy.Recall.VectorWeight
+	if embed.IsLocal(a.Embedder) {
+		vw = o.Policy.Recall.LocalVectorWeight
+	}
 	a.Recaller, err = memory.NewRecaller(memory.RecallerConfig{
 		Search: a.Store, Profiles: a.Store, Embedder: a.Embedder,
-		Recall: o.Policy.Recall, Decay: o.Policy.Decay,
+		Recall: o.Policy.Recall, Decay: o.Policy.Decay, VectorWeight: vw,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recaller: %w", err)
