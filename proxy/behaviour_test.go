@@ -481,3 +481,35 @@ func TestOwnUpstreamKeyRequiresClientKey(t *testing.T) {
 		t.Errorf("user = %q, want the key's user (named users not allowed)", tr.Scope.User)
 	}
 }
+
+func TestHealthAndReady(t *testing.T) {
+	var notReady error = fmt.Errorf("store not open")
+	h := newHarness(t, func(c *proxy.Config) {
+		c.Ready = func(context.Context) error { return notReady }
+	})
+	get := func(p string) int {
+		resp, err := http.Get(h.front.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get("/healthz"); got != 200 {
+		t.Errorf("healthz = %d", got)
+	}
+	if got := get("/readyz"); got != http.StatusServiceUnavailable {
+		t.Errorf("readyz while not ready = %d", got)
+	}
+	notReady = nil
+	if got := get("/readyz"); got != 200 {
+		t.Errorf("readyz when ready = %d", got)
+	}
+	if got := get("/v1/chat/completions"); got != http.StatusNotFound {
+		// GET lists stored completions upstream; the fake has no such route.
+		t.Errorf("GET /v1/chat/completions = %d, want the upstream's 404", got)
+	}
+	if r := h.fake.Last(); r.Method != http.MethodGet || r.Path != "/v1/chat/completions" {
+		t.Errorf("GET chat route not passed through: %+v", r)
+	}
+}
