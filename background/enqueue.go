@@ -16,9 +16,12 @@ const maxBatch = 256
 // ErrStopped is returned by Enqueue after Stop (or before Start).
 var ErrStopped = errors.New("background: queue not running")
 
+// maxTurnsPerJob bounds one ingest job, so a retry redoes little.
+const maxTurnsPerJob = 64
+
 type enqueueReq struct {
-	params []river.InsertManyParams
-	done   chan error
+	turns []*memory.Turn // redacted copies
+	done  chan error
 }
 
 // Enqueue durably queues one turn for ingest: it returns nil only after the
@@ -47,7 +50,7 @@ func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
 }
 
 func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
-	params := make([]river.InsertManyParams, 0, len(turns))
+	red := make([]*memory.Turn, 0, len(turns))
 	for _, t := range turns {
 		if err := t.Scope.Validate(); err != nil {
 			return fmt.Errorf("background: enqueue: %w", err)
@@ -57,13 +60,7 @@ func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 			rt.Time = q.now()
 		}
 		rt.Time = rt.Time.UTC()
-		params = append(params, river.InsertManyParams{
-			Args: IngestArgs{Turn: *rt},
-			InsertOpts: &river.InsertOpts{
-				Queue: queueIngest,
-				Tags:  []string{scopeTag(rt.Scope), userTag(rt.Scope.User)},
-			},
-		})
+		red = append(red, rt)
 	}
 	q.mu.Lock()
 	running := q.started && !q.stopped
@@ -71,7 +68,7 @@ func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 	if !running {
 		return ErrStopped
 	}
-	r := &enqueueReq{params: params, done: make(chan error, 1)}
+	r := &enqueueReq{turns: red, done: make(chan error, 1)}
 	select {
 	case q.reqs <- r:
 	case <-ctx.Done():
@@ -104,13 +101,13 @@ func (q *Queue) commitLoop(ctx context.Context) {
 			q.flushPending(batch)
 			return
 		}
-		n := len(batch[0].params)
+		n := len(batch[0].turns)
 	gather:
 		for n < maxBatch {
 			select {
 			case r := <-q.reqs:
 				batch = append(batch, r)
-				n += len(r.params)
+				n += len(r.turns)
 			default:
 				break gather
 			}
@@ -135,13 +132,10 @@ func (q *Queue) flushPending(batch []*enqueueReq) {
 }
 
 func (q *Queue) commit(batch []*enqueueReq) {
-	var params []river.InsertManyParams
-	if len(batch) == 1 {
-		params = batch[0].params
-	} else {
-		for _, r := range batch {
-			params = append(params, r.params...)
-		}
+	params := ingestParams(batch)
+	turns := 0
+	for _, r := range batch {
+		turns += len(r.turns)
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -150,11 +144,40 @@ func (q *Queue) commit(batch []*enqueueReq) {
 	q.met.enqueueLatency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		err = fmt.Errorf("background: enqueue: %w", err)
-		q.met.enqueueErrors.Add(float64(len(params)))
+		q.met.enqueueErrors.Add(float64(turns))
 	} else {
-		q.met.enqueued.Add(float64(len(params)))
+		q.met.enqueued.Add(float64(turns))
 	}
 	for _, r := range batch {
 		r.done <- err
 	}
+}
+
+// ingestParams packs a batch's turns into jobs: one per scope (so deleting
+// a user's pending jobs never takes another user's turns), at most
+// maxTurnsPerJob turns each, in arrival order.
+func ingestParams(batch []*enqueueReq) []river.InsertManyParams {
+	var order []memory.Scope
+	byScope := map[memory.Scope][]memory.Turn{}
+	for _, r := range batch {
+		for _, t := range r.turns {
+			if _, ok := byScope[t.Scope]; !ok {
+				order = append(order, t.Scope)
+			}
+			byScope[t.Scope] = append(byScope[t.Scope], *t)
+		}
+	}
+	var params []river.InsertManyParams
+	for _, s := range order {
+		ts := byScope[s]
+		for len(ts) > 0 {
+			n := min(len(ts), maxTurnsPerJob)
+			params = append(params, river.InsertManyParams{
+				Args:       IngestArgs{Scope: s, Turns: ts[:n]},
+				InsertOpts: &river.InsertOpts{Queue: queueIngest, Tags: []string{scopeTag(s), userTag(s.User)}},
+			})
+			ts = ts[n:]
+		}
+	}
+	return params
 }

@@ -1,6 +1,7 @@
 package background
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,11 +20,36 @@ type ingestWorker struct {
 	q *Queue
 }
 
+// Work ingests the job's turns in order. A turn that fails is requeued
+// alone (the others are done); when every turn fails the job fails and
+// River retries it.
 func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) error {
 	start := time.Now()
-	err := w.q.ingest(ctx, &job.Args.Turn)
-	w.q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds())
-	return err
+	defer func() { w.q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
+	var failed []memory.Turn
+	var firstErr error
+	for i := range job.Args.Turns {
+		t := job.Args.Turns[i]
+		if err := w.q.ingest(ctx, &t); err != nil {
+			failed = append(failed, job.Args.Turns[i])
+			firstErr = cmp.Or(firstErr, err)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	if len(failed) == len(job.Args.Turns) {
+		return firstErr
+	}
+	w.q.log.WarnContext(ctx, "ingest: requeueing failed turns", "failed", len(failed), "of", len(job.Args.Turns), "err", firstErr)
+	s := job.Args.Scope
+	_, err := w.q.client.Insert(ctx, IngestArgs{Scope: s, Turns: failed}, &river.InsertOpts{
+		Queue: queueIngest, Tags: []string{scopeTag(s), userTag(s.User)},
+	})
+	if err != nil {
+		return errors.Join(firstErr, fmt.Errorf("requeue failed turns: %w", err))
+	}
+	return nil
 }
 
 // ingest processes one turn. Every write uses ids derived from the request
@@ -34,21 +60,29 @@ func (q *Queue) ingest(ctx context.Context, t *memory.Turn) error {
 	if t.Time.IsZero() {
 		t.Time = q.now()
 	}
-	s := t.Scope
+	if err := q.ingestTurn(ctx, t); err != nil {
+		return err
+	}
+	// The turn is logged last, once everything it caused is written: a
+	// retry after a failure above redoes idempotent writes and still logs
+	// the turn once.
 	if q.pol.Ingest.TurnLog {
 		if err := q.cfg.Store.AppendTurn(ctx, t); err != nil {
 			return fmt.Errorf("append turn: %w", err)
 		}
 	}
+	q.met.ingested.Inc()
+	q.met.nIngested.Add(1)
+	return nil
+}
+
+func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn) error {
+	s := t.Scope
 	if len(t.Injected) > 0 {
 		if err := q.usageFeedback(ctx, t); err != nil {
 			return fmt.Errorf("usage feedback: %w", err)
 		}
 	}
-	defer func() {
-		q.met.ingested.Inc()
-		q.met.nIngested.Add(1)
-	}()
 
 	intent := t.Intent
 	if intent == memory.IntentNone {
@@ -178,7 +212,9 @@ func (q *Queue) clusterThreshold() float64 {
 func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
 	need := q.pol.Consolidation.ClusterMin - 1
 	cands, err := q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
-		Limit: 20, Tiers: []memory.Tier{memory.TierEvent}, ExcludeConsolidated: true, At: ev.CreatedAt,
+		// A few more than needed leave room for the cohesion check; every
+		// candidate costs a row decode.
+		Limit: need + 6, Tiers: []memory.Tier{memory.TierEvent}, ExcludeConsolidated: true, At: ev.CreatedAt,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster search: %w", err)

@@ -25,9 +25,12 @@ const (
 	queueMaintenance = "maintenance"
 )
 
-// IngestArgs carries one captured turn (already redacted).
+// IngestArgs carries captured turns of one scope (already redacted). The
+// group commit packs the turns of one scope that arrive together into one
+// job: River's per-job overhead then is paid per batch, not per turn.
 type IngestArgs struct {
-	Turn memory.Turn `json:"turn"`
+	Scope memory.Scope  `json:"scope"`
+	Turns []memory.Turn `json:"turns"`
 }
 
 func (IngestArgs) Kind() string { return kindIngest }
