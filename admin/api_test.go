@@ -305,6 +305,7 @@ func TestMemoryCRUD(t *testing.T) {
 			t.Fatalf("audit actions %v", actions)
 		}
 		wantBad(t, e.do("GET", "/admin/v1/audit?since=monday", nil), "since")
+		wantBad(t, e.do("GET", "/admin/v1/audit?user="+url.QueryEscape("a\nb"), nil), "user")
 		wantBad(t, e.do("GET", "/admin/v1/audit?limit=0", nil), "limit")
 		r = e.do("GET", "/admin/v1/audit?since=2030-01-01T00:00:00Z", nil)
 		want(t, r, http.StatusOK)

@@ -4,7 +4,7 @@
 "use strict";
 
 const TIERS = ["profile", "semantic", "episodic", "event"];
-const state = { token: sessionStorage.getItem("memproxy.token") || "", user: "", usersNext: "", memNext: "" };
+const state = { token: sessionStorage.getItem("memproxy.token") || "", user: "", usersNext: "", memNext: "", namespaces: {} };
 
 function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
@@ -65,6 +65,7 @@ async function loadUsers(more) {
     const ul = $("users");
     if (!more) ul.replaceChildren();
     for (const u of page.data) {
+      state.namespaces[u.user] = u.namespaces || [];
       ul.append(h("li", {}, h("button", { "data-user": u.user, onclick: () => openUser(u.user) },
         u.user, " ", h("small", {}, u.memories + " · " + (u.namespaces || []).join(", ")))));
     }
@@ -81,6 +82,9 @@ function openUser(user) {
   state.user = user;
   $("user-input").value = user;
   for (const b of document.querySelectorAll("#users button")) b.classList.toggle("active", b.dataset.user === user);
+  const nss = state.namespaces[user] || [];
+  $("ns-list").replaceChildren(...nss.map((n) => h("option", { value: n })));
+  if (nss.length && !nss.includes($("ns").value)) $("ns").value = nss[0];
   showTab("memories");
   loadMemories(false);
 }
