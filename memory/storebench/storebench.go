@@ -12,7 +12,9 @@
 //	}
 //	func BenchmarkInsert(b *testing.B) { storebench.Insert(b, openEmpty(b), 100) }
 //
-// Search reports p50_ms and p99_ms per sub-benchmark; Insert reports
+// Search reports p50_ms and p99_ms per sub-benchmark, and cpu_ms/op (the
+// process CPU time per search, all goroutines: on a machine shared with
+// other work, the figure that does not move with the load); Insert reports
 // memories/s.
 package storebench
 
@@ -273,6 +275,7 @@ func Search(b *testing.B, st memory.Store, sizes []Sized) {
 func run(b *testing.B, op func(i int) error) {
 	lat := make(Latencies, 0, b.N)
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		t := time.Now()
 		err := op(i)
@@ -281,6 +284,9 @@ func run(b *testing.B, op func(i int) error) {
 			b.Fatal(err)
 		}
 		i++
+	}
+	if i > 0 {
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(i), "cpu_ms/op")
 	}
 	lat.Report(b)
 }
