@@ -46,16 +46,21 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		queueDepth:     prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "queue_depth", Help: "Jobs by state (refreshed by Pending and decay)."}, []string{"state"}),
 	}
 	if reg != nil {
-		perTurn := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "llm_calls_per_ingested_turn", Help: "Consolidation model calls (real or would-be) per ingested turn."}, m.callsPerTurn)
-		for _, c := range []prometheus.Collector{m.enqueued, m.enqueueErrors, m.enqueueLatency, m.jobLatency, m.jobErrors, m.ingested, m.dropped, m.llmCalls, m.memories, m.archived, m.superseded, m.reinforced, m.queueDepth, m.tierGauge, perTurn} {
-			// A second Queue in one process (tests, replicas) shares the
-			// first one's series rather than failing.
-			if err := reg.Register(c); err != nil {
-				if _, ok := err.(prometheus.AlreadyRegisteredError); !ok {
-					continue
-				}
-			}
-		}
+		m.enqueued = register(reg, m.enqueued)
+		m.enqueueErrors = register(reg, m.enqueueErrors)
+		m.enqueueLatency = register(reg, m.enqueueLatency)
+		m.jobLatency = register(reg, m.jobLatency)
+		m.jobErrors = register(reg, m.jobErrors)
+		m.ingested = register(reg, m.ingested)
+		m.dropped = register(reg, m.dropped)
+		m.llmCalls = register(reg, m.llmCalls)
+		m.memories = register(reg, m.memories)
+		m.archived = register(reg, m.archived)
+		m.superseded = register(reg, m.superseded)
+		m.reinforced = register(reg, m.reinforced)
+		m.queueDepth = register(reg, m.queueDepth)
+		m.tierGauge = register(reg, m.tierGauge)
+		register(reg, prometheus.Collector(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "llm_calls_per_ingested_turn", Help: "Consolidation model calls (real or would-be) per ingested turn of this process's first queue."}, m.callsPerTurn)))
 	}
 	return m
 }
@@ -81,3 +86,17 @@ func (q *Queue) IngestedTurns() int64 { return q.met.nIngested.Load() }
 
 // Consolidations is how many clusters this queue consolidated.
 func (q *Queue) Consolidations() int64 { return q.met.nConsolidations.Load() }
+
+// register adds c to reg; when an equal collector is already there (a
+// second Queue in one process: tests, or a replica in-process) it returns
+// that one so both queues feed the same series.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		if are, ok := err.(prometheus.AlreadyRegisteredError); ok {
+			if ex, ok := are.ExistingCollector.(C); ok {
+				return ex
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,99 @@
+package background
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/proxy"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+var _ proxy.TurnSink = (*Queue)(nil)
+
+// TestDeleteUserJobs: forget-user removes the user's queued turns (in one
+// namespace or all) and nobody else's.
+func TestDeleteUserJobs(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{insertOnly: true})
+		ctx := context.Background()
+		for _, s := range []memory.Scope{scope("mia"), {User: "mia", Namespace: "work"}, scope("ned")} {
+			for range 3 {
+				if err := e.q.Enqueue(ctx, e.turn(s, "a secret plan for "+s.String(), "ok")); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		deleted, running, err := e.q.DeleteUserJobs(ctx, "mia", "work")
+		if err != nil || running != 0 || deleted == 0 {
+			t.Fatalf("delete mia/work: %d deleted, %d running, %v", deleted, running, err)
+		}
+		if got := jobTexts(t, e); strings.Contains(got, "mia/work") || !strings.Contains(got, "mia/default") {
+			t.Errorf("after deleting mia/work: %s", got)
+		}
+		if _, _, err := e.q.DeleteUserJobs(ctx, "mia", ""); err != nil {
+			t.Fatal(err)
+		}
+		got := jobTexts(t, e)
+		if strings.Contains(got, "mia/") || !strings.Contains(got, "ned/default") {
+			t.Errorf("after deleting mia: %s", got)
+		}
+		st, err := e.q.Pending(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Available == 0 {
+			t.Errorf("pending view shows no available jobs: %+v", st)
+		}
+	})
+}
+
+func jobTexts(t *testing.T, e *env) string {
+	t.Helper()
+	res, err := e.q.Client().JobList(context.Background(), river.NewJobListParams().Kinds(kindIngest).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled).First(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, j := range res.Jobs {
+		b.Write(j.EncodedArgs)
+	}
+	return b.String()
+}
+
+func TestMetricsRegister(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	st := newEnv(t, "sqlite", envOpts{})
+	q, err := New(Config{Store: st.st, Admin: st.st, Embedder: st.emb, Driver: DriverSQLite, DB: st.river, Registry: reg, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second queue in the same process shares the series.
+	if _, err := New(Config{Store: st.st, Admin: st.st, Embedder: st.emb, Driver: DriverSQLite, DB: st.river, Registry: reg, Logger: quiet()}); err != nil {
+		t.Fatal(err)
+	}
+	q.met.nIngested.Add(10)
+	q.met.nWouldBe.Add(1)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, mf := range mfs {
+		found[mf.GetName()] = true
+		if mf.GetName() == "memproxy_llm_calls_per_ingested_turn" {
+			if v := mf.GetMetric()[0].GetGauge().GetValue(); v != 0.1 {
+				t.Errorf("calls per turn %v, want 0.1", v)
+			}
+		}
+	}
+	for _, n := range []string{"memproxy_llm_calls_per_ingested_turn", "memproxy_queue_commit_seconds", "memproxy_memories_archived_total"} {
+		if !found[n] {
+			t.Errorf("metric %s not registered (have %v)", n, found)
+		}
+	}
+}
