@@ -69,11 +69,14 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			return err
 		}
 		defer ins.Close()
-		fts, err := tx.PrepareContext(ctx, `INSERT INTO memories_fts (rowid, lex) VALUES (?, ?)`)
-		if err != nil {
-			return err
+		// The lexical rows go in with one statement: FTS5 flushes its
+		// pending terms at every statement savepoint, and a flush per row
+		// costs a third of the insert.
+		type ftsRow struct {
+			Seq int64  `json:"s"`
+			Lex string `json:"l"`
 		}
-		defer fts.Close()
+		rows := make([]ftsRow, 0, len(ms))
 		for _, m := range ms {
 			var seq int64
 			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, encodeVec(m.Embedding),
@@ -85,11 +88,15 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				}
 				return err
 			}
-			if _, err := fts.ExecContext(ctx, seq, scopedLex(sc, m.Text)); err != nil {
-				return err
-			}
+			rows = append(rows, ftsRow{seq, scopedLex(sc, m.Text)})
 		}
-		return nil
+		data, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO memories_fts (rowid, lex)
+			SELECT value ->> '$.s', value ->> '$.l' FROM json_each(?)`, string(data))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
