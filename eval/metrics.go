@@ -77,6 +77,11 @@ type QuestionResult struct {
 	LatencyMs      float64 `json:"latency_ms"`
 	// Skipped is true when the gate decided not to recall.
 	Skipped bool `json:"skipped,omitempty"`
+	// Answer, AnswerScore and Correct are set when a model answered
+	// (AnswerScore: LoCoMo's official score) and a judge ruled.
+	Answer      string   `json:"answer,omitempty"`
+	AnswerScore *float64 `json:"answer_score,omitempty"`
+	Correct     *bool    `json:"judged_correct,omitempty"`
 }
 
 // At returns the hits scored for cut-off k: the injected memories for the
@@ -169,6 +174,18 @@ func Summarize(results []QuestionResult) Summary {
 		}
 		s.ByCategory[strconv.Itoa(c)] = cs
 	}
+	var f1s, judged []*float64
+	for i := range results {
+		f1s = append(f1s, results[i].AnswerScore)
+		if c := results[i].Correct; c != nil {
+			v := 0.0
+			if *c {
+				v = 1
+			}
+			judged = append(judged, &v)
+		}
+	}
+	s.TokenF1, s.JudgeAccuracy = meanOf(f1s), meanOf(judged)
 	s.MeanInjectedTokens = mean(tokens)
 	s.P95InjectedTokens = Percentile(tokens, 95)
 	s.AddedLatencyMs = Percentiles{P50: Percentile(latency, 50), P95: Percentile(latency, 95)}

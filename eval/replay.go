@@ -40,6 +40,13 @@ type Replayer struct {
 	Flush func(ctx context.Context) error
 	// Model is the model name sent upstream ("memproxy-eval" when empty).
 	Model string
+	// AnswerModel, when set, makes each question a real one: it is sent
+	// as the model with AnswerInstruction, the reply is scored against the
+	// gold answer (token F1) and, with Judge, judged. APIKey is sent as
+	// the client's bearer key (the proxy forwards it upstream).
+	AnswerModel string
+	APIKey      string
+	Judge       *Judge
 	// Concurrency is how many questions are in flight (4 when 0).
 	Concurrency int
 	// RunID namespaces the replay's users so reruns against a persistent
@@ -281,12 +288,16 @@ type recallDetail struct {
 func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm string) (QuestionResult, error) {
 	qa := s.QA[i]
 	res := QuestionResult{Sample: s.ID, Index: i, Category: qa.Category, Question: qa.Question, Evidence: qa.Evidence}
+	msgs := []map[string]string{{"role": "user", "content": qa.Question}}
+	if r.AnswerModel != "" {
+		msgs = append([]map[string]string{{"role": "system", "content": AnswerInstruction}}, msgs...)
+	}
 	body := map[string]any{
-		"model":    cmp.Or(r.Model, "memproxy-eval"),
-		"messages": []map[string]string{{"role": "user", "content": qa.Question}},
+		"model":    cmp.Or(r.AnswerModel, r.Model, "memproxy-eval"),
+		"messages": msgs,
 	}
 	hdr := http.Header{}
-	hdr.Set("Authorization", "Bearer sk-memproxy-eval")
+	hdr.Set("Authorization", "Bearer "+cmp.Or(r.APIKey, "sk-memproxy-eval"))
 	hdr.Set("X-Memproxy-User", r.user(s))
 	hdr.Set("X-Memproxy-Session", fmt.Sprintf("%s-q%d-%s", s.ID, i, arm))
 	hdr.Set("X-Memproxy-Memory", arm)
@@ -296,10 +307,18 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 	if err != nil {
 		return res, err
 	}
-	io.Copy(io.Discard, resp.Body)
+	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		return res, fmt.Errorf("chat: %w", err)
+	}
 	if resp.StatusCode != http.StatusOK {
-		return res, fmt.Errorf("chat: status %d", resp.StatusCode)
+		return res, fmt.Errorf("chat: status %d: %.200s", resp.StatusCode, data)
+	}
+	if r.AnswerModel != "" {
+		if err := r.score(ctx, &res, qa, data); err != nil {
+			return res, err
+		}
 	}
 	res.LatencyMs, _ = strconv.ParseFloat(resp.Header.Get("X-Memproxy-Overhead-Ms"), 64)
 	status := resp.Header.Get("X-Memproxy-Recall")
@@ -319,6 +338,30 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 	}
 	fillHits(&res, d)
 	return res, nil
+}
+
+// score reads the model's answer from a chat completion and scores it.
+func (r *Replayer) score(ctx context.Context, res *QuestionResult, qa locomo.QA, data []byte) error {
+	var cr chatResponse
+	if err := json.Unmarshal(data, &cr); err != nil || len(cr.Choices) == 0 {
+		return fmt.Errorf("chat: no answer in the completion")
+	}
+	res.Answer = strings.TrimSpace(cr.Choices[0].Message.Content)
+	sc := AnswerScore(qa.Category, res.Answer, qa.Answer)
+	res.AnswerScore = &sc
+	if r.Judge == nil {
+		return nil
+	}
+	gold := qa.Answer
+	if qa.Category == 5 {
+		gold = "The conversation does not mention this (no information available)."
+	}
+	ok, err := r.Judge.Correct(ctx, qa.Question, gold, res.Answer)
+	if err != nil {
+		return err
+	}
+	res.Correct = &ok
+	return nil
 }
 
 // detail reads a request's recall row; the proxy may write it just after

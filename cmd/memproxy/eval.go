@@ -24,10 +24,15 @@ import (
 
 const evalUsage = `usage: memproxy eval locomo --data FILE [--proxy URL] [--json] [--out DIR]
   [--policy FILE] [--samples N] [--concurrency N]
+  [--answer-model M [--judge-model M] [--model-url URL]]
 
 Without --proxy an in-process memproxy runs on a temporary embedded store in
 front of a built-in scripted upstream; with --proxy a running memproxy is
-driven over HTTP (its admin token from --admin-token or MEMPROXY_ADMIN_TOKEN).`
+driven over HTTP (its admin token from --admin-token or MEMPROXY_ADMIN_TOKEN).
+With --answer-model each question is answered by that model in both arms
+(in-process: --model-url becomes the upstream) and scored by LoCoMo's token
+F1; --judge-model adds LLM-judge accuracy. The model API key is read from
+MEMPROXY_EVAL_API_KEY (or OPENAI_API_KEY).`
 
 // evalCmd runs `memproxy eval <benchmark>`.
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,6 +49,9 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	policyFile := fs.String("policy", "", "policy file of the in-process memproxy (default: built-in defaults)")
 	limit := fs.Int("samples", 0, "use only the first N samples (0: all)")
 	conc := fs.Int("concurrency", 4, "questions in flight")
+	answerModel := fs.String("answer-model", "", "model that answers each question (enables token F1)")
+	judgeModel := fs.String("judge-model", "", "model that judges each answer (enables judge accuracy)")
+	modelURL := fs.String("model-url", "https://api.openai.com/v1", "OpenAI-compatible base URL of the answer and judge models")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -64,8 +72,21 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !*asJSON {
 		rp.Progress = stderr
 	}
+	upstream := ""
+	if *answerModel != "" {
+		key := os.Getenv("MEMPROXY_EVAL_API_KEY")
+		if key == "" {
+			key = os.Getenv("OPENAI_API_KEY")
+		}
+		rp.AnswerModel, rp.APIKey, upstream = *answerModel, key, *modelURL
+		if *judgeModel != "" {
+			rp.Judge = &eval.Judge{BaseURL: *modelURL, Model: *judgeModel, APIKey: key, HTTP: &http.Client{Timeout: 2 * time.Minute}}
+		}
+	} else if *judgeModel != "" {
+		return errors.New("eval locomo: --judge-model needs --answer-model")
+	}
 	if *proxyURL == "" {
-		stop, err := startInProcess(ctx, rp, *policyFile)
+		stop, err := startInProcess(ctx, rp, *policyFile, upstream)
 		if err != nil {
 			return err
 		}
@@ -92,10 +113,10 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-// startInProcess runs memproxy on a temporary SQLite file in front of the
-// fake upstream, both on loopback ports, and points rp at it. stop tears
-// everything down and removes the files.
-func startInProcess(ctx context.Context, rp *eval.Replayer, policyFile string) (stop func(), err error) {
+// startInProcess runs memproxy on a temporary SQLite file in front of
+// upstream (the built-in fake upstream when ""), on a loopback port, and
+// points rp at it. stop tears everything down and removes the files.
+func startInProcess(ctx context.Context, rp *eval.Replayer, policyFile, upstream string) (stop func(), err error) {
 	pol, err := loadPolicy(policyFile)
 	if err != nil {
 		return nil, err
@@ -116,15 +137,18 @@ func startInProcess(ctx context.Context, rp *eval.Replayer, policyFile string) (
 			stop()
 		}
 	}()
-	fake := fakeupstream.New()
-	upURL, closeUp, err := serveLoopback(fake.Handler())
-	if err != nil {
-		return nil, err
+	if upstream == "" {
+		fake := fakeupstream.New()
+		upURL, closeUp, err := serveLoopback(fake.Handler())
+		if err != nil {
+			return nil, err
+		}
+		stops = append(stops, closeUp)
+		upstream = upURL + "/v1"
 	}
-	stops = append(stops, closeUp)
 	token := randomToken()
 	a, err := mpapp.New(ctx, mpapp.Options{
-		Upstream:   upURL + "/v1",
+		Upstream:   upstream,
 		Policy:     pol,
 		DB:         filepath.Join(dir, "memproxy.db"),
 		AdminToken: token,

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/memproxy/memproxy/eval"
 	"github.com/memproxy/memproxy/eval/locomo"
+	"github.com/memproxy/memproxy/internal/fakeupstream"
 )
 
 const tinyLoCoMo = "../../eval/testdata/tiny-locomo.json"
@@ -78,7 +81,7 @@ func TestEvalLoCoMoInProcess(t *testing.T) {
 // TestABReport reads the A/B report of a memproxy that served both arms.
 func TestABReport(t *testing.T) {
 	rp := &eval.Replayer{}
-	stop, err := startInProcess(t.Context(), rp, "")
+	stop, err := startInProcess(t.Context(), rp, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +118,38 @@ func TestABReport(t *testing.T) {
 	if err := run(t.Context(), []string{"ab", "report", "--proxy", rp.BaseURL, "--admin-token", "wrong"}, &text, &stderr); err == nil {
 		t.Error("wrong admin token accepted")
 	}
+}
+
+// TestEvalAnswerAndJudge runs the model arm against the fake upstream as
+// the "model": the first question gets the gold answer and a CORRECT
+// verdict, every other reply is the fake's echo, so token F1 and judge
+// accuracy of the memory arm are exactly 1/6 and those of the off arm 0.
+func TestEvalAnswerAndJudge(t *testing.T) {
+	fake := fakeupstream.New()
+	fake.Push(fakeupstream.Reply{Content: "A cat named Tom"}, fakeupstream.Reply{Content: "CORRECT"})
+	up := httptest.NewServer(fake.Handler())
+	defer up.Close()
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"eval", "locomo", "--data", tinyLoCoMo, "--json", "--concurrency", "1",
+		"--answer-model", "fake-model", "--judge-model", "fake-judge", "--model-url", up.URL + "/v1"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		eval.Summary
+		Off eval.Summary `json:"off"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, got *float64, want float64) {
+		t.Helper()
+		if got == nil || math.Abs(*got-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("token_f1", rep.TokenF1, 1.0/6)
+	check("judge_accuracy", rep.JudgeAccuracy, 1.0/6)
+	check("off token_f1", rep.Off.TokenF1, 0)
+	check("off judge_accuracy", rep.Off.JudgeAccuracy, 0)
 }
