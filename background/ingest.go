@@ -20,30 +20,54 @@ type ingestWorker struct {
 	q *Queue
 }
 
-// Work ingests the job's turns in order. A turn that fails is requeued
-// alone (the others are done); when every turn fails the job fails and
-// River retries it.
+// Work ingests the job's turns in order. Events of the whole job are
+// embedded in one call and written in one transaction; the turn log is
+// written last. A turn that fails is requeued alone (the others are done);
+// when every turn fails, or the shared write fails, the job fails and
+// River retries it: every write is idempotent (ids derive from request
+// ids).
 func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) error {
+	q := w.q
 	start := time.Now()
-	defer func() { w.q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
-	var failed []memory.Turn
+	defer func() { q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
+	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
+	var failed, done []memory.Turn
 	var firstErr error
 	for i := range job.Args.Turns {
 		t := job.Args.Turns[i]
-		if err := w.q.ingest(ctx, &t); err != nil {
+		if err := q.ingestTurn(ctx, &t, b); err != nil {
 			failed = append(failed, job.Args.Turns[i])
 			firstErr = cmp.Or(firstErr, err)
+			continue
 		}
+		done = append(done, t)
+	}
+	if len(done) == 0 && firstErr != nil {
+		return firstErr
+	}
+	if err := q.flushEvents(ctx, job.Args.Scope, b); err != nil {
+		return err
+	}
+	for _, t := range b.sessions {
+		if err := q.scheduleSession(ctx, t); err != nil {
+			return err
+		}
+	}
+	for i := range done {
+		if q.pol.Ingest.TurnLog {
+			if err := q.cfg.Store.AppendTurn(ctx, &done[i]); err != nil {
+				return fmt.Errorf("append turn: %w", err)
+			}
+		}
+		q.met.ingested.Inc()
+		q.met.nIngested.Add(1)
 	}
 	if len(failed) == 0 {
 		return nil
 	}
-	if len(failed) == len(job.Args.Turns) {
-		return firstErr
-	}
-	w.q.log.WarnContext(ctx, "ingest: requeueing failed turns", "failed", len(failed), "of", len(job.Args.Turns), "err", firstErr)
+	q.log.WarnContext(ctx, "ingest: requeueing failed turns", "failed", len(failed), "of", len(job.Args.Turns), "err", firstErr)
 	s := job.Args.Scope
-	_, err := w.q.client.Insert(ctx, IngestArgs{Scope: s, Turns: failed}, &river.InsertOpts{
+	_, err := q.client.Insert(ctx, IngestArgs{Scope: s, Turns: failed}, &river.InsertOpts{
 		Queue: queueIngest, Tags: []string{scopeTag(s), userTag(s.User)},
 	})
 	if err != nil {
@@ -52,38 +76,26 @@ func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) err
 	return nil
 }
 
-// ingest processes one turn. Every write uses ids derived from the request
-// id, so a retried or rescued job rewrites, never duplicates.
-func (q *Queue) ingest(ctx context.Context, t *memory.Turn) error {
+// ingestBatch collects what one job writes together.
+type ingestBatch struct {
+	events   []*memory.Memory
+	sessions map[string]*memory.Turn // newest turn per session
+}
+
+// ingestTurn handles one turn: feedback, explicit instructions, noise,
+// facts (written at once), and leaves its event in b.
+func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) error {
 	t.User = StripFence(t.User)
 	t.Assistant = StripFence(t.Assistant)
 	if t.Time.IsZero() {
 		t.Time = q.now()
 	}
-	if err := q.ingestTurn(ctx, t); err != nil {
-		return err
-	}
-	// The turn is logged last, once everything it caused is written: a
-	// retry after a failure above redoes idempotent writes and still logs
-	// the turn once.
-	if q.pol.Ingest.TurnLog {
-		if err := q.cfg.Store.AppendTurn(ctx, t); err != nil {
-			return fmt.Errorf("append turn: %w", err)
-		}
-	}
-	q.met.ingested.Inc()
-	q.met.nIngested.Add(1)
-	return nil
-}
-
-func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn) error {
 	s := t.Scope
 	if len(t.Injected) > 0 {
 		if err := q.usageFeedback(ctx, t); err != nil {
 			return fmt.Errorf("usage feedback: %w", err)
 		}
 	}
-
 	intent := t.Intent
 	if intent == memory.IntentNone {
 		intent = q.gate.Intent(t.User)
@@ -100,10 +112,9 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn) error {
 		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
 	}
-	if err := q.scheduleSession(ctx, t); err != nil {
-		return err
+	if t.Session != "" {
+		b.sessions[t.Session] = t
 	}
-
 	facts := ExtractFacts(t.User, q.pol.Reconcile.ChangeCues)
 	for i, f := range facts {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
@@ -114,7 +125,8 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn) error {
 	if len(facts) > 0 && factsCoverMessage(t.User, facts) {
 		return nil
 	}
-	return q.storeEvent(ctx, t)
+	b.events = append(b.events, q.eventMemory(t))
+	return nil
 }
 
 func cmpStr(a, b string) string {
@@ -158,25 +170,16 @@ func eventText(t *memory.Turn) string {
 	return u + "\nAssistant: " + truncate(a, 400)
 }
 
-func (q *Queue) storeEvent(ctx context.Context, t *memory.Turn) error {
+func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 	id := stableID(t.RequestID, "event")
 	if t.RequestID == "" {
 		id = memory.NewID()
-	} else if _, err := q.cfg.Store.Get(ctx, t.Scope, id); err == nil {
-		return nil // already ingested by an earlier attempt
-	} else if !errors.Is(err, memory.ErrNotFound) {
-		return fmt.Errorf("get event: %w", err)
 	}
-	vecs, err := q.cfg.Embedder.Embed(ctx, []string{t.User})
-	if err != nil {
-		return fmt.Errorf("embed event: %w", err)
-	}
-	m := &memory.Memory{
+	return &memory.Memory{
 		ID:         id,
 		Scope:      t.Scope,
 		Tier:       memory.TierEvent,
 		Text:       eventText(t),
-		Embedding:  vecs[0],
 		Value:      Informativeness(t.User),
 		Confidence: 1,
 		Source:     memory.SourceEvent,
@@ -186,11 +189,56 @@ func (q *Queue) storeEvent(ctx context.Context, t *memory.Turn) error {
 		LastUsedAt: t.Time,
 		ValidFrom:  t.Time,
 	}
-	if err := q.cfg.Store.Insert(ctx, t.Scope, m); err != nil {
-		return fmt.Errorf("insert event: %w", err)
+}
+
+// flushEvents embeds the batch's events in one call, writes the new ones
+// in one transaction (an earlier attempt may have written some), then
+// checks each for a repeated pattern.
+func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch) error {
+	if len(b.events) == 0 {
+		return nil
 	}
-	q.met.memories.WithLabelValues(string(memory.TierEvent)).Inc()
-	return q.maybeCluster(ctx, m)
+	ids := make([]string, len(b.events))
+	for i, m := range b.events {
+		ids[i] = m.ID
+	}
+	have, err := q.cfg.Store.GetMany(ctx, s, ids)
+	if err != nil {
+		return fmt.Errorf("get events: %w", err)
+	}
+	exists := make(map[string]bool, len(have))
+	for _, m := range have {
+		exists[m.ID] = true
+	}
+	var evs []*memory.Memory
+	var texts []string
+	for _, m := range b.events {
+		if !exists[m.ID] {
+			exists[m.ID] = true
+			evs = append(evs, m)
+			texts = append(texts, userPart(m.Text))
+		}
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	vecs, err := q.cfg.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed events: %w", err)
+	}
+	for i, m := range evs {
+		m.Embedding = vecs[i]
+	}
+	if err := q.cfg.Store.Insert(ctx, s, evs...); err != nil {
+		return fmt.Errorf("insert events: %w", err)
+	}
+	q.met.memories.WithLabelValues(string(memory.TierEvent)).Add(float64(len(evs)))
+	for _, m := range evs {
+		if err := q.maybeCluster(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isLocalEmbedder: the local hashed embedder has its own calibrated
