@@ -2,6 +2,7 @@ package background
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -67,7 +68,10 @@ func (q *Queue) summarizeSession(ctx context.Context, a *SessionArgs) error {
 	if _, err := q.cfg.Store.Get(ctx, s, id); err == nil {
 		return nil
 	}
-	points := q.keyPoints(evs)
+	points, err := q.sessionPoints(ctx, evs)
+	if err != nil {
+		return err
+	}
 	text := "Session summary (" + evs[0].CreatedAt.UTC().Format("2006-01-02") + "):\n- " + strings.Join(points, "\n- ")
 	var prov memory.Provenance
 	for _, e := range evs {
@@ -134,4 +138,66 @@ func (q *Queue) keyPoints(evs []*memory.Memory) []string {
 		out[i] = p.text
 	}
 	return out
+}
+
+// sessionPrompt asks the model for the key points of one conversation.
+const sessionPrompt = `Summarise this conversation between a user and an assistant as 3 to 5
+key points worth remembering about the user and what was decided. Keep
+concrete parameters: dates, people, places, amounts, versions, states.
+Return ONLY a JSON object: {"points": ["...", "..."]}
+
+Conversation (oldest first):
+%s`
+
+// sessionPoints asks the consolidation model when one is configured (same
+// budget, call counter and retries as consolidation) and otherwise, or
+// when the budget is spent, picks the key points extractively.
+func (q *Queue) sessionPoints(ctx context.Context, evs []*memory.Memory) ([]string, error) {
+	if q.llm == nil {
+		return q.keyPoints(evs), nil
+	}
+	if wait, ok := q.budget.take(time.Now()); !ok {
+		return nil, river.JobSnooze(wait)
+	}
+	var b strings.Builder
+	for _, e := range evs {
+		b.WriteString("[" + e.CreatedAt.UTC().Format("2006-01-02 15:04") + "] User: " + truncate(e.Text, 600) + "\n")
+	}
+	prompt := fmt.Sprintf(sessionPrompt, b.String())
+	var lastErr error
+	for attempt := 0; attempt <= q.pol.Consolidation.Retries; attempt++ {
+		q.met.nLLM.Add(1)
+		q.met.llmCalls.WithLabelValues("session").Inc()
+		ans, err := q.llm.Complete(ctx, prompt)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		pts, err := parsePoints(ans)
+		if err == nil {
+			return pts, nil
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("session summary: %w", lastErr)
+}
+
+// parsePoints reads {"points": [...]} (tolerating prose around it) and
+// keeps 1-5 non-empty points.
+func parsePoints(ans string) ([]string, error) {
+	obj, ok := findJSONObject(ans)
+	if !ok {
+		return nil, fmt.Errorf("%w: no JSON object", errBadAnswer)
+	}
+	var v struct {
+		Points []string `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(obj), &v); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadAnswer, err)
+	}
+	pts := cleanList(v.Points)
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%w: no points", errBadAnswer)
+	}
+	return pts[:min(len(pts), 5)], nil
 }

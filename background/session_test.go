@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -60,4 +61,36 @@ func TestSessionSummary(t *testing.T) {
 			t.Errorf("summary provenance %+v session %q", eps[0].Provenance, eps[0].Session)
 		}
 	})
+}
+
+func TestSessionSummaryModel(t *testing.T) {
+	fake := fakeupstream.New()
+	fake.Push(fakeupstream.Reply{Content: "Summary:\n" + `{"points":["Billing DB moves to Postgres 17 by December 15.","Window Saturday 02:00-04:00 UTC, Priya on call.","Cluster budget 2,400 USD/month."]}`})
+	e := newEnv(t, "sqlite", envOpts{llm: fakeLLM(t, fake)})
+	ctx := context.Background()
+	s := scope("kate")
+	for _, m := range []string{
+		"We need to migrate the billing database to Postgres 17 by December 15",
+		"The migration window is Saturday 02:00-04:00 UTC with Priya on call",
+		"Budget for the new cluster is 2,400 dollars per month",
+	} {
+		tu := e.turn(s, m, "Understood.")
+		tu.Session = "sess-m"
+		if err := e.q.Enqueue(ctx, tu); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	e.clock.Add(e.pol.Sessions.Idle.D() + time.Minute)
+	if err := e.q.FlushSessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	eps := e.list(s, memory.StateLive, memory.TierEpisodic)
+	if len(eps) != 1 || !strings.Contains(eps[0].Text, "- Window Saturday 02:00-04:00 UTC, Priya on call.") {
+		t.Fatalf("episodic %s", texts(eps))
+	}
+	if e.q.LLMCalls() != 1 {
+		t.Errorf("LLM calls %d, want 1", e.q.LLMCalls())
+	}
 }
