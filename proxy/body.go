@@ -1,13 +1,14 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
 )
 
 // chatBody is the part of a chat completion request the proxy reads. The
@@ -24,141 +25,124 @@ type chatBody struct {
 }
 
 // parseChat decodes what the proxy needs from a chat completion body and
-// rejects bad input with a 400 naming the field.
+// rejects bad input with a 400 naming the field. It reads the body in
+// place (gjson, no reflection): this is the hot path of every chat call.
 func parseChat(body []byte) (*chatBody, error) {
 	if !utf8.Valid(body) {
 		return nil, badRequest("", "invalid_utf8", "request body is not valid UTF-8")
 	}
-	cb := &chatBody{raw: body, msgStart: -1}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, malformed(err, "request body must be a JSON object")
+	if !gjson.ValidBytes(body) {
+		return nil, badRequest("", "invalid_json", "request body is not valid JSON")
 	}
-	var msgs json.RawMessage
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, malformed(err, "")
-		}
-		key, _ := tok.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return nil, malformed(err, "")
-		}
-		end := int(dec.InputOffset())
-		switch key {
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body)))
+	if !root.IsObject() {
+		return nil, badRequest("", "invalid_json", "request body must be a JSON object")
+	}
+	// Value offsets (Index) count from root.Raw's start, or from the body's
+	// when gjson already includes root.Index; base covers both.
+	base := len(body) - len(root.Raw) - root.Index
+	cb := &chatBody{raw: body, msgStart: -1}
+	var msgs gjson.Result
+	var err error
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
 		case "messages":
-			msgs, cb.msgStart, cb.msgEnd = val, end-len(val), end
+			msgs, cb.msgStart, cb.msgEnd = v, base+v.Index, base+v.Index+len(v.Raw)
 		case "model":
-			if err := decodeField(val, &cb.Model, "model", "a string"); err != nil {
-				return nil, err
-			}
+			err = stringField(v, &cb.Model, "model")
 		case "stream":
-			if err := decodeField(val, &cb.Stream, "stream", "a boolean"); err != nil {
-				return nil, err
+			switch v.Type {
+			case gjson.True, gjson.False, gjson.Null:
+				cb.Stream = v.Type == gjson.True
+			default:
+				err = badRequest("stream", "invalid_type", "invalid type for 'stream': expected a boolean")
 			}
 		case "user":
-			if err := decodeField(val, &cb.User, "user", "a string"); err != nil {
-				return nil, err
-			}
+			err = stringField(v, &cb.User, "user")
 		case "safety_identifier":
-			if err := decodeField(val, &cb.SafetyIdentifier, "safety_identifier", "a string"); err != nil {
-				return nil, err
-			}
+			err = stringField(v, &cb.SafetyIdentifier, "safety_identifier")
 		}
-	}
-	if _, err := dec.Token(); err != nil { // closing brace
-		return nil, malformed(err, "")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, badRequest("", "invalid_json", "request body has data after the JSON object")
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if cb.msgStart < 0 {
 		return nil, badRequest("messages", "missing_required_parameter", "missing required parameter: 'messages'")
 	}
-	var err error
-	if cb.Messages, err = parseMessages(msgs); err != nil {
+	if cb.Messages, err = parseMessages(body, base, msgs); err != nil {
 		return nil, err
 	}
 	return cb, nil
 }
 
-func malformed(err error, msg string) error {
-	if msg == "" {
-		msg = "request body is not valid JSON"
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			msg += ": " + err.Error()
-		}
-	}
-	return badRequest("", "invalid_json", msg)
-}
-
-func decodeField(val json.RawMessage, dst any, name, want string) error {
-	if string(val) == "null" {
-		return nil
-	}
-	if json.Unmarshal(val, dst) != nil {
-		return badRequest(name, "invalid_type", fmt.Sprintf("invalid type for '%s': expected %s", name, want))
+func stringField(v gjson.Result, dst *string, name string) error {
+	switch v.Type {
+	case gjson.String:
+		*dst = strings.Clone(v.Str)
+	case gjson.Null:
+	default:
+		return badRequest(name, "invalid_type", fmt.Sprintf("invalid type for '%s': expected a string", name))
 	}
 	return nil
 }
 
-// wireMessage is one message as decoded for roles and text.
-type wireMessage struct {
-	Role    *string         `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-func parseMessages(raw json.RawMessage) ([]Message, error) {
-	var items []json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+func parseMessages(body []byte, base int, msgs gjson.Result) ([]Message, error) {
+	if !msgs.IsArray() {
 		return nil, badRequest("messages", "invalid_type", "invalid type for 'messages': expected an array of message objects")
 	}
-	if len(items) == 0 {
-		return nil, badRequest("messages", "empty_array", "'messages' must not be empty")
+	out := make([]Message, 0, 8)
+	var err error
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		param := "messages[" + strconv.Itoa(len(out)) + "]"
+		if !m.IsObject() {
+			err = badRequest(param, "invalid_type", fmt.Sprintf("invalid type for '%s': expected an object", param))
+			return false
+		}
+		role := m.Get("role")
+		if role.Type != gjson.String {
+			if !role.Exists() {
+				err = badRequest(param+".role", "missing_required_parameter", fmt.Sprintf("missing required parameter: '%s.role'", param))
+			} else {
+				err = badRequest(param+".role", "invalid_type", fmt.Sprintf("invalid type for '%s.role': expected a string", param))
+			}
+			return false
+		}
+		start := base + m.Index
+		out = append(out, Message{
+			Role: strings.Clone(role.Str),
+			Text: contentText(m.Get("content")),
+			Raw:  json.RawMessage(body[start : start+len(m.Raw) : start+len(m.Raw)]),
+		})
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
-	out := make([]Message, len(items))
-	for i, it := range items {
-		param := fmt.Sprintf("messages[%d]", i)
-		var wm wireMessage
-		if it[0] != '{' || json.Unmarshal(it, &wm) != nil {
-			return nil, badRequest(param, "invalid_type", fmt.Sprintf("invalid type for '%s': expected an object", param))
-		}
-		if wm.Role == nil {
-			return nil, badRequest(param+".role", "missing_required_parameter", fmt.Sprintf("missing required parameter: '%s.role'", param))
-		}
-		out[i] = Message{Role: *wm.Role, Text: contentText(wm.Content), Raw: it}
+	if len(out) == 0 {
+		return nil, badRequest("messages", "empty_array", "'messages' must not be empty")
 	}
 	return out, nil
 }
 
 // contentText returns a content string, or the text parts of a content
 // array joined with newlines; other part types are ignored.
-func contentText(c json.RawMessage) string {
-	if len(c) == 0 {
-		return ""
-	}
-	switch c[0] {
-	case '"':
-		var s string
-		_ = json.Unmarshal(c, &s)
-		return s
-	case '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(c, &parts)
+func contentText(c gjson.Result) string {
+	switch {
+	case c.Type == gjson.String:
+		return strings.Clone(c.Str)
+	case c.IsArray():
 		var b strings.Builder
-		for _, p := range parts {
-			if p.Type != "text" && p.Type != "input_text" {
-				continue
+		c.ForEach(func(_, p gjson.Result) bool {
+			if t := p.Get("type").Str; t != "text" && t != "input_text" {
+				return true
 			}
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(p.Text)
-		}
+			b.WriteString(p.Get("text").Str)
+			return true
+		})
 		return b.String()
 	}
 	return ""

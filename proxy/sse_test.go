@@ -111,13 +111,16 @@ func TestAssembler(t *testing.T) {
 }
 
 func TestSplice(t *testing.T) {
-	body := []byte(`{"a":1, "messages" : [ {"role":"user","content":"x"} ] ,"z":[1]}`)
+	body := []byte(" \n\t{\"a\":1, \"messages\" : [ {\"role\":\"user\",\"content\":\"x\"} ] ,\"z\":[1]}\n")
 	cb, err := parseChat(body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(cb.splice([]json.RawMessage{json.RawMessage(`{"role":"system","content":"m"}`), cb.Messages[0].Raw}))
-	want := `{"a":1, "messages" : [{"role":"system","content":"m"},{"role":"user","content":"x"}] ,"z":[1]}`
+	want := " \n\t{\"a\":1, \"messages\" : [{\"role\":\"system\",\"content\":\"m\"},{\"role\":\"user\",\"content\":\"x\"}] ,\"z\":[1]}\n"
+	if raw := string(cb.Messages[0].Raw); raw != `{"role":"user","content":"x"}` {
+		t.Errorf("raw message = %q", raw)
+	}
 	if got != want {
 		t.Errorf("splice = %s\nwant      %s", got, want)
 	}
