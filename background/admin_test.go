@@ -2,6 +2,7 @@ package background
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -95,5 +96,27 @@ func TestMetricsRegister(t *testing.T) {
 		if !found[n] {
 			t.Errorf("metric %s not registered (have %v)", n, found)
 		}
+	}
+}
+
+// TestStopTwice: Stop drains, is safe to repeat, and a turn offered after
+// it is refused rather than silently lost.
+func TestStopTwice(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	ctx := context.Background()
+	if err := e.q.Enqueue(ctx, e.turn(scope("olga"), "I keep bees on the roof of our Zurich office", "Nice.")); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	for range 2 {
+		if err := e.q.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.q.Enqueue(ctx, e.turn(scope("olga"), "late turn", "x")); !errors.Is(err, ErrStopped) {
+		t.Errorf("Enqueue after Stop: %v, want ErrStopped", err)
+	}
+	if n := len(e.list(scope("olga"), memory.StateLive)); n != 1 {
+		t.Errorf("%d memories, want 1", n)
 	}
 }

@@ -62,19 +62,21 @@ func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 		rt.Time = rt.Time.UTC()
 		red = append(red, rt)
 	}
-	q.mu.Lock()
-	running := q.started && !q.stopped
-	q.mu.Unlock()
-	if !running {
+	r := &enqueueReq{turns: red, done: make(chan error, 1)}
+	// The read lock spans the hand-over so Stop (write lock) cannot close
+	// the committer between the check and the send: a handed-over turn is
+	// always committed or answered.
+	q.sendMu.RLock()
+	if !q.accepting {
+		q.sendMu.RUnlock()
 		return ErrStopped
 	}
-	r := &enqueueReq{turns: red, done: make(chan error, 1)}
 	select {
 	case q.reqs <- r:
+		q.sendMu.RUnlock()
 	case <-ctx.Done():
+		q.sendMu.RUnlock()
 		return fmt.Errorf("background: enqueue: %w", ctx.Err())
-	case <-q.done:
-		return ErrStopped
 	}
 	// Once handed over, the commit proceeds even if ctx ends; waiting for
 	// its outcome tells the caller the truth.

@@ -98,6 +98,8 @@ type Queue struct {
 	budget *budget
 
 	reqs      chan *enqueueReq
+	sendMu    sync.RWMutex
+	accepting bool // guarded by sendMu
 	decayRuns atomic.Int64
 
 	mu       sync.Mutex
@@ -247,10 +249,14 @@ func (q *Queue) Start(ctx context.Context) error {
 		if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 			cancel()
 			<-q.done
+			q.stopped = true // the committer is gone; a new Queue is needed
 			return fmt.Errorf("background: start workers: %w", err)
 		}
 	}
 	q.started = true
+	q.sendMu.Lock()
+	q.accepting = true
+	q.sendMu.Unlock()
 	return nil
 }
 
@@ -268,6 +274,9 @@ func (q *Queue) Stop(ctx context.Context) error {
 		}
 		// Finish committing turns already handed to Enqueue first: the
 		// proxy told those clients their reply is done.
+		q.sendMu.Lock()
+		q.accepting = false
+		q.sendMu.Unlock()
 		q.cancel()
 		<-q.done
 		if !q.cfg.InsertOnly {
