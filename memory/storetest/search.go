@@ -454,4 +454,26 @@ func (s *suite) testLexicalSearchFilters(t *testing.T) {
 			}
 		})
 	}
+	// Many better-ranked dead matches must not crowd out a live one.
+	var dead []*memory.Memory
+	for i := range 120 {
+		m := newMem(fmt.Sprintf("regatta regatta regatta %d", i), memory.TierEvent, nil)
+		dead = append(dead, m)
+	}
+	insert(t, st, aliceW, dead...)
+	must(t, st.Archive(ctx, aliceW, memIDs(dead), t0))
+	liveOne := newMem("a long note that mentions a regatta once among many other words about the weekend", memory.TierEvent, nil)
+	insert(t, st, aliceW, liveOne)
+	for _, limit := range []int{1, 5, 50} {
+		ls, err := st.LexicalSearch(ctx, aliceW, "regatta", memory.SearchOptions{At: later, Limit: limit})
+		must(t, err)
+		if !slices.Equal(ids(ls), []string{liveOne.ID}) {
+			t.Errorf("limit %d behind %d dead matches: %v, want the live one", limit, len(dead), ids(ls))
+		}
+	}
+	ls, err := st.LexicalSearch(ctx, aliceW, "regatta", memory.SearchOptions{At: later, Limit: 200, IncludeDead: true})
+	must(t, err)
+	if len(ls) != len(dead)+1 {
+		t.Errorf("with dead: %d matches, want %d", len(ls), len(dead)+1)
+	}
 }

@@ -106,11 +106,14 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		limit = defaultLimit
 	}
 	f := newFilter(o)
-	where := []string{"memories_fts MATCH ?", "+m.user = ?", "+m.namespace = ?"}
-	args := []any{ftsQuery(sc, terms), sc.User, sc.Namespace}
+	// FTS5 ranks the scope's matches on its own (its sorter, no row reads);
+	// only the best few are joined to memories and filtered. When filters
+	// leave fewer than limit, the window widens until the matches run out.
+	where := []string{"+m.user = ?", "+m.namespace = ?"}
+	var fargs []any
 	if !f.includeDead {
 		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR m.expires_at > ?)")
-		args = append(args, f.at)
+		fargs = append(fargs, f.at)
 	}
 	if f.exclConsolid {
 		where = append(where, "m.consolidated_at IS NULL")
@@ -118,14 +121,40 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if len(f.tiers) > 0 {
 		where = append(where, "m.tier IN ("+placeholders(len(f.tiers))+")")
 		for _, t := range f.tiers {
-			args = append(args, string(t))
+			fargs = append(fargs, string(t))
 		}
 	}
-	cols := "m." + strings.ReplaceAll(strings.ReplaceAll(memCols, "\n\t", " "), ", ", ", m.")
-	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+`, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY f.rank LIMIT ?`, append(args, limit)...)
+	stmt := `WITH top AS (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?)
+		SELECT ` + memColsM + `, -top.rank FROM top JOIN memories m ON m.seq = top.rowid
+		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY top.rank LIMIT ?`
+	match := ftsQuery(sc, terms)
+	for window := limit + limit/2 + 10; ; window *= 4 {
+		args := append(append([]any{match, window, sc.User, sc.Namespace}, fargs...), limit)
+		out, err := s.lexicalQuery(ctx, stmt, args)
+		if err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+		if len(out) >= limit {
+			return out, nil
+		}
+		var matched int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)`,
+			match, window).Scan(&matched); err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+		if matched < window {
+			return out, nil
+		}
+	}
+}
+
+// memColsM is memCols qualified with the table alias m.
+var memColsM = "m." + strings.ReplaceAll(strings.ReplaceAll(memCols, "\n\t", " "), ", ", ", m.")
+
+func (s *Store) lexicalQuery(ctx context.Context, stmt string, args []any) ([]memory.Candidate, error) {
+	rows, err := s.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, fmt.Errorf("lexical search: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []memory.Candidate
@@ -133,14 +162,11 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		var score float64
 		m, err := scanMemory(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
 		if err != nil {
-			return nil, fmt.Errorf("lexical search: %w", err)
+			return nil, err
 		}
 		out = append(out, memory.Candidate{Memory: m, Score: score})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("lexical search: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 type scanFunc func(dest ...any) error
