@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // sseReader splits a server-sent-event stream into events without changing
@@ -72,28 +74,11 @@ func eventData(ev []byte) []byte {
 	return out
 }
 
-// chunk is the part of a chat.completion.chunk the assembler reads.
-type chunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content   *string    `json:"content"`
-			Refusal   *string    `json:"refusal"`
-			ToolCalls []toolCall `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
-}
-
 type toolCall struct {
-	Index    int    `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	Index     int
+	ID        string
+	Name      string
+	Arguments string
 }
 
 // assembler rebuilds the assistant message(s) from stream chunks, for the
@@ -125,7 +110,7 @@ func (a *assembler) choice(i int) *choiceState {
 }
 
 // Add feeds one event's data; non-JSON data is ignored (it is relayed all
-// the same).
+// the same). Chunks are read in place with gjson: this runs per event.
 func (a *assembler) Add(data []byte) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -135,43 +120,50 @@ func (a *assembler) Add(data []byte) {
 		a.done = true
 		return
 	}
-	var ch chunk
-	if json.Unmarshal(data, &ch) != nil {
+	if !gjson.ValidBytes(data) {
 		return
 	}
-	if ch.Model != "" {
-		a.model = ch.Model
+	ch := gjson.ParseBytes(data)
+	if !ch.IsObject() {
+		return
 	}
-	if len(ch.Usage) > 0 && string(ch.Usage) != "null" {
-		a.usage = append(a.usage[:0], ch.Usage...)
+	if m := ch.Get("model"); m.Type == gjson.String && m.Str != "" {
+		a.model = m.Str
 	}
-	for _, c := range ch.Choices {
-		st := a.choice(c.Index)
-		if c.Delta.Content != nil {
-			st.content.WriteString(*c.Delta.Content)
+	if u := ch.Get("usage"); u.IsObject() {
+		a.usage = append(a.usage[:0], u.Raw...)
+	}
+	ch.Get("choices").ForEach(func(_, c gjson.Result) bool {
+		st := a.choice(int(c.Get("index").Int()))
+		delta := c.Get("delta")
+		if v := delta.Get("content"); v.Type == gjson.String {
+			st.content.WriteString(v.Str)
 		}
-		if c.Delta.Refusal != nil {
-			st.refusal.WriteString(*c.Delta.Refusal)
+		if v := delta.Get("refusal"); v.Type == gjson.String {
+			st.refusal.WriteString(v.Str)
 		}
-		if c.FinishReason != nil && *c.FinishReason != "" {
-			st.finish = *c.FinishReason
+		if v := c.Get("finish_reason"); v.Type == gjson.String && v.Str != "" {
+			st.finish = v.Str
 		}
-		for _, tc := range c.Delta.ToolCalls {
+		delta.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			i := int(tc.Get("index").Int())
 			if st.calls == nil {
 				st.calls = map[int]*toolCall{}
 			}
-			cur := st.calls[tc.Index]
+			cur := st.calls[i]
 			if cur == nil {
-				cur = &toolCall{Index: tc.Index}
-				st.calls[tc.Index] = cur
+				cur = &toolCall{Index: i}
+				st.calls[i] = cur
 			}
-			if tc.ID != "" {
-				cur.ID = tc.ID
+			if id := tc.Get("id").Str; id != "" {
+				cur.ID = id
 			}
-			cur.Function.Name += tc.Function.Name
-			cur.Function.Arguments += tc.Function.Arguments
-		}
-	}
+			cur.Name += tc.Get("function.name").Str
+			cur.Arguments += tc.Get("function.arguments").Str
+			return true
+		})
+		return true
+	})
 }
 
 // Reply returns the first choice's text (tool calls summarised when there
@@ -208,42 +200,46 @@ func summariseCalls(calls []toolCall) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("[tool call] " + tc.Function.Name + "(" + tc.Function.Arguments + ")")
+		b.WriteString("[tool call] " + tc.Name + "(" + tc.Arguments + ")")
 	}
 	return b.String()
 }
 
 // completionReply reads the first choice of a non-streamed chat completion.
 func completionReply(body []byte) (text, finish, model string, ok bool) {
-	var cc struct {
-		Model   string `json:"model"`
-		Choices []struct {
-			Index   int `json:"index"`
-			Message struct {
-				Content   *string    `json:"content"`
-				Refusal   *string    `json:"refusal"`
-				ToolCalls []toolCall `json:"tool_calls"`
-			} `json:"message"`
-			FinishReason string `json:"finish_reason"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(body, &cc) != nil || len(cc.Choices) == 0 {
+	if !gjson.ValidBytes(body) {
 		return "", "", "", false
 	}
-	c := cc.Choices[0]
-	for _, ch := range cc.Choices {
-		if ch.Index == 0 {
+	cc := gjson.ParseBytes(body)
+	choices := cc.Get("choices")
+	if !choices.IsArray() {
+		return "", "", "", false
+	}
+	var c gjson.Result
+	choices.ForEach(func(_, ch gjson.Result) bool {
+		if !c.Exists() || ch.Get("index").Int() == 0 {
 			c = ch
-			break
+		}
+		return ch.Get("index").Int() != 0
+	})
+	if !c.Exists() {
+		return "", "", "", false
+	}
+	msg := c.Get("message")
+	switch {
+	case msg.Get("content").Str != "":
+		text = msg.Get("content").Str
+	case msg.Get("refusal").Str != "":
+		text = msg.Get("refusal").Str
+	default:
+		var calls []toolCall
+		msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			calls = append(calls, toolCall{ID: tc.Get("id").Str, Name: tc.Get("function.name").Str, Arguments: tc.Get("function.arguments").Str})
+			return true
+		})
+		if len(calls) > 0 {
+			text = summariseCalls(calls)
 		}
 	}
-	switch {
-	case c.Message.Content != nil && *c.Message.Content != "":
-		text = *c.Message.Content
-	case c.Message.Refusal != nil && *c.Message.Refusal != "":
-		text = *c.Message.Refusal
-	case len(c.Message.ToolCalls) > 0:
-		text = summariseCalls(c.Message.ToolCalls)
-	}
-	return text, c.FinishReason, cc.Model, true
+	return text, c.Get("finish_reason").Str, cc.Get("model").Str, true
 }

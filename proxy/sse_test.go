@@ -125,3 +125,21 @@ func TestSplice(t *testing.T) {
 		t.Errorf("splice = %s\nwant      %s", got, want)
 	}
 }
+
+func TestCompletionReply(t *testing.T) {
+	for _, tc := range []struct {
+		body, text, finish, model string
+		ok                        bool
+	}{
+		{`{"model":"m","choices":[{"index":1,"message":{"content":"second"}},{"index":0,"message":{"content":"first"},"finish_reason":"stop"}]}`, "first", "stop", "m", true},
+		{`{"choices":[{"index":0,"message":{"content":null,"refusal":"I can't"},"finish_reason":"stop"}]}`, "I can't", "stop", "", true},
+		{`{"choices":[{"index":0,"message":{"content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`, "[tool call] f({})", "tool_calls", "", true},
+		{`{"object":"list"}`, "", "", "", false},
+		{`not json`, "", "", "", false},
+	} {
+		text, finish, model, ok := completionReply([]byte(tc.body))
+		if text != tc.text || finish != tc.finish || model != tc.model || ok != tc.ok {
+			t.Errorf("%s: got %q %q %q %v", tc.body, text, finish, model, ok)
+		}
+	}
+}
