@@ -210,7 +210,7 @@ func (r *Replayer) waitIdle(ctx context.Context) error {
 	if r.WaitIdle != nil {
 		return r.WaitIdle(ctx)
 	}
-	tick := time.NewTicker(25 * time.Millisecond)
+	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		v, err := r.queueStats(ctx)
@@ -368,7 +368,7 @@ func (r *Replayer) score(ctx context.Context, res *QuestionResult, qa locomo.QA,
 // the response, so a missing row is retried briefly.
 func (r *Replayer) detail(ctx context.Context, id string) (*recallDetail, error) {
 	var d recallDetail
-	tick := time.NewTicker(20 * time.Millisecond)
+	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -423,20 +423,42 @@ type statusError struct {
 func (e *statusError) Error() string { return fmt.Sprintf("status %d: %s", e.code, e.body) }
 
 // do sends an admin call and decodes its JSON answer into out (if not nil).
+// The admin API is rate limited; a 429 is waited out (Retry-After, else a
+// growing pause) rather than failing the run.
 func (r *Replayer) do(ctx context.Context, method, path string, body, out any) error {
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+r.AdminToken)
-	resp, err := r.send(ctx, method, path, body, hdr)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return &statusError{code: resp.StatusCode, body: strings.TrimSpace(string(data))}
+	var data []byte
+	pause := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		resp, err := r.send(ctx, method, path, body, hdr)
+		if err != nil {
+			return err
+		}
+		data, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests && attempt < 100 {
+			wait := pause
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+				wait = time.Duration(s) * time.Second
+			}
+			pause = min(2*pause, 2*time.Second)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+			continue
+		}
+		if resp.StatusCode/100 != 2 {
+			return &statusError{code: resp.StatusCode, body: strings.TrimSpace(string(data))}
+		}
+		break
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {

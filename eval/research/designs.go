@@ -188,5 +188,15 @@ func Designs() []Design {
 		Design{Name: "M recaller(sim 1, min 0) local256 user-only pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), EmbedUser: true, Product: prod(sim1)}, Budget: 500},
 		Design{Name: "M recaller(sim 1, min 0.35) local256 full pair B500", Units: pair, Retrieval: Retrieval{Lexical: plain, Vector: embed.NewLocal(256), Product: withMin(prod(sim1), 0.35)}, Budget: 500},
 	)
+	ds = append(ds,
+		Design{Name: "M recaller(rec 0, sim 1, vw 0.25, min 0.1) local1024 ctx-1x2own+date B560 short-guard", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: withMin(func() *ProductRecall { p := prod(sim1); p.VectorWeight = 0.25; return p }(), 0.1)}, Budget: 560, Guard: short},
+		Design{Name: "M recaller(rec 0, sim 1, vw 0.25, min 0) local1024 ctx-1x2own+date B560 short-guard", Units: c2, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: func() *ProductRecall { p := prod(sim1); p.VectorWeight = 0.25; return p }()}, Budget: 560, Guard: short},
+	)
+	c2d := c2
+	c2d.DropNoise = true
+	ds = append(ds,
+		Design{Name: "M recaller(rec 0, sim 1, vw 0.25, min 0.1) local1024 ctx-1x2own+date B560 short-guard, ingest drops", Units: c2d, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: withMin(func() *ProductRecall { p := prod(sim1); p.VectorWeight = 0.25; return p }(), 0.1)}, Budget: 560, Guard: short},
+		Design{Name: "M bm25 ctx-1x2own+date B500, ingest drops", Units: c2d, Retrieval: Retrieval{Lexical: stemmed}, Budget: 500},
+	)
 	return ds
 }

@@ -3,6 +3,9 @@ package research
 import (
 	"cmp"
 	"strings"
+
+	"github.com/memproxy/memproxy/gate"
+	"github.com/memproxy/memproxy/policy"
 	"time"
 
 	"github.com/memproxy/memproxy/eval/locomo"
@@ -43,6 +46,10 @@ type UnitDesign struct {
 	// OwnWeight repeats the unit's own text in the index (1 when 0), so
 	// context counts less than the turn itself.
 	OwnWeight int
+	// DropNoise leaves out the turns ingest drops today: an empty user
+	// message, or one the gate classifies as noise or a greeting (the
+	// reply goes with it). Context still sees them (the turn log has them).
+	DropNoise bool
 	// AssistantCap cuts the stored reply at this many characters (400, the
 	// product's cut, when 0).
 	AssistantCap int
@@ -98,6 +105,9 @@ func (d UnitDesign) Build(s *locomo.Sample) []Unit {
 				ctx = append(ctx, base[j].Text)
 			}
 			u.Ctx = strings.Join(ctx, "\n")
+			if d.DropNoise && d.Kind != "turn" && dropped(u.User) {
+				continue
+			}
 			out = append(out, u)
 		}
 	}
@@ -148,4 +158,15 @@ func merge(us []Unit) Unit {
 	}
 	m.Text = strings.Join(texts, "\n")
 	return m
+}
+
+var ingestGate = func() *gate.Gate {
+	p := policy.Default()
+	return gate.New(p.Gate, p.Explicit)
+}()
+
+// dropped mirrors background ingest's drop rule for a turn's user text.
+func dropped(user string) bool {
+	class, noise := ingestGate.Classify(user)
+	return noise || class == gate.ClassGreeting || strings.TrimSpace(user) == ""
 }
