@@ -8,11 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 
-	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/internal/app"
 	"github.com/memproxy/memproxy/policy"
-	"github.com/memproxy/memproxy/proxy"
 )
 
 // serveConfig is the serve command's configuration: flags win over
@@ -78,22 +78,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	app, err := buildServer(ctx, cfg, pol, log)
-	if err != nil {
-		return err
-	}
-	defer app.Close()
 	if cfg.Check {
+		if u, err := url.Parse(cfg.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("upstream %q is not an http(s) URL", cfg.Upstream)
+		}
 		fmt.Fprintf(stdout, "policy %s ok; upstream %s\n", orDefault(cfg.PolicyFile), cfg.Upstream)
 		return nil
 	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	a, err := buildServer(ctx, cfg, pol, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	log.Info("memproxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream, "policy", orDefault(cfg.PolicyFile))
-	err = app.Proxy.Serve(ctx, ln)
+	log.Info("memproxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream,
+		"policy", orDefault(cfg.PolicyFile), "config", a.Describe())
+	err = a.Proxy.Serve(ctx, ln)
 	log.Info("memproxy stopped")
 	return err
 }
@@ -105,53 +109,15 @@ func orDefault(file string) string {
 	return file
 }
 
-// app is everything serve runs; Close stops it in reverse order of start.
-type app struct {
-	Proxy   *proxy.Server
-	closers []func() error
-}
-
-func (a *app) Close() error {
-	var errs []error
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		errs = append(errs, a.closers[i]())
-	}
-	return errors.Join(errs...)
-}
-
-// buildServer wires the proxy and its dependencies. It is the one place
-// to plug in the store, the background queue, recall and the admin API.
-func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log *slog.Logger) (*app, error) {
-	a := &app{}
-	var upstreamKey string
-	if pol.Upstream.APIKeyEnv != "" {
-		upstreamKey = os.Getenv(pol.Upstream.APIKeyEnv)
-	}
-	// TODO(lead): Salt comes from the store (Admin.SetMetaIfAbsent("salt",
-	// random)) so bearer-hash identities and A/B arms survive restarts.
-	p, err := proxy.New(proxy.Config{
+// buildServer wires the whole memproxy (store, embedder, queue, recall,
+// proxy, admin) from the serve configuration.
+func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log *slog.Logger) (*app.App, error) {
+	return app.New(ctx, app.Options{
 		Upstream:    cfg.Upstream,
 		Policy:      pol,
-		Sink:        logSink{log: log},
-		Logger:      log,
+		DB:          cfg.DB,
+		DatabaseURL: cfg.DatabaseURL,
 		AdminToken:  cfg.AdminToken,
-		UpstreamKey: upstreamKey,
+		Logger:      log,
 	})
-	if err != nil {
-		a.Close()
-		return nil, err
-	}
-	a.Proxy = p
-	return a, nil
-}
-
-// logSink logs captured turns (ids and sizes only) until the background
-// queue is wired in.
-type logSink struct{ log *slog.Logger }
-
-var _ proxy.TurnSink = logSink{}
-
-func (s logSink) Enqueue(ctx context.Context, t *memory.Turn) error {
-	s.log.DebugContext(ctx, "turn captured", "request_id", t.RequestID, "scope", t.Scope.String(), "user_chars", len(t.User), "assistant_chars", len(t.Assistant))
-	return nil
 }
