@@ -25,6 +25,10 @@
 //     a query with no terms returns no candidates and no error.
 //   - Live at t: valid_to unset, archived_at unset, expires_at unset or
 //     after t. Expired state: expires_at at or before t.
+//   - List orders newest first (created_at desc, id desc); Since and Until
+//     are both inclusive; a garbage cursor is ErrInvalid; limit 0 means 100.
+//   - Search limit 0 means 50; filters apply before the limit, so dead
+//     memories never crowd live ones out of a page of candidates.
 //   - Turn, audit and recall reads are oldest first; a limit of 0 means 100.
 //   - DeleteUser removes every memory, turn, audit entry, recall row and
 //     gate threshold of the user (in one namespace when ns is given).
