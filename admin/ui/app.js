@@ -230,15 +230,17 @@ function scoreBars(c, w) {
 
 // ---- A/B report charts (inline SVG)
 
+// barChart draws one bar per arm; value may return null (no data), drawn
+// as an empty bar labelled "–".
 function barChart(title, arms, value, fmt) {
-  const W = 260, H = 150, pad = 28, max = Math.max(...arms.map(value), 1e-9);
+  const W = 260, H = 150, pad = 28, max = Math.max(...arms.map((a) => value(a) ?? 0), 1e-9);
   const bw = Math.min(60, (W - pad * 2) / Math.max(arms.length, 1) - 10);
   const svg = s("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
   svg.append(s("line", { x1: pad, y1: H - pad, x2: W - 8, y2: H - pad, stroke: "#999" }));
   arms.forEach((a, i) => {
-    const v = value(a), bh = ((H - pad * 2) * v) / max, x = pad + 10 + i * (bw + 10);
+    const raw = value(a), v = raw ?? 0, bh = ((H - pad * 2) * v) / max, x = pad + 10 + i * (bw + 10);
     svg.append(s("rect", { x, y: H - pad - bh, width: bw, height: bh, fill: a.arm === "off" ? "#9aa5b1" : "#2f6fdf" }));
-    svg.append(s("text", { x: x + bw / 2, y: H - pad - bh - 4, "text-anchor": "middle", "font-size": 11 }, fmt(v)));
+    svg.append(s("text", { x: x + bw / 2, y: H - pad - bh - 4, "text-anchor": "middle", "font-size": 11 }, raw === null ? "–" : fmt(v)));
     svg.append(s("text", { x: x + bw / 2, y: H - pad + 14, "text-anchor": "middle", "font-size": 11 }, a.arm || "(none)"));
   });
   return h("div", { class: "chart" }, h("h4", {}, title), svg);
@@ -260,7 +262,7 @@ async function loadAB() {
       barChart("Injected tokens / request", arms, (a) => a.injected_tokens_per_request, (v) => num(v, 1)),
       barChart("Added latency p50 (ms)", arms, (a) => a.overhead_ms_p50, (v) => num(v, 2)),
       barChart("Added latency p95 (ms)", arms, (a) => a.overhead_ms_p95, (v) => num(v, 2)),
-      barChart("Feedback score (mean)", arms, (a) => (a.feedback_mean ?? 0) + 1, (v) => num(v - 1, 2))));
+      barChart("Feedback score (mean, −1 to 1)", arms, (a) => (a.feedback_mean === null ? null : a.feedback_mean + 1), (v) => num(v - 1, 2))));
   } catch (e) {
     setStatus(e.message, true);
   }
