@@ -343,6 +343,11 @@ func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
 	if !a.Enabled || len(ms) == 0 {
 		return nil
 	}
+	if q.cfg.Thresholds != nil {
+		// Through the request path's cache, so this process sees the new
+		// threshold at once.
+		return q.cfg.Thresholds.Feedback(ctx, t.Scope, len(used), misses)
+	}
 	th, ok, err := q.cfg.Store.Threshold(ctx, t.Scope)
 	if err != nil {
 		return err

@@ -40,6 +40,11 @@ type Embedder interface {
 	Model() string
 }
 
+// ThresholdFeedback moves a scope's adaptive recall threshold.
+type ThresholdFeedback interface {
+	Feedback(ctx context.Context, s memory.Scope, used, unused int) error
+}
+
 // Config wires a Queue. Store, DB, Driver and Embedder are required; every
 // other zero value has a useful default.
 type Config struct {
@@ -80,6 +85,10 @@ type Config struct {
 	RescueStuckAfter time.Duration
 	// ID names this client among replicas; "" lets River choose.
 	ID string
+	// Thresholds receives usage feedback for the gate's per-scope
+	// threshold (gate.Thresholds, whose cache the request path reads);
+	// nil writes the threshold to Store directly.
+	Thresholds ThresholdFeedback
 }
 
 // Queue is the durable background queue. It implements the proxy's

@@ -166,7 +166,12 @@ type Result struct {
 // where best_evidence = max over the candidates of max(cosine, coverage).
 // The best-fused candidate gets the best evidence found; the others scale
 // down with their fused rank; a query nothing answers well keeps every
-// sim low, so min_score still means "relevant enough". On the LoCoMo dev
+// sim low. The min_score test, though, uses each candidate's own evidence
+// (the score with sim = max(cosine, coverage)): a candidate ranked next to
+// a perfect match must not borrow its level and pass the threshold on
+// words it does not contain. So min_score keeps its absolute meaning,
+// "this memory answers enough of the query", and the adaptive gate's
+// threshold moves something real. On the LoCoMo dev
 // set (local embedder, recency weight 0, budget 500) this ranks at R@5
 // 0.70 against 0.46 for sim = max(cosine, coverage) per candidate, which
 // RecallerConfig.SimEvidence selects. A candidate with no evidence at all
@@ -216,7 +221,9 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		if !r.cfg.SimEvidence && bestFused > 0 {
 			sim = c.Fused / bestFused * bestEvidence
 		}
-		_, c.Breakdown = Score(sim, Retention(m, at, r.cfg.Decay), m.Hits, m.Value, r.cfg.Recall.Weights)
+		ret := Retention(m, at, r.cfg.Decay)
+		_, c.Breakdown = Score(sim, ret, m.Hits, m.Value, r.cfg.Recall.Weights)
+		own, _ := Score(evidence, ret, m.Hits, m.Value, r.cfg.Recall.Weights)
 		c.Filtered = r.filter(m, at, excl)
 		switch {
 		case c.Filtered != "":
@@ -224,7 +231,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			// Recency and use alone must not carry an unrelated memory
 			// over the threshold.
 			c.Filtered = FilteredNoMatch
-		case c.Total < q.MinScore:
+		case own < q.MinScore:
 			c.Filtered = FilteredMinScore
 		}
 	}

@@ -115,9 +115,14 @@ func rcMem(id string, tier Tier, text string, vec ...float32) *Memory {
 	return &Memory{ID: id, Scope: rcScope, Tier: tier, Text: text, Embedding: vec, CreatedAt: sT0, Value: 0.5}
 }
 
+// formulaWeights are DESIGN.md's original weights, pinned so the formula
+// tests state their expected scores whatever the shipped defaults are.
+var formulaWeights = policy.Weights{Similarity: 0.6, Recency: 0.3, Frequency: 0.1, Value: 0}
+
 func newTestRecaller(t *testing.T, s *testSearcher, query string, qvec ...float32) *Recaller {
 	t.Helper()
 	p := policy.Default()
+	p.Recall.Weights = formulaWeights
 	r, err := NewRecaller(RecallerConfig{
 		Search:   s,
 		Profiles: s,
@@ -536,5 +541,32 @@ func BenchmarkRecallOverhead(b *testing.B) {
 		if _, err := r.Recall(context.Background(), rcScope, query); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// min_score judges each candidate on its own evidence: a weak match ranked
+// right behind a perfect one does not borrow its level.
+func TestRecallMinScoreUsesOwnEvidence(t *testing.T) {
+	const q = "zebra stripes savanna"
+	p := policy.Default()
+	p.Recall.Weights = policy.Weights{Similarity: 1}
+	full := rcMem("full", TierSemantic, "zebra stripes on the savanna", 0, 1, 0)
+	weak := rcMem("weak", TierSemantic, "a zebra at the zoo", 0, 0.2, 0.98)
+	s := &testSearcher{mems: []*Memory{full, weak}}
+	r, err := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {0, 1, 0}}},
+		Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q, MinScore: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rankedByID(res)
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"full"}) {
+		t.Fatalf("selected %v, want [full] (weak: %+v)", ids, got["weak"])
+	}
+	if got["weak"].Filtered != FilteredMinScore || got["weak"].Sim < 0.5 {
+		t.Errorf("weak should rank high by fusion yet fail min_score on its own evidence: %+v", got["weak"])
 	}
 }

@@ -48,7 +48,7 @@ func TestRetention(t *testing.T) {
 }
 
 func TestScore(t *testing.T) {
-	w := policy.Default().Recall.Weights // 0.6 / 0.3 / 0.1 / 0
+	w := formulaWeights // 0.6 / 0.3 / 0.1 / 0
 	total, b := Score(0.8, 0.5, 2, 0.9, w)
 	want := 0.6*0.8 + 0.3*0.5 + 0.1*0.4
 	if !sNear(total, want) || !sNear(b.Total, want) {

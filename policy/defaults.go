@@ -22,9 +22,10 @@ func Default() *Policy {
 		},
 		AB: AB{OffPercent: 0, Unit: "user", OffArmIngests: true},
 		Gate: Gate{
-			MinScore: 0.35,
-			Adaptive: Adaptive{Enabled: true, StepUp: 0.01, StepDown: 0.02, Min: 0.2, Max: 0.6},
-			MinChars: 3,
+			MinScore:       0.35,
+			ForcedMinScore: 0.15,
+			Adaptive:       Adaptive{Enabled: true, StepUp: 0.01, StepDown: 0.02, Min: 0.2, Max: 0.6},
+			MinChars:       3,
 			Acknowledgements: []string{
 				"ok", "okay", "k", "kk", "yes", "yeah", "yep", "sure", "thanks", "thank you", "thx", "ty",
 				"got it", "cool", "nice", "great", "alright", "fine", "done", "sounds good", "perfect",
@@ -61,7 +62,7 @@ func Default() *Policy {
 			RRFK:                60,
 			VectorWeight:        1,
 			LocalVectorWeight:   0.25,
-			Weights:             Weights{Similarity: 0.6, Recency: 0.3, Frequency: 0.1, Value: 0},
+			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},
 			ProfileBudgetTokens: 150,
 			PreferConsolidated:  true,
 		},

@@ -82,6 +82,10 @@ type AB struct {
 type Gate struct {
 	// MinScore is the starting score threshold for adaptive recall.
 	MinScore float64 `yaml:"min_score"`
+	// ForcedMinScore is the threshold when the user refers to the past
+	// (a recall cue): they expect memory, so weaker matches are worth
+	// showing behind the "ignore if irrelevant" guard.
+	ForcedMinScore float64 `yaml:"forced_min_score"`
 	// Adaptive moves the per-scope threshold with usage feedback.
 	Adaptive Adaptive `yaml:"adaptive"`
 	// MinChars: messages shorter than this (in characters) are noise.

@@ -199,18 +199,17 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	return rw, rec, nil
 }
 
-// threshold is the scope's adaptive min_score; a forced recall (the user
-// referred to the past) is not held back by a raised threshold.
+// threshold is the scope's adaptive min_score. A forced recall (the user
+// referred to the past) uses the policy's forced_min_score instead: the
+// user expects memory, and a raised threshold must not hold it back.
 func (h *Hook) threshold(ctx context.Context, s memory.Scope, force bool) float64 {
-	base := h.cfg.Policy.Gate.MinScore
+	if force {
+		return h.cfg.Policy.Gate.ForcedMinScore
+	}
 	if h.cfg.Thresholds == nil {
-		return base
+		return h.cfg.Policy.Gate.MinScore
 	}
-	t := h.cfg.Thresholds.Get(ctx, s)
-	if force && base < t {
-		return base
-	}
-	return t
+	return h.cfg.Thresholds.Get(ctx, s)
 }
 
 // Observe records the request's recall-log row once the proxy is done with

@@ -125,10 +125,17 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 
 	g := gate.New(o.Policy.Gate, o.Policy.Explicit)
+	th, err := gate.NewThresholds(a.Store, o.Policy.Gate, gate.ThresholdsConfig{
+		OnError: func(err error) { o.Logger.Warn("gate threshold", "err", err) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gate thresholds: %w", err)
+	}
+	a.closers = append(a.closers, func() error { th.Close(); return nil })
 	q, err := background.New(background.Config{
 		Store: a.Store, Admin: a.Store, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
-		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
@@ -154,13 +161,6 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("recaller: %w", err)
 	}
-	th, err := gate.NewThresholds(a.Store, o.Policy.Gate, gate.ThresholdsConfig{
-		OnError: func(err error) { o.Logger.Warn("gate threshold", "err", err) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("gate thresholds: %w", err)
-	}
-	a.closers = append(a.closers, func() error { th.Close(); return nil })
 	a.Hook, err = recallpath.New(recallpath.Config{
 		Policy: o.Policy, Gate: g, Recaller: a.Recaller, Thresholds: th,
 		Writer: a.Store, Logger: o.Logger, Registry: o.Registry,
