@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +20,14 @@ import (
 type testSearcher struct {
 	mems  []*Memory
 	stale bool
+	mu    sync.Mutex // the Recaller runs both searches at once
 	opts  []SearchOptions
+}
+
+func (s *testSearcher) record(o SearchOptions) {
+	s.mu.Lock()
+	s.opts = append(s.opts, o)
+	s.mu.Unlock()
 }
 
 func (s *testSearcher) keep(sc Scope, m *Memory, o SearchOptions) bool {
@@ -47,7 +55,7 @@ func (s *testSearcher) top(hits []Candidate, limit int) []Candidate {
 }
 
 func (s *testSearcher) VectorSearch(_ context.Context, sc Scope, vec []float32, o SearchOptions) ([]Candidate, error) {
-	s.opts = append(s.opts, o)
+	s.record(o)
 	var hits []Candidate
 	for _, m := range s.mems {
 		if s.keep(sc, m, o) && len(m.Embedding) > 0 {
@@ -58,7 +66,7 @@ func (s *testSearcher) VectorSearch(_ context.Context, sc Scope, vec []float32, 
 }
 
 func (s *testSearcher) LexicalSearch(_ context.Context, sc Scope, q string, o SearchOptions) ([]Candidate, error) {
-	s.opts = append(s.opts, o)
+	s.record(o)
 	var hits []Candidate
 	for _, m := range s.mems {
 		if !s.keep(sc, m, o) {
