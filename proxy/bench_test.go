@@ -2,83 +2,69 @@ package proxy_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/memproxy/memproxy/internal/app"
 	"github.com/memproxy/memproxy/internal/fakeupstream"
-	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
-	"github.com/memproxy/memproxy/proxy"
 )
-
-// benchDeps builds the sink and rewriter the overhead benchmark runs with.
-// It is a variable so the production wiring (queue on the embedded store,
-// gate + recall) can be plugged in from another file of this package
-// without touching the benchmark; cleanup runs after the benchmark.
-var benchDeps = func(b *testing.B) (sink proxy.TurnSink, rw proxy.Rewriter, cleanup func()) {
-	return &encodeSink{}, nil, func() {}
-}
-
-// encodeSink serialises each turn as a queue job would; it stands in until
-// benchDeps is given the production sink.
-type encodeSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *encodeSink) Enqueue(_ context.Context, t *memory.Turn) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.buf.Reset()
-	return json.NewEncoder(&s.buf).Encode(t)
-}
 
 // BenchmarkOverhead measures the latency memproxy adds: each iteration
 // sends the same chat request once straight to the fake upstream and once
-// through the proxy, and the p50/p99 differences are reported
-// (overhead-p50-ms, overhead-p99-ms), for a noise message and an ordinary
-// one.
+// through memproxy, and the p50/p99 differences are reported
+// (overhead-p50-ms, overhead-p99-ms), for a noise message (the gate skips)
+// and an ordinary one (recall runs). memproxy runs with its production
+// wiring (internal/app): the embedded SQLite store, the durable queue as
+// the turn sink, the recall path, the admin API.
 //
 //	go test ./proxy -run '^$' -bench BenchmarkOverhead -benchtime 2000x
 func BenchmarkOverhead(b *testing.B) {
-	for _, tc := range []struct{ name, body string }{
-		{"noise", `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"ok"}]}`},
-		{"ordinary", `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},` +
-			`{"role":"user","content":"I am planning a trip to Lisbon in May with my sister."},{"role":"assistant","content":"Great! How long will you stay, and what do you enjoy?"},` +
-			`{"role":"user","content":"Five days. We like small hotels near the old town, seafood, and walking tours. Can you suggest an itinerary?"}],"temperature":0.7}`},
-	} {
-		b.Run(tc.name, func(b *testing.B) { benchOverhead(b, []byte(tc.body)) })
-	}
+	noise := `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"ok"}]}`
+	b.Run("noise", func(b *testing.B) { benchOverhead(b, func(int) []byte { return []byte(noise) }) })
+	b.Run("ordinary", func(b *testing.B) { benchOverhead(b, ordinaryBody) })
 }
 
-func benchOverhead(b *testing.B, body []byte) {
+var (
+	benchPlaces = []string{"Lisbon", "Kyoto", "Oaxaca", "Tallinn", "Hobart", "Porto", "Seoul", "Quebec", "Split", "Valparaiso", "Bergen", "Hanoi", "Cusco"}
+	benchThings = []string{"small hotels near the old town", "seafood", "walking tours", "museums", "street food", "hiking", "live music", "bookshops", "markets", "cycling", "architecture"}
+	benchPeople = []string{"my sister", "my partner", "two colleagues", "my parents", "an old friend", "my kids"}
+)
+
+// ordinaryBody is the i-th ordinary chat request: varied, as real
+// traffic is, so the store grows with distinct events.
+func ordinaryBody(i int) []byte {
+	place, who := benchPlaces[i%len(benchPlaces)], benchPeople[i/len(benchPlaces)%len(benchPeople)]
+	a, c := benchThings[i%len(benchThings)], benchThings[(i/3+5)%len(benchThings)]
+	return fmt.Appendf(nil, `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},`+
+		`{"role":"user","content":"I am planning a trip to %s in May with %s."},{"role":"assistant","content":"Great! How long will you stay, and what do you enjoy?"},`+
+		`{"role":"user","content":"%d days. We like %s and %s. Can you suggest an itinerary?"}],"temperature":0.7}`, place, who, 3+i%9, a, c)
+}
+
+func benchOverhead(b *testing.B, body func(i int) []byte) {
 	fake := fakeupstream.New()
 	fake.Record = false
 	up := httptest.NewServer(fake.Handler())
 	defer up.Close()
-	sink, rw, cleanup := benchDeps(b)
-	defer cleanup()
-	srv, err := proxy.New(proxy.Config{
-		Upstream: up.URL + "/v1", Policy: policy.Default(), Salt: "bench", Sink: sink, Rewriter: rw,
-		Registry: prometheus.NewRegistry(), Logger: discardLogger(),
+	a, err := app.New(b.Context(), app.Options{
+		Upstream: up.URL + "/v1", Policy: policy.Default(), DB: filepath.Join(b.TempDir(), "bench.db"),
+		Logger: discardLogger(), Getenv: func(string) string { return "" },
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	front := httptest.NewServer(srv.Handler())
+	defer a.Close()
+	front := httptest.NewServer(a.Handler())
 	defer front.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	defer client.CloseIdleConnections()
-	call := func(base string) time.Duration {
+	call := func(base string, body []byte) time.Duration {
 		req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer sk-bench")
@@ -95,16 +81,17 @@ func benchOverhead(b *testing.B, body []byte) {
 		}
 		return d
 	}
-	for range 50 { // warm connections on both paths
-		call(up.URL)
-		call(front.URL)
+	for i := range 50 { // warm connections on both paths
+		call(up.URL, body(i))
+		call(front.URL, body(i))
 	}
 	direct := make([]time.Duration, 0, b.N)
 	proxied := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		direct = append(direct, call(up.URL))
-		proxied = append(proxied, call(front.URL))
+		req := body(50 + i)
+		direct = append(direct, call(up.URL, req))
+		proxied = append(proxied, call(front.URL, req))
 	}
 	b.StopTimer()
 	slices.Sort(direct)

@@ -84,7 +84,7 @@ func (s *Server) chat(c echo.Context) error {
 	s.met.requests.WithLabelValues("chat", arm, statusClass(resp.StatusCode)).Inc()
 
 	var turn *memory.Turn
-	if s.cfg.Sink != nil && resp.StatusCode/100 == 2 && Ingests(arm, s.pol.AB.OffArmIngests) {
+	if s.cfg.Sink != nil && resp.StatusCode/100 == 2 && Ingests(arm, s.pol.AB.OffArmIngests) && !rw.SkipCapture {
 		turn = &memory.Turn{
 			RequestID: rid, Scope: scope, Session: session, Time: req.Time,
 			User: newUserText(cb.Messages), Model: cb.Model, Arm: arm,

@@ -134,6 +134,10 @@ type Rewrite struct {
 	// Detail is the Rewriter's own record of the decision, handed back to
 	// the Observer untouched.
 	Detail any
+	// SkipCapture says the turn carries nothing to learn (noise such as
+	// "ok" with nothing injected): the sink is not called, so the
+	// request does not wait for a queue commit.
+	SkipCapture bool
 }
 
 // Observer sees the outcome of every chat request's recall decision, the

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dgraph-io/ristretto/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memproxy/memproxy/gate"
@@ -48,14 +49,19 @@ type Config struct {
 	Registry   prometheus.Registerer
 	// Queue is the capacity of the background writer (default 4096).
 	Queue int
+	// ProfileTTL is how long a scope's profile memories are served from
+	// memory before the store is asked again (default 5s). Profiles
+	// change rarely and are read on every request.
+	ProfileTTL time.Duration
 }
 
 // Hook is the recall path. Close stops its writer.
 type Hook struct {
-	cfg  Config
-	opts inject.Options
-	log  *slog.Logger
-	met  metrics
+	cfg      Config
+	opts     inject.Options
+	log      *slog.Logger
+	met      metrics
+	profiles *ristretto.Cache[string, []*memory.Memory]
 
 	work     chan func(context.Context)
 	stop     chan struct{}
@@ -79,14 +85,24 @@ func New(cfg Config) (*Hook, error) {
 	if cfg.Queue <= 0 {
 		cfg.Queue = 4096
 	}
+	if cfg.ProfileTTL <= 0 {
+		cfg.ProfileTTL = 5 * time.Second
+	}
+	profiles, err := ristretto.NewCache(&ristretto.Config[string, []*memory.Memory]{
+		NumCounters: 100_000, MaxCost: 10_000, BufferItems: 64,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recallpath: profile cache: %w", err)
+	}
 	h := &Hook{
-		cfg:  cfg,
-		opts: inject.OptionsFrom(cfg.Policy.Inject, cfg.Policy.Recall),
-		log:  cfg.Logger,
-		met:  newMetrics(cfg.Registry),
-		work: make(chan func(context.Context), cfg.Queue),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		profiles: profiles,
+		cfg:      cfg,
+		opts:     inject.OptionsFrom(cfg.Policy.Inject, cfg.Policy.Recall),
+		log:      cfg.Logger,
+		met:      newMetrics(cfg.Registry),
+		work:     make(chan func(context.Context), cfg.Queue),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	go h.run()
 	return h, nil
@@ -94,7 +110,10 @@ func New(cfg Config) (*Hook, error) {
 
 // Close drains the background writer and stops it. Safe to call twice.
 func (h *Hook) Close() {
-	h.closeOne.Do(func() { close(h.stop) })
+	h.closeOne.Do(func() {
+		close(h.stop)
+		h.profiles.Close()
+	})
 	<-h.done
 }
 
@@ -147,12 +166,15 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	// tool-call loop does not run recall again.
 	var profile []*memory.Memory
 	if dec.Reason != gate.ReasonNotUser {
-		p, err := h.cfg.Recaller.Profile(ctx, req.Scope)
+		p, err := h.profile(ctx, req.Scope)
 		if err != nil {
 			return nil, rec, fmt.Errorf("profile: %w", err)
 		}
 		profile = p
 	}
+	// A noise turn ("ok", "thanks") teaches nothing: unless memories go
+	// into it (whose use the background would judge), it is not queued.
+	noise := !dec.Recall && dec.Reason != gate.ReasonNotUser && rw.Intent == memory.IntentNone
 
 	var recalled []*memory.Scored
 	if dec.Recall {
@@ -172,6 +194,7 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 
 	items := inject.Items(profile, recalled)
 	if len(items) == 0 && len(notes) == 0 {
+		rw.SkipCapture = noise
 		return rw, rec, nil
 	}
 	opts := h.opts
@@ -197,6 +220,20 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 		rw.Status, rec.Status = proxy.RecallInjected, proxy.RecallInjected
 	}
 	return rw, rec, nil
+}
+
+// profile returns the scope's profile memories, from a short-lived cache.
+func (h *Hook) profile(ctx context.Context, s memory.Scope) ([]*memory.Memory, error) {
+	key := s.User + "\x00" + s.Namespace
+	if p, ok := h.profiles.Get(key); ok {
+		return p, nil
+	}
+	p, err := h.cfg.Recaller.Profile(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	h.profiles.SetWithTTL(key, p, 1, h.cfg.ProfileTTL)
+	return p, nil
 }
 
 // threshold is the scope's adaptive min_score. A forced recall (the user
