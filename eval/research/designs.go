@@ -198,5 +198,11 @@ func Designs() []Design {
 		Design{Name: "M recaller(rec 0, sim 1, vw 0.25, min 0.1) local1024 ctx-1x2own+date B560 short-guard, ingest drops", Units: c2d, Retrieval: Retrieval{Lexical: stemmed, Vector: embed.NewLocal(1024), Product: withMin(func() *ProductRecall { p := prod(sim1); p.VectorWeight = 0.25; return p }(), 0.1)}, Budget: 560, Guard: short},
 		Design{Name: "M bm25 ctx-1x2own+date B500, ingest drops", Units: c2d, Retrieval: Retrieval{Lexical: stemmed}, Budget: 500},
 	)
+	for _, b := range []int{500, 530, 560} {
+		ds = append(ds,
+			Design{Name: fmt.Sprintf("P bm25 ctx-1x2own+date B%d short-guard prefix \"- [event 2006-01-02 m:0000] \"", b), Units: c2, Retrieval: Retrieval{Lexical: stemmed}, Budget: b, Guard: short, Prefix: "- [event 2006-01-02 m:0000] "},
+			Design{Name: fmt.Sprintf("P bm25 ctx-1x2own+date B%d short-guard prefix \"- [2006-01-02] \"", b), Units: c2, Retrieval: Retrieval{Lexical: stemmed}, Budget: b, Guard: short, Prefix: "- [2006-01-02] "},
+		)
+	}
 	return ds
 }

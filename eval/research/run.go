@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memproxy/memproxy/eval"
@@ -76,6 +77,11 @@ type Design struct {
 	Budget int
 	// Guard overrides the shipped guard text ("" keeps it).
 	Guard string
+	// Prefix, when set, replaces the injector's line prefix
+	// ("- [event 2023-05-08 m:8f2c] ") by this layout (a time.Format
+	// layout for the date) to measure a more compact rendering; the
+	// injector's fit rule (stop at the first misfit) is kept.
+	Prefix string
 	// Fill lets the injector skip a memory that does not fit and try the
 	// next ones (the shipped injector stops at the first misfit).
 	Fill bool
@@ -102,6 +108,30 @@ func fill(items []inject.Item, budget int, guard string) []inject.Item {
 		}
 	}
 	return kept
+}
+
+// renderPrefix emulates inject.Render with another line prefix: fences
+// and guard count, lines go in rank order until one does not fit.
+func renderPrefix(items []inject.Item, budget int, guard, layout string) ([]inject.Item, int) {
+	head := []string{inject.OpenFence}
+	head = append(head, strings.Split(guard, "\n")...)
+	used := memory.CountTokens(inject.CloseFence)
+	for _, l := range head {
+		used += memory.CountTokens(l)
+	}
+	var out []inject.Item
+	for _, it := range items {
+		n := memory.CountTokens(it.Date.Format(layout) + inject.Sanitize(it.Text))
+		if used+n > budget {
+			break
+		}
+		used += n
+		out = append(out, it)
+	}
+	if len(out) == 0 {
+		return nil, 0
+	}
+	return out, used
 }
 
 // guard is the shipped policy's guard text, rendered above the memories.
@@ -159,7 +189,13 @@ func Run(ctx context.Context, samples []locomo.Sample, d Design) (Result, error)
 				if d.Fill {
 					items = fill(items, d.Budget, g)
 				}
-				_, used, tokens := inject.Render(items, inject.Options{Guard: g, BudgetTokens: d.Budget})
+				var used []inject.Item
+				var tokens int
+				if d.Prefix != "" {
+					used, tokens = renderPrefix(items, d.Budget, g, d.Prefix)
+				} else {
+					_, used, tokens = inject.Render(items, inject.Options{Guard: g, BudgetTokens: d.Budget})
+				}
 				for _, it := range used {
 					var i int
 					fmt.Sscan(it.ID, &i)
