@@ -13,6 +13,7 @@ import (
 
 	"github.com/memproxy/memproxy/embed"
 	"github.com/memproxy/memproxy/internal/app"
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
 )
@@ -224,4 +225,23 @@ func TestFailOpen(t *testing.T) {
 			t.Fatalf("reply %q recall %q; want a reply and error", reply, recallHeader(hdr))
 		}
 	})
+}
+
+// A noise turn with nothing injected is not queued (nothing to learn, and
+// the reply need not wait for a queue commit); an ordinary turn is.
+func TestNoiseTurnNotQueued(t *testing.T) {
+	h := newHarness(t, "sqlite")
+	h.say("nia", "s", "ok")
+	h.say("nia", "s", "I started learning the cello in October.")
+	h.idle()
+	page, err := h.app.Store.Turns(t.Context(), memory.Scope{User: "nia", Namespace: memory.DefaultNamespace}, memory.TurnFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 1 || !strings.Contains(page.Data[0].User, "cello") {
+		t.Fatalf("turn log = %+v, want only the cello turn", page.Data)
+	}
+	if n := h.app.Queue.IngestedTurns(); n != 1 {
+		t.Fatalf("ingested %d turns, want 1", n)
+	}
 }
