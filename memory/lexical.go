@@ -10,7 +10,8 @@ import (
 // tokenizer segments Chinese or Japanese, so the form is a space-separated
 // list of tokens every tokenizer keeps whole:
 //
-//   - runs of letters, digits and combining marks outside CJK, lowercased;
+//   - runs of letters, digits and combining marks outside CJK, lowercased
+//     and stemmed (Stem: "hiking" → "hik"), so inflections match;
 //   - runs of CJK characters (Han, Hiragana, Katakana, Hangul) as overlapping
 //     character bigrams ("记得上次" → "记得 得上 上次"), a lone CJK character
 //     as itself.
@@ -66,7 +67,7 @@ func emitTokens(text string, emit func(string)) {
 	var cjk []rune
 	flushWord := func() {
 		if len(word) > 0 {
-			emit(strings.ToLower(string(word)))
+			emit(Stem(strings.ToLower(string(word))))
 			word = word[:0]
 		}
 	}

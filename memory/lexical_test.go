@@ -10,7 +10,7 @@ func TestLexicalForm(t *testing.T) {
 		{"Hello, World! It's 2026.", "hello world it s 2026"},
 		{"我记得上次", "我记 记得 得上 上次"},
 		{"猫", "猫"},
-		{"I like 北京烤鸭 a lot", "i like 北京 京烤 烤鸭 a lot"},
+		{"I like 北京烤鸭 a lot", "i lik 北京 京烤 烤鸭 a lot"},
 		{"東京に行きました", "東京 京に に行 行き きま まし した"},
 		{"コーヒーが好き", "コー ーヒ ヒー ーが が好 好き"},
 		{"  ...  ", ""},
@@ -35,7 +35,7 @@ func TestQueryTerms(t *testing.T) {
 }
 
 func TestContentTerms(t *testing.T) {
-	if got := ContentTerms(QueryTerms("What is my dog's name?")); !slices.Equal(got, []string{"dog", "name"}) {
+	if got := ContentTerms(QueryTerms("What is my dog's name?")); !slices.Equal(got, []string{"dog", "nam"}) {
 		t.Errorf("ContentTerms = %q", got)
 	}
 	if got := ContentTerms(QueryTerms("what is it")); !slices.Equal(got, []string{"what", "is", "it"}) {

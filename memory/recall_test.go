@@ -487,11 +487,17 @@ func TestTerms(t *testing.T) {
 		t.Errorf("eachTerm = %q, want %q", got, want)
 	}
 	terms := contentTerms("What is my DOG's name? dog")
-	if !slices.Equal(terms, []string{"dog", "name"}) {
-		t.Errorf("contentTerms = %q", terms)
+	if !slices.Equal(terms, []string{"dog", "nam"}) {
+		t.Errorf("contentTerms = %q (stemmed)", terms)
 	}
 	if c := coverage(terms, "The Dog is called Rex"); c != 0.5 {
 		t.Errorf("coverage = %v, want 0.5", c)
+	}
+	if c := coverage(contentTerms("hiking movies"), "We HIKED, then watched a movie"); c != 1 {
+		t.Errorf("coverage of inflected words = %v, want 1 (stemmed on both sides)", c)
+	}
+	if n := testing.AllocsPerRun(50, func() { coverage(terms, "The Dogs were named Rex and Hiking") }); n != 0 {
+		t.Errorf("coverage allocates %v times", n)
 	}
 }
 

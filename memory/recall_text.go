@@ -25,21 +25,26 @@ var stopTerms = map[string]bool{
 	"你": true, "什么": true, "怎么": true, "我的": true, "记得": true, "之前": true, "上次": true,
 }
 
-// contentTerms are the query's distinct topic terms: lowercased words and
-// CJK character bigrams (a lone CJK character as itself), stop words out.
+// contentTerms are the query's distinct topic terms: lowercased, stemmed
+// words and CJK character bigrams (a lone CJK character as itself), stop
+// words out.
 func contentTerms(q string) []string {
 	var out []string
 	eachTerm(q, func(t string) {
 		t = strings.ToLower(t)
-		if !stopTerms[t] && !slices.Contains(out, t) {
+		if stopTerms[t] {
+			return
+		}
+		if t = Stem(t); !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	})
 	return out
 }
 
-// coverage is the share of terms (lowercase) that occur in text (0 with no
-// terms). It allocates nothing: recall runs it on every candidate.
+// coverage is the share of terms (lowercase, stemmed) that occur in text
+// (0 with no terms), each word of text stemmed as the stores index it. It
+// allocates nothing: recall runs it on every candidate.
 func coverage(terms []string, text string) float64 {
 	if len(terms) == 0 {
 		return 0
@@ -48,16 +53,44 @@ func coverage(terms []string, text string) float64 {
 	if len(terms) > len(seen) {
 		terms = terms[:len(seen)]
 	}
+	var buf [maxStemLen]byte
 	n := 0
 	eachTerm(text, func(t string) {
+		w := t
+		var st []byte
+		if len(t) <= maxStemLen && asciiWord(t) {
+			for i := 0; i < len(t); i++ {
+				c := t[i]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf[i] = c
+			}
+			st = buf[:stemBytes(buf[:len(t)])]
+		}
 		for i, q := range terms {
-			if !seen[i] && strings.EqualFold(q, t) {
+			if seen[i] {
+				continue
+			}
+			if st != nil && string(st) == q || st == nil && strings.EqualFold(q, w) {
 				seen[i] = true
 				n++
 			}
 		}
 	})
 	return float64(n) / float64(len(terms))
+}
+
+// asciiWord reports whether t is made of ASCII letters only (the words
+// Stem changes).
+func asciiWord(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // eachTerm splits text into words (letters, digits, marks) and CJK

@@ -119,6 +119,11 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
 	tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 );
 `, reindexLexical},
+	{3, `
+-- Version 3: memory.LexicalForm stems English words ("hiking" → "hik"),
+-- so every row is indexed again in the new form.
+DELETE FROM memories_fts;
+`, reindexLexical},
 }
 
 // reindexLexical rebuilds memories_fts from the memories table.

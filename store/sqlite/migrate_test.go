@@ -62,3 +62,53 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Errorf("memories_fts holds %d rows (%v) after migrating twice, want 2", n, err)
 	}
 }
+
+// TestMigrateStemmedReindex upgrades a version 2 database, whose lexical
+// index holds unstemmed words, and checks that version 3 indexed it again
+// in the stemmed form: an inflection of an indexed word matches.
+func TestMigrateStemmedReindex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v2.db")
+	db, err := OpenDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:2] {
+		if err := apply(ctx, db, m.version, m.sql, m.fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	text := "We hiked up the mountains"
+	if _, err := db.Exec(`INSERT INTO memories (seq, id, user, namespace, tier, text, value, confidence, source, provenance, key, session,
+		no_decay, created_at, last_used_at, hits, valid_from, superseded_by) VALUES (1, 'a', ?, ?, 'event', ?, 0.5, 1, '', '{}', '', '', 0, 1, 1, 0, 1, '')`,
+		sc.User, sc.Namespace, text); err != nil {
+		t.Fatal(err)
+	}
+	// The version 2 form: scoped, lowercased, not stemmed.
+	p := scopePrefix(sc)
+	if _, err := db.Exec(`INSERT INTO memories_fts (rowid, lex) VALUES (1, ?)`, p+"we "+p+"hiked "+p+"up "+p+"the "+p+"mountains"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	st, err := Open(ctx, path, memory.OpenOptions{Model: "m", Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := st.LexicalSearch(ctx, sc, "hiking in the mountain", memory.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Memory.ID != "a" {
+		t.Errorf("searching inflected words after the reindex: %v, want [a]", ids(got))
+	}
+	var n int
+	if err := st.DB().QueryRow(`SELECT count(*) FROM memories_fts`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("memories_fts holds %d rows (%v), want 1", n, err)
+	}
+}
