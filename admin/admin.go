@@ -78,6 +78,16 @@ type Config struct {
 	// id (identity headers trusted, no client keys in use). Otherwise
 	// feedback needs the admin token or a client key for that user.
 	OpenFeedback bool
+	// Invalidator drops the request path's caches of a scope after an
+	// admin mutation (namespace "" means every namespace of the user);
+	// nil means none.
+	Invalidator Invalidator
+}
+
+// Invalidator is told that a scope's memories changed outside the request
+// path (the recall path caches profiles and gate thresholds per scope).
+type Invalidator interface {
+	InvalidateScope(user, namespace string)
 }
 
 // API is the management API. Create it with New and attach it with Mount.

@@ -406,7 +406,7 @@ func TestSearchExplain(t *testing.T) {
 		if top.Text == "" || top.Sim <= 0 || top.Retention <= 0 || top.Freq <= 0 || top.Score <= 0 || top.Fused <= 0 {
 			t.Fatalf("breakdown missing: %+v", top)
 		}
-		if res.Explain.Weights["similarity"] != 0.6 || res.Explain.Weights["recency"] != 0.3 {
+		if w := policy.Default().Recall.Weights; res.Explain.Weights["similarity"] != w.Similarity || res.Explain.Weights["recency"] != w.Recency {
 			t.Fatalf("weights %v", res.Explain.Weights)
 		}
 		if res.Explain.MinScore != 0.1 || res.Explain.TopK != 5 || len(res.Explain.Filters) == 0 || res.Explain.Formula == "" {

@@ -44,7 +44,7 @@ func newStack(t *testing.T, st testStore, mut func(*policy.Policy)) *stack {
 	hook, err := recallpath.New(recallpath.Config{Policy: pol, Gate: gate.New(pol.Gate, pol.Explicit), Recaller: rec, Writer: st})
 	must(t, err)
 	t.Cleanup(hook.Close)
-	cfg := admin.Config{Token: token, Store: st, Searcher: rec, Policy: pol}
+	cfg := admin.Config{Token: token, Store: st, Searcher: rec, Policy: pol, Invalidator: hook}
 	if ks, ok := st.(*fixture).testStore.(memory.KeyStore); ok {
 		cfg.Keys = ks
 	}

@@ -433,8 +433,17 @@ func (a *API) linkChain(ctx context.Context, m *memory.Memory) ([]*memory.Memory
 }
 
 // audit records an admin mutation. A failure is logged, not returned: the
-// mutation itself succeeded and the caller must know that.
+// mutation itself succeeded and the caller must know that. Every audited
+// mutation also drops the request path's cached view of the scope, so a
+// deleted user's profile is not injected from a cache.
 func (a *API) audit(ctx context.Context, s memory.Scope, action, id, before, after, detail string) {
+	if a.cfg.Invalidator != nil {
+		ns := s.Namespace
+		if ns == "*" {
+			ns = ""
+		}
+		a.cfg.Invalidator.InvalidateScope(s.User, ns)
+	}
 	e := &memory.AuditEntry{Scope: s, Time: a.now().UTC(), Actor: "admin", Action: action, MemoryID: id, Before: before, After: after, Detail: detail}
 	if err := a.st.AppendAudit(ctx, e); err != nil {
 		a.log.ErrorContext(ctx, "admin audit write failed", "action", action, "err", err)

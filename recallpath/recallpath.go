@@ -23,6 +23,7 @@ import (
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memproxy/memproxy/admin"
 	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
@@ -70,8 +71,9 @@ type Hook struct {
 }
 
 var (
-	_ proxy.Rewriter = (*Hook)(nil)
-	_ proxy.Observer = (*Hook)(nil)
+	_ proxy.Rewriter    = (*Hook)(nil)
+	_ proxy.Observer    = (*Hook)(nil)
+	_ admin.Invalidator = (*Hook)(nil)
 )
 
 // New starts a Hook and its background writer.
@@ -234,6 +236,20 @@ func (h *Hook) profile(ctx context.Context, s memory.Scope) ([]*memory.Memory, e
 	}
 	h.profiles.SetWithTTL(key, p, 1, h.cfg.ProfileTTL)
 	return p, nil
+}
+
+// InvalidateScope drops the cached profile (and adaptive threshold) of a
+// scope changed outside the request path, such as by an admin edit or a
+// user deletion; namespace "" means every namespace of the user.
+func (h *Hook) InvalidateScope(user, namespace string) {
+	if namespace == "" {
+		h.profiles.Clear()
+	} else {
+		h.profiles.Del(user + "\x00" + namespace)
+	}
+	if h.cfg.Thresholds != nil {
+		h.cfg.Thresholds.Invalidate(memory.Scope{User: user, Namespace: namespace})
+	}
 }
 
 // threshold is the scope's adaptive min_score. A forced recall (the user

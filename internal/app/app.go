@@ -175,7 +175,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	a.Admin = admin.New(admin.Config{
 		Token: o.AdminToken, Store: a.Store, Keys: keys, Queue: q,
 		Searcher: a.Recaller, Embedder: a.Embedder, Policy: o.Policy, Logger: o.Logger,
-		Clock: o.Clock, OpenFeedback: o.Policy.Identity.TrustHeaders,
+		Clock: o.Clock, OpenFeedback: o.Policy.Identity.TrustHeaders, Invalidator: a.Hook,
 	})
 	var upstreamKey string
 	if o.Policy.Upstream.APIKeyEnv != "" {
