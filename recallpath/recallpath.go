@@ -129,7 +129,9 @@ func (h *Hook) Rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	}
 	rec.OverheadMs = float64(time.Since(start).Microseconds()) / 1000
 	rw.Detail = rec
-	if len(rw.Injected) > 0 {
+	// Injection counts as access, except in the readonly arm, which must
+	// leave memory as it found it (replays, evaluations).
+	if len(rw.Injected) > 0 && req.Arm != proxy.ArmReadonly {
 		ids, s, at := rw.Injected, req.Scope, req.Time
 		h.enqueue(func(ctx context.Context) {
 			if err := h.cfg.Writer.Touch(ctx, s, ids, at); err != nil {
