@@ -245,3 +245,42 @@ func TestNoiseTurnNotQueued(t *testing.T) {
 		t.Fatalf("ingested %d turns, want 1", n)
 	}
 }
+
+// Injection counts as access (hits, last used) in the on arm; the readonly
+// arm leaves memory as it found it.
+func TestInjectionTouchesExceptReadonly(t *testing.T) {
+	h := newHarness(t, "sqlite")
+	h.say("oli", "s", "My bike is a green Brompton that I ride to work.")
+	h.idle()
+	scope := memory.Scope{User: "oli", Namespace: memory.DefaultNamespace}
+	hits := func() int {
+		page, err := h.app.Store.List(t.Context(), scope, memory.ListFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range page.Data {
+			n += m.Hits
+		}
+		return n
+	}
+	ask := func(arm string) {
+		_, hdr := h.chat(h.client("oli", option.WithHeader("X-Memproxy-Memory", arm)),
+			[]openai.ChatCompletionMessageParamUnion{openai.UserMessage("What colour is my bike?")})
+		if recallHeader(hdr) != proxy.RecallInjected {
+			t.Fatalf("%s: recall %s", arm, recallHeader(hdr))
+		}
+		if err := h.app.Hook.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := hits()
+	ask("readonly")
+	if got := hits(); got != before {
+		t.Fatalf("readonly changed hits %d → %d", before, got)
+	}
+	ask("on")
+	if got := hits(); got <= before {
+		t.Fatalf("on arm did not count the injection: hits %d → %d", before, got)
+	}
+}
