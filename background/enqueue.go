@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
@@ -37,8 +38,11 @@ func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 
 // ImportTurns queues many turns through the same path as live traffic (the
 // admin turn import and evaluation replays). It returns after all are
-// committed.
+// committed. A turn without a Context gets the previous turn of the same
+// conversation in the import, as a live request carries its resent
+// history; the turns are filled in a copy, the caller's stay as given.
 func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
+	turns = withImportContext(turns)
 	for len(turns) > 0 {
 		n := min(len(turns), maxBatch)
 		if err := q.enqueue(ctx, turns[:n]); err != nil {
@@ -47,6 +51,32 @@ func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
 		turns = turns[n:]
 	}
 	return nil
+}
+
+// withImportContext fills each turn's empty Context with the exchange of
+// the turn before it in the same scope and session (nil turns and turns
+// without a session are left alone: there is no conversation to follow).
+func withImportContext(turns []*memory.Turn) []*memory.Turn {
+	type conv struct {
+		scope   memory.Scope
+		session string
+	}
+	prev := map[conv]*memory.Turn{}
+	out := make([]*memory.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = t
+		if t == nil || t.Session == "" {
+			continue
+		}
+		k := conv{t.Scope, t.Session}
+		if p := prev[k]; p != nil && strings.TrimSpace(t.Context) == "" {
+			c := *t
+			c.Context = memory.ExchangeContext(p.User, p.Assistant)
+			out[i] = &c
+		}
+		prev[k] = t
+	}
+	return out
 }
 
 func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {

@@ -87,6 +87,7 @@ type ingestBatch struct {
 func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) error {
 	t.User = StripFence(t.User)
 	t.Assistant = StripFence(t.Assistant)
+	t.Context = StripFence(t.Context)
 	if t.Time.IsZero() {
 		t.Time = q.now()
 	}
@@ -170,6 +171,18 @@ func eventText(t *memory.Turn) string {
 	return u + "\nAssistant: " + truncate(a, 400)
 }
 
+// eventContext is what an event is found by besides its text: the day it
+// happened ("8 May 2023", so "what did I do in May" finds it) and the
+// exchange it answered (the turn's Context), whose words a short reply
+// ("yes, last weekend") lacks.
+func eventContext(t *memory.Turn) string {
+	d := t.Time.UTC().Format("2 January 2006")
+	if c := strings.TrimSpace(t.Context); c != "" {
+		return d + "\n" + c
+	}
+	return d
+}
+
 func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 	id := stableID(t.RequestID, "event")
 	if t.RequestID == "" {
@@ -180,6 +193,7 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 		Scope:      t.Scope,
 		Tier:       memory.TierEvent,
 		Text:       eventText(t),
+		Context:    eventContext(t),
 		Value:      Informativeness(t.User),
 		Confidence: 1,
 		Source:     memory.SourceEvent,

@@ -82,6 +82,7 @@ func (r Redactor) Turn(t *memory.Turn) *memory.Turn {
 	}
 	c.User = r.Text(t.User)
 	c.Assistant = r.Text(t.Assistant)
+	c.Context = r.Text(t.Context)
 	return &c
 }
 

@@ -138,6 +138,12 @@ type Memory struct {
 	Key string `json:"key,omitempty"`
 	// Session is the conversation the memory came from, when known.
 	Session string `json:"session,omitempty"`
+	// Context is search-only text: what the memory was said in answer to
+	// (an event's date and the exchange before it). Lexical search indexes
+	// Text and Context together and embeddings are made from both, but only
+	// Text is ever injected. A reply such as "yes, last weekend" carries
+	// its topic words only in the message it answers.
+	Context string `json:"context,omitempty"`
 	// NoDecay exempts the memory from decay (explicit writes, profile).
 	NoDecay bool `json:"no_decay,omitempty"`
 
@@ -182,6 +188,8 @@ func (m *Memory) Validate(dim int) error {
 		return fmt.Errorf("%w: memory text is empty", ErrInvalid)
 	case !utf8.ValidString(m.Text):
 		return fmt.Errorf("%w: memory text is not valid UTF-8", ErrInvalid)
+	case !utf8.ValidString(m.Context):
+		return fmt.Errorf("%w: memory context is not valid UTF-8", ErrInvalid)
 	case !m.Tier.Valid():
 		return fmt.Errorf("%w: unknown tier %q", ErrInvalid, m.Tier)
 	case m.Source != "" && !m.Source.Valid():
@@ -215,6 +223,50 @@ type Turn struct {
 	Injected []string `json:"injected,omitempty"`
 	// Intent marks an explicit "remember" or "forget" the proxy detected.
 	Intent Intent `json:"intent,omitempty"`
+	// Context is the exchange before this turn in the same conversation
+	// (the last user and assistant messages the client resent, or the
+	// previous imported turn), kept short: ingest indexes it with the
+	// turn's event so an answer is found by its question's words.
+	Context string `json:"context,omitempty"`
+}
+
+// MaxTurnContext bounds Turn.Context in characters (runes).
+const MaxTurnContext = 600
+
+// ExchangeContext is how a previous exchange reads as a Turn.Context: the
+// user's message, then "Assistant: " and the reply, cut so the whole
+// stays within MaxTurnContext characters (each side keeps at least half
+// when both are long). Empty when both are.
+func ExchangeContext(user, assistant string) string {
+	u := []rune(strings.TrimSpace(user))
+	a := []rune(strings.TrimSpace(assistant))
+	const half = MaxTurnContext / 2
+	if len(u)+len(a) > MaxTurnContext {
+		switch {
+		case len(u) <= half:
+			a = a[:MaxTurnContext-len(u)]
+		case len(a) <= half:
+			u = u[:MaxTurnContext-len(a)]
+		default:
+			u, a = u[:half], a[:half]
+		}
+	}
+	switch {
+	case len(a) == 0:
+		return string(u)
+	case len(u) == 0:
+		return "Assistant: " + string(a)
+	}
+	return string(u) + "\nAssistant: " + string(a)
+}
+
+// SearchText is what a memory is found by: its text and its search-only
+// context, joined. Stores index its LexicalForm; embedders embed it.
+func (m *Memory) SearchText() string {
+	if m.Context == "" {
+		return m.Text
+	}
+	return m.Text + "\n" + m.Context
 }
 
 // Intent is an explicit memory instruction detected in a user message.

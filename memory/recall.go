@@ -207,7 +207,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		if c.VectorRank == 0 {
 			c.Cosine = cosine(qvec, c.Memory.Embedding)
 		}
-		c.Lexical = coverage(terms, c.Memory.Text)
+		c.Lexical = coverage(terms, c.Memory.SearchText())
 		bestFused = max(bestFused, c.Fused)
 		bestEvidence = max(bestEvidence, c.Cosine, c.Lexical)
 	}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // chatBody is the part of a chat completion request the proxy reads. The
@@ -170,6 +172,29 @@ func (cb *chatBody) splice(msgs []json.RawMessage) []byte {
 
 // newUserText is the text of the trailing user messages (those after the
 // last assistant message): the new turn, not the resent history.
+// prevExchange is the exchange before the new user message(s): the last
+// assistant message of the resent history and the user message(s) it
+// answered, as memory.ExchangeContext. Ingest indexes it with the turn's
+// event, so a reply is found by the words of what it answered. Empty when
+// the conversation starts here.
+func prevExchange(msgs []Message) string {
+	i := len(msgs)
+	for i > 0 && msgs[i-1].Role != "assistant" {
+		i--
+	}
+	if i == 0 {
+		return ""
+	}
+	reply := msgs[i-1].Text
+	var parts []string
+	for j := i - 2; j >= 0 && msgs[j].Role != "assistant"; j-- {
+		if msgs[j].Role == "user" && msgs[j].Text != "" {
+			parts = append([]string{msgs[j].Text}, parts...)
+		}
+	}
+	return memory.ExchangeContext(strings.Join(parts, "\n"), reply)
+}
+
 func newUserText(msgs []Message) string {
 	i := len(msgs)
 	for i > 0 && msgs[i-1].Role != "assistant" {

@@ -87,7 +87,7 @@ func (s *Server) chat(c echo.Context) error {
 	if s.cfg.Sink != nil && resp.StatusCode/100 == 2 && Ingests(arm, s.pol.AB.OffArmIngests) && !rw.SkipCapture {
 		turn = &memory.Turn{
 			RequestID: rid, Scope: scope, Session: session, Time: req.Time,
-			User: newUserText(cb.Messages), Model: cb.Model, Arm: arm,
+			User: newUserText(cb.Messages), Context: prevExchange(cb.Messages), Model: cb.Model, Arm: arm,
 			Refs: TurnRefs(r.Header), Injected: rw.Injected, Intent: rw.Intent,
 		}
 	}

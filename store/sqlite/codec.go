@@ -88,8 +88,7 @@ func scopedLex(sc memory.Scope, text string) string {
 
 // ftsQuery builds an FTS5 MATCH expression matching any of the terms in
 // the scope, each quoted so nothing in user text is query syntax.
-func ftsQuery(sc memory.Scope, terms []string) string {
-	p := scopePrefix(sc)
+func ftsQuery(p string, terms []string) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
@@ -126,7 +125,7 @@ func decodeCursor(c string) (int64, string, error) {
 
 // memCols is the column list scanMemory reads, in order.
 const memCols = `id, user, namespace, tier, text, embedding, value, confidence, source, provenance, key, session,
-	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at`
+	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at, context`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -141,7 +140,7 @@ func scanMemory(r scanner) (*memory.Memory, error) {
 	)
 	if err := r.Scan(&m.ID, &m.Scope.User, &m.Scope.Namespace, &m.Tier, &m.Text, &emb, &m.Value, &m.Confidence,
 		&m.Source, &prov, &m.Key, &m.Session, &noDecay, &created, &lastUsed, &m.Hits, &validFrom, &validTo,
-		&m.SupersededBy, &expires, &archived, &consolidated); err != nil {
+		&m.SupersededBy, &expires, &archived, &consolidated, &m.Context); err != nil {
 		return nil, err
 	}
 	m.Embedding = decodeVec(emb)

@@ -64,7 +64,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (`+memCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
 		if err != nil {
 			return err
 		}
@@ -82,13 +82,13 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, encodeVec(m.Embedding),
 				m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, boolInt(m.NoDecay),
 				micros(m.CreatedAt), micros(m.LastUsedAt), m.Hits, micros(m.ValidFrom), nullMicros(m.ValidTo),
-				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt)).Scan(&seq); err != nil {
+				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context).Scan(&seq); err != nil {
 				if strings.Contains(err.Error(), "UNIQUE") {
 					return fmt.Errorf("%w: memory id %s already exists", memory.ErrInvalid, m.ID)
 				}
 				return err
 			}
-			rows = append(rows, ftsRow{seq, scopedLex(sc, m.Text)})
+			rows = append(rows, ftsRow{seq, scopedLex(sc, m.SearchText())})
 		}
 		data, err := json.Marshal(rows)
 		if err != nil {
@@ -143,13 +143,13 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE memories SET tier = ?, text = ?, embedding = ?, value = ?, confidence = ?,
 			source = ?, provenance = ?, key = ?, session = ?, no_decay = ?, last_used_at = ?, hits = ?, valid_from = ?,
-			valid_to = ?, superseded_by = ?, expires_at = ?, archived_at = ?, consolidated_at = ? WHERE seq = ?`,
+			valid_to = ?, superseded_by = ?, expires_at = ?, archived_at = ?, consolidated_at = ?, context = ? WHERE seq = ?`,
 			string(m.Tier), m.Text, encodeVec(m.Embedding), m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance),
 			m.Key, m.Session, boolInt(m.NoDecay), micros(lastUsed), m.Hits, micros(validFrom), nullMicros(m.ValidTo),
-			m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), seq); err != nil {
+			m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context, seq); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE memories_fts SET lex = ? WHERE rowid = ?`, scopedLex(sc, m.Text), seq)
+		_, err = tx.ExecContext(ctx, `UPDATE memories_fts SET lex = ? WHERE rowid = ?`, scopedLex(sc, m.SearchText()), seq)
 		return err
 	})
 	if err != nil {

@@ -124,6 +124,12 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
 -- so every row is indexed again in the new form.
 DELETE FROM memories_fts;
 `, reindexLexical},
+	{4, `
+-- Version 4: memories.context is search-only text (what the memory answered:
+-- an event's date and the exchange before it). memories_fts indexes text and
+-- context together; rows written before have none, so nothing is reindexed.
+ALTER TABLE memories ADD COLUMN context TEXT NOT NULL DEFAULT '';
+`, nil},
 }
 
 // reindexLexical rebuilds memories_fts from the memories table.
