@@ -2,10 +2,14 @@
 //
 //	memproxy [serve] [flags]   run the proxy (default)
 //	memproxy serve --check     validate the policy and configuration, then exit
+//	memproxy migrate           bring the store's and the queue's schema up to date
+//	memproxy export --user U   write a user's memories as JSON or Markdown
+//	memproxy reembed --yes     re-embed every memory with the configured embedder
 //	memproxy bench overhead    measure the latency the proxy adds (p50/p99)
+//	memproxy eval locomo       replay LoCoMo against memproxy
+//	memproxy ab report         the A/B report of a running memproxy
 //
-// Further subcommands (migrate, eval, export, bench, ab) plug into the
-// switch in main.
+// Further subcommands plug into the switch in run.
 package main
 
 import (
@@ -44,6 +48,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return abCmd(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args, stdout, stderr)
+	case "export":
+		return exportCmd(ctx, args, stdout, stderr)
+	case "reembed":
+		return reembedCmd(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -53,4 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 const usage = `usage:
   memproxy [serve] [--listen addr] [--upstream url] [--policy file] [--db file] [--check]
-  memproxy bench overhead [-n requests] [--policy file]`
+  memproxy migrate [--db file] [--policy file]
+  memproxy export --user U [--namespace NS] [--format json|markdown] [--out file] [--db file]
+  memproxy reembed [--db file] [--policy file] [--yes]
+  memproxy bench overhead [-n requests] [--policy file]
+  memproxy eval locomo --data FILE [...]
+  memproxy ab report [--proxy URL] [...]
+MEMPROXY_DATABASE_URL (PostgreSQL) wins over --db / MEMPROXY_DB.`
