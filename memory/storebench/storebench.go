@@ -322,3 +322,8 @@ func Insert(b *testing.B, st memory.Store, batch int) {
 	}
 	b.ReportMetric(float64(total)/spent.Seconds(), "memories/s")
 }
+
+// CPUTime is the process's user+system CPU time so far (zero where the
+// platform cannot tell), for benchmarks outside this package that report
+// cpu_ms/op the way Search does.
+func CPUTime() time.Duration { return cpuTime() }

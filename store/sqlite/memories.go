@@ -201,7 +201,7 @@ func (s *Store) getMany(ctx context.Context, sc memory.Scope, ids []string) (map
 	found := make(map[string]*memory.Memory, len(ids))
 	for _, part := range chunks(ids, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
+		rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, err
@@ -250,7 +250,7 @@ func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) 
 	switch f.State {
 	case memory.StateAny:
 	case memory.StateLive:
-		add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", micros(now))
+		add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR +expires_at > ?)", micros(now))
 	case memory.StateSuperseded:
 		add("valid_to IS NOT NULL")
 	case memory.StateArchived:
@@ -292,7 +292,7 @@ func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) 
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE `+strings.Join(where, " AND ")+
+	rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return page, fmt.Errorf("list memories: %w", err)
@@ -400,7 +400,7 @@ func (s *Store) updateMany(ctx context.Context, sc memory.Scope, ids []string, s
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, part := range chunks(ids, batchSize) {
 			a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
+			if _, err := s.txExec(ctx, tx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
 				placeholders(len(part))+`)`, a...); err != nil {
 				return err
 			}

@@ -106,30 +106,46 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		limit = defaultLimit
 	}
 	f := newFilter(o)
+	prefix := scopePrefix(sc)
+	terms, postings, err := s.chooseTerms(ctx, prefix, terms)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
 	// FTS5 ranks the scope's matches on its own (its sorter, no row reads);
 	// only the best few are joined to memories and filtered. When filters
 	// leave fewer than limit, the window widens until the matches run out.
 	where := []string{"+m.user = ?", "+m.namespace = ?"}
 	var fargs []any
 	if !f.includeDead {
-		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR m.expires_at > ?)")
+		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR +m.expires_at > ?)")
 		fargs = append(fargs, f.at)
 	}
 	if f.exclConsolid {
 		where = append(where, "m.consolidated_at IS NULL")
 	}
 	if len(f.tiers) > 0 {
-		where = append(where, "m.tier IN ("+placeholders(len(f.tiers))+")")
+		where = append(where, "+m.tier IN ("+placeholders(len(f.tiers))+")")
 		for _, t := range f.tiers {
 			fargs = append(fargs, string(t))
 		}
 	}
-	stmt := `WITH top AS (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?)
+	stmt := `WITH top AS (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?)
 		SELECT ` + memColsM + `, -top.rank FROM top JOIN memories m ON m.seq = top.rowid
 		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY top.rank LIMIT ?`
-	match := ftsQuery(sc, terms)
+	match := ftsQuery(prefix, terms)
+	// Even the rarest terms can be common in a large scope: then only the
+	// newest of their matches are ranked.
+	var lo int64
+	if postings > lexNewest {
+		if lo, err = s.newestBound(ctx, match); err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+	}
 	for window := limit + limit/2 + 10; ; window *= 4 {
-		args := append(append([]any{match, window, sc.User, sc.Namespace}, fargs...), limit)
+		args := append(append([]any{match, lo, window, sc.User, sc.Namespace}, fargs...), limit)
 		out, err := s.lexicalQuery(ctx, stmt, args)
 		if err != nil {
 			return nil, fmt.Errorf("lexical search: %w", err)
@@ -138,12 +154,16 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 			return out, nil
 		}
 		var matched int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)`,
-			match, window).Scan(&matched); err != nil {
+		if err := s.queryRow(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? LIMIT ?)`,
+			match, lo, window).Scan(&matched); err != nil {
 			return nil, fmt.Errorf("lexical search: %w", err)
 		}
 		if matched < window {
-			return out, nil
+			if lo == 0 {
+				return out, nil
+			}
+			// The newest matches ran out under the filters: rank them all.
+			lo = 0
 		}
 	}
 }
@@ -152,7 +172,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 var memColsM = "m." + strings.ReplaceAll(strings.ReplaceAll(memCols, "\n\t", " "), ", ", ", m.")
 
 func (s *Store) lexicalQuery(ctx context.Context, stmt string, args []any) ([]memory.Candidate, error) {
-	rows, err := s.db.QueryContext(ctx, stmt, args...)
+	rows, err := s.query(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
 	}
