@@ -9,7 +9,9 @@ import (
 
 // Fact is a statement extracted by rule from a user message.
 type Fact struct {
-	// Text is the fact in the third person ("The user lives in Berlin.").
+	// Text is the fact in the third person, in the language it was said
+	// in ("The user lives in Berlin.", "用户住在上海。"), so lexical recall
+	// matches questions asked in that language.
 	Text string
 	// Key is the subject/attribute slot ("user.location"), used for
 	// update-over-insert.
@@ -57,38 +59,38 @@ var slotRules = []slotRule{
 	// Names.
 	{re: en(`\bmy name is ` + enObj + enEnd), key: "user.name", text: "The user's name is %s."},
 	{re: en(`\bcall me ` + enObj + enEnd), key: "user.name", text: "The user's name is %s."},
-	{re: regexp.MustCompile(`我叫([\p{Han}A-Za-z]{1,12}?)(?:[，。,.!！]|$)`), key: "user.name", text: "The user's name is %s."},
-	{re: regexp.MustCompile(`我的名字(?:是|叫)([\p{Han}A-Za-z]{1,12}?)(?:[，。,.!！]|$)`), key: "user.name", text: "The user's name is %s."},
+	{re: regexp.MustCompile(`我叫([\p{Han}A-Za-z]{1,12}?)(?:[，。,.!！]|$)`), key: "user.name", text: "用户叫%s。"},
+	{re: regexp.MustCompile(`我的名字(?:是|叫)([\p{Han}A-Za-z]{1,12}?)(?:[，。,.!！]|$)`), key: "user.name", text: "用户叫%s。"},
 	// Places.
 	{re: en(`\bi (?:live|am living|'m living|reside) in ` + enObj + enEnd), key: "user.location", text: "The user lives in %s."},
 	{re: en(`\bi(?: have|'ve| just)? (?:moved|relocated) to ` + enObj + enEnd), key: "user.location", text: "The user lives in %s."},
 	{re: en(`\bi(?:'m| am) (?:based|located) in ` + enObj + enEnd), key: "user.location", text: "The user lives in %s."},
 	{re: en(`\bmy (\w+) (?:lives|is living|moved|has moved|relocated) (?:in|to) ` + enObj + enEnd), key: "{rel}.location", text: "The user's %s lives in %s.", rel: true},
-	{re: regexp.MustCompile(`我(?:现在)?(?:住在|住|生活在)([\p{Han}A-Za-z]{1,10}?)(?:了|市)?(?:[，。,.!！]|$)`), key: "user.location", text: "The user lives in %s."},
-	{re: regexp.MustCompile(`我(?:已经)?搬(?:到|去)(?:了)?([\p{Han}A-Za-z]{1,10}?)(?:了|市)?(?:[，。,.!！]|$)`), key: "user.location", text: "The user lives in %s."},
-	{re: regexp.MustCompile(`我(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事)(?:住在|搬到了?|搬去了?)([\p{Han}A-Za-z]{1,10}?)(?:了)?(?:[，。,.!！]|$)`), key: "{rel}.location", text: "The user's %s lives in %s.", rel: true},
+	{re: regexp.MustCompile(`我(?:现在)?(?:住在|住|生活在)([\p{Han}A-Za-z]{1,10}?)(?:了|市)?(?:[，。,.!！]|$)`), key: "user.location", text: "用户住在%s。"},
+	{re: regexp.MustCompile(`我(?:已经)?搬(?:到|去)(?:了)?([\p{Han}A-Za-z]{1,10}?)(?:了|市)?(?:[，。,.!！]|$)`), key: "user.location", text: "用户住在%s。"},
+	{re: regexp.MustCompile(`我(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事)(?:住在|搬到了?|搬去了?)([\p{Han}A-Za-z]{1,10}?)(?:了)?(?:[，。,.!！]|$)`), key: "{rel}.location", text: "用户的%s住在%s。", rel: true},
 	// Work.
 	{re: en(`\bi(?: now)? work (?:at|for) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
 	{re: en(`\bi(?:'ve| have)? (?:joined|started at|started working at) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
 	{re: en(`\bi(?: now)? work as (?:an? )?` + enObj + enEnd), key: "user.occupation", text: "The user works as a %s."},
 	{re: en(`\bi(?:'m| am)(?: now)? an? (software engineer|engineer|developer|programmer|teacher|doctor|nurse|student|designer|lawyer|manager|writer|researcher|scientist|data scientist|accountant|consultant|product manager|artist|chef)\b`), key: "user.occupation", text: "The user is a %s."},
-	{re: regexp.MustCompile(`我(?:现在)?在([\p{Han}A-Za-z]{1,12}?)(?:工作|上班)`), key: "user.employer", text: "The user works at %s."},
-	{re: regexp.MustCompile(`我(?:现在)?是(?:一名|一个|个|名)?(程序员|工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计|产品经理)`), key: "user.occupation", text: "The user is a %s."},
+	{re: regexp.MustCompile(`我(?:现在)?在([\p{Han}A-Za-z]{1,12}?)(?:工作|上班)`), key: "user.employer", text: "用户在%s工作。"},
+	{re: regexp.MustCompile(`我(?:现在)?是(?:一名|一个|个|名)?(程序员|工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计|产品经理)`), key: "user.occupation", text: "用户是%s。"},
 	// Tools and languages (multi-valued).
 	{re: en(`\bi (?:switched|changed|migrated) (?:over )?(?:from \S+ )?to ` + enObj + enEnd), key: "user.uses", text: "The user uses %s.", multi: true},
 	{re: en(`\bi(?: now| mostly| mainly| also)? (?:use|code in|program in|write) ` + enObj + enEnd), key: "user.uses", text: "The user uses %s.", multi: true},
-	{re: regexp.MustCompile(`我(?:现在|已经|也)?(?:改用|换成了?|换用|转用|用)([A-Za-z][\w+#.\-]{0,20}|[\p{Han}]{1,8}?)(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), key: "user.uses", text: "The user uses %s.", multi: true},
+	{re: regexp.MustCompile(`我(?:现在|已经|也)?(?:改用|换成了?|换用|转用|用)([A-Za-z][\w+#.\-]{0,20}|[\p{Han}]{1,8}?)(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), key: "user.uses", text: "用户使用%s。", multi: true},
 	// Preferences (multi-valued).
 	{re: en(`\bi (?:really )?(?:like|love|enjoy|prefer) ` + enObj + enEnd), key: "user.likes", text: "The user likes %s.", multi: true},
-	{re: regexp.MustCompile(`我(?:现在|也)?(?:很|非常|特别)?(?:喜欢|爱|偏好|更喜欢)([\p{Han}A-Za-z0-9]{1,12}?)(?:了)?(?:[，。,.!！]|$)`), key: "user.likes", text: "The user likes %s.", multi: true},
+	{re: regexp.MustCompile(`我(?:现在|也)?(?:很|非常|特别)?(?:喜欢|爱|偏好|更喜欢)([\p{Han}A-Za-z0-9]{1,12}?)(?:了)?(?:[，。,.!！]|$)`), key: "user.likes", text: "用户喜欢%s。", multi: true},
 	{re: en(`\bi (?:don't|do not|no longer) (?:like|enjoy|eat|drink) ` + enObj + enEnd), key: "user.dislikes", text: "The user does not like %s.", multi: true},
-	{re: regexp.MustCompile(`我(?:不再|不)喜欢([\p{Han}A-Za-z0-9]{1,12}?)(?:了)?(?:[，。,.!！]|$)`), key: "user.dislikes", text: "The user does not like %s.", multi: true},
+	{re: regexp.MustCompile(`我(?:不再|不)喜欢([\p{Han}A-Za-z0-9]{1,12}?)(?:了)?(?:[，。,.!！]|$)`), key: "user.dislikes", text: "用户不喜欢%s。", multi: true},
 	{re: en(`\bi(?:'m| am) (?:a )?(vegetarian|vegan|allergic to \w+|lactose intolerant)\b`), key: "user.diet", text: "The user is %s."},
-	{re: regexp.MustCompile(`我(?:现在)?(?:是)?(吃素|素食者|不吃肉|对[\p{Han}]{1,6}过敏)`), key: "user.diet", text: "The user: %s."},
+	{re: regexp.MustCompile(`我(?:现在)?(?:是)?(吃素|素食者|不吃肉|对[\p{Han}]{1,6}过敏)`), key: "user.diet", text: "用户%s。"},
 	// "my X is Y" (single-valued attributes).
 	{re: en(`\bmy (favou?rite \w+|birthday|email|phone number|timezone|time zone|budget|salary|age|goal|deadline|dog's name|cat's name|car|address) is ` + enObj + enEnd), key: "user.{attr}", text: "The user's %s is %s.", rel: true},
-	{re: regexp.MustCompile(`我最喜欢的([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.favorite_{attr}", text: "The user's favourite %s is %s.", rel: true},
-	{re: regexp.MustCompile(`我的([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.{attr}", text: "The user's %s is %s.", rel: true},
+	{re: regexp.MustCompile(`我最喜欢的([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.favorite_{attr}", text: "用户最喜欢的%s是%s。", rel: true},
+	{re: regexp.MustCompile(`我的([\p{Han}]{1,6}?)是([\p{Han}A-Za-z0-9]{1,16}?)(?:[，。,.!！]|$)`), key: "user.{attr}", text: "用户的%s是%s。", rel: true},
 	// Age and dates.
 	{re: en(`\bi(?:'m| am) (\d{1,3}) (?:years old|yo)\b`), key: "user.age", text: "The user is %s years old."},
 	{re: regexp.MustCompile(`我(?:今年)?(\d{1,3})岁`), key: "user.age", text: "The user is %s years old."},
