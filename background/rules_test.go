@@ -202,3 +202,17 @@ func FuzzParseConsolidation(f *testing.F) {
 		}
 	})
 }
+
+func TestExtractFactsKeepsLanguage(t *testing.T) {
+	cases := map[string]string{
+		"我住在上海，在一家银行工作。": "用户住在上海。",
+		"我叫小明。":                 "用户叫小明。",
+		"I live in Berlin now.": "The user lives in Berlin.",
+	}
+	for in, want := range cases {
+		facts := ExtractFacts(in, nil)
+		if len(facts) == 0 || facts[0].Text != want {
+			t.Errorf("ExtractFacts(%q) = %+v, want first fact %q", in, facts, want)
+		}
+	}
+}
