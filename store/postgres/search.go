@@ -188,6 +188,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	terms = s.chooseTerms(ctx, terms)
 	w := scoped(sc)
 	tsq := "to_tsquery('simple', " + w.arg(orQuery(terms)) + ")"
 	w.add("lex @@ " + tsq)

@@ -28,6 +28,7 @@ type Store struct {
 	// the scope exactly instead of walking the HNSW index.
 	exactLimit int
 	sizes      scopeSizes
+	freqs      termFreqs
 }
 
 // Interface guards.
