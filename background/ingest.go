@@ -103,8 +103,10 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	}
 	switch intent {
 	case memory.IntentRemember:
+		defer q.invalidate(s)
 		return q.explicitRemember(ctx, t)
 	case memory.IntentForget:
+		defer q.invalidate(s)
 		return q.explicitForget(ctx, t)
 	}
 	// A bare greeting is not noise for the request gate (it skips recall

@@ -40,6 +40,13 @@ type Embedder interface {
 	Model() string
 }
 
+// invalidate drops the request path's cached view of a scope.
+func (q *Queue) invalidate(s memory.Scope) {
+	if q.cfg.Invalidator != nil {
+		q.cfg.Invalidator.InvalidateScope(s.User, s.Namespace)
+	}
+}
+
 // ThresholdFeedback moves a scope's adaptive recall threshold.
 type ThresholdFeedback interface {
 	Feedback(ctx context.Context, s memory.Scope, used, unused int) error
@@ -89,6 +96,10 @@ type Config struct {
 	// threshold (gate.Thresholds, whose cache the request path reads);
 	// nil writes the threshold to Store directly.
 	Thresholds ThresholdFeedback
+	// Invalidator is told when an explicit note changed a scope's
+	// memories (profile entries among them), so the request path's cache
+	// of that scope is dropped at once; nil means none.
+	Invalidator interface{ InvalidateScope(user, namespace string) }
 }
 
 // Queue is the durable background queue. It implements the proxy's

@@ -86,7 +86,7 @@ func Default() *Policy {
 			},
 			RememberNote: "memproxy is saving the user's note from this message to long-term memory; you may confirm that it will be remembered.",
 			ForgetNote:   "memproxy is removing what the user asked to forget from long-term memory; you may confirm that it will be forgotten.",
-			ProfileCues:  []string{"from now on", "always", "never", "i prefer", "call me", "以后都", "从现在开始", "永远", "总是", "叫我"},
+			ProfileCues:  []string{"from now on", "always", "never", "i prefer", "call me", "my name is", "allergic", "vegetarian", "vegan", "以后都", "从现在开始", "永远", "总是", "叫我", "我叫", "过敏", "吃素", "素食"},
 		},
 		Ingest: Ingest{
 			TurnLog:       true,

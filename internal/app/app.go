@@ -132,24 +132,6 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 		return nil, fmt.Errorf("gate thresholds: %w", err)
 	}
 	a.closers = append(a.closers, func() error { th.Close(); return nil })
-	q, err := background.New(background.Config{
-		Store: a.Store, Admin: a.Store, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
-		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
-		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("background queue: %w", err)
-	}
-	if err := q.Start(ctx); err != nil {
-		return nil, fmt.Errorf("start background queue: %w", err)
-	}
-	a.Queue = q
-	a.closers = append(a.closers, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), o.Policy.Server.ShutdownTimeout.D()+5*time.Second)
-		defer cancel()
-		return q.Stop(ctx)
-	})
-
 	vw := o.Policy.Recall.VectorWeight
 	if embed.IsLocal(a.Embedder) {
 		vw = o.Policy.Recall.LocalVectorWeight
@@ -169,6 +151,24 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, func() error { a.Hook.Close(); return nil })
+
+	q, err := background.New(background.Config{
+		Store: a.Store, Admin: a.Store, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
+		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("background queue: %w", err)
+	}
+	if err := q.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start background queue: %w", err)
+	}
+	a.Queue = q
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), o.Policy.Server.ShutdownTimeout.D()+5*time.Second)
+		defer cancel()
+		return q.Stop(ctx)
+	})
 
 	// Client keys need the backend's key table.
 	keys, _ := a.Store.(memory.KeyStore)
