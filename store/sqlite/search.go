@@ -144,13 +144,21 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 			return nil, fmt.Errorf("lexical search: %w", err)
 		}
 	}
-	for window := limit + limit/2 + 10; ; window *= 4 {
+	// The chosen terms' postings bound the matches: when they are few, one
+	// window takes them all and no count is needed (filters would
+	// otherwise widen the window pass by pass on a small scope).
+	window := limit + limit/2 + 10
+	all := lo == 0 && postings <= 4*window
+	if all {
+		window = max(postings, 1)
+	}
+	for ; ; window *= 4 {
 		args := append(append([]any{match, lo, window, sc.User, sc.Namespace}, fargs...), limit)
 		out, err := s.lexicalQuery(ctx, stmt, args)
 		if err != nil {
 			return nil, fmt.Errorf("lexical search: %w", err)
 		}
-		if len(out) >= limit {
+		if len(out) >= limit || all {
 			return out, nil
 		}
 		var matched int
