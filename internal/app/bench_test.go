@@ -14,7 +14,7 @@ package app_test
 // 100k.
 //
 // Fixtures are built once and kept, so reruns start in seconds: SQLite in
-// $TMPDIR/memproxy-recall-bench-v1.db, PostgreSQL in the schema
+// $TMPDIR/memproxy-recall-bench-v2.db, PostgreSQL in the schema
 // bench_recall_v1 of TEST_DATABASE_URL. Delete the file or
 // `DROP SCHEMA bench_recall_v1 CASCADE` to rebuild.
 
@@ -93,7 +93,7 @@ func recallApp(b *testing.B, backend string) *app.App {
 	}
 	switch backend {
 	case "sqlite":
-		o.DB = filepath.Join(os.TempDir(), "memproxy-recall-bench-v1.db")
+		o.DB = filepath.Join(os.TempDir(), "memproxy-recall-bench-v2.db")
 	case "postgres":
 		o.DatabaseURL = testpg.NewNamed(b, "bench_recall_v1")
 	}

@@ -106,6 +106,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 		ids[i] = m.ID
 	}
 	s.refresh(ctx, sc, ids)
+	s.noteLexWrites(ctx, len(ms))
 	return nil
 }
 

@@ -57,6 +57,11 @@ type Store struct {
 	idx   map[memory.Scope]*vecIndex
 
 	stmts stmtCache
+
+	// lexWrites counts rows added to the lexical index since it was last
+	// merged; lexCompactAt is the count that triggers the next merge.
+	lexWrites    atomic.Int64
+	lexCompactAt atomic.Int64
 }
 
 // dsn builds the connection string with the pragmas every connection needs.
