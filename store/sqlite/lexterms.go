@@ -32,7 +32,7 @@ const (
 	lexMaxQueryTerms = 64
 	// lexNewest bounds how many of the chosen terms' matches are ranked
 	// when even they exceed the budget: the newest ones.
-	lexNewest = 2 * lexPostings
+	lexNewest = lexPostings
 )
 
 // vocabTable exposes memories_fts's per-term document counts (fts5vocab,
