@@ -69,9 +69,8 @@ func Default() *Policy {
 		Inject: Inject{
 			BudgetTokens: 500,
 			Placement:    "system",
-			Guard: "Notes from earlier conversations with this user. They may be outdated or\n" +
-				"irrelevant: use a note only if it clearly helps with the current request,\n" +
-				"prefer what the user says now, and do not mention these notes.",
+			Guard: "Notes from earlier chats; may be outdated or irrelevant. Use one only if it\n" +
+				"clearly helps, prefer what the user says now, never mention them.",
 		},
 		Explicit: Explicit{
 			RememberCues: []string{
