@@ -42,12 +42,13 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	// candidates and re-score them exactly.
 	hits := ix.search(quantQuery(q, ix.stride), &f, limit+rerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
 	ids := make([]string, len(hits))
+	seqs := make([]int64, len(hits))
 	for i, h := range hits {
-		ids[i] = ix.ids[h.slot]
+		ids[i], seqs[i] = ix.ids[h.slot], ix.seqs[h.slot]
 	}
 	ix.mu.RUnlock()
 
-	found, err := s.getMany(ctx, sc, ids)
+	found, err := s.getBySeq(ctx, sc, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -69,6 +70,41 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// getBySeq reads the scope's memories at the given rowids (one B-tree seek
+// each, where an id costs two), keyed by id. A rowid the index holds for a
+// row since deleted may name another row: results are matched by id.
+func (s *Store) getBySeq(ctx context.Context, sc memory.Scope, seqs []int64) (map[string]*memory.Memory, error) {
+	found := make(map[string]*memory.Memory, len(seqs))
+	for len(seqs) > 0 {
+		part := seqs[:min(len(seqs), batchSize)]
+		seqs = seqs[len(part):]
+		args := []any{sc.User, sc.Namespace}
+		for _, q := range part {
+			args = append(args, q)
+		}
+		rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND seq IN (`+
+			placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			found[m.ID] = m
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
 }
 
 // rerankMargin is how many candidates beyond the limit are re-scored

@@ -23,6 +23,7 @@ type vecIndex struct {
 	dim    int
 	stride int // dim rounded up to 16 for the kernel; padding is zero
 	ids    []string
+	seqs   []int64 // the rows' seq, so candidates are read by rowid
 	meta   []vecMeta
 	scale  []float32
 	vecs   []int8 // slot i at [i*stride : (i+1)*stride]
@@ -64,7 +65,7 @@ func (s *Store) loadedIndex(sc memory.Scope) *vecIndex {
 	return s.idx[sc]
 }
 
-const vecCols = `id, tier, valid_to IS NOT NULL OR archived_at IS NOT NULL, coalesce(expires_at, 0), consolidated_at IS NOT NULL, embedding`
+const vecCols = `id, tier, valid_to IS NOT NULL OR archived_at IS NOT NULL, coalesce(expires_at, 0), consolidated_at IS NOT NULL, embedding, seq`
 
 // ensure loads the index from the database if it is not loaded; callers
 // then take the read lock.
@@ -95,7 +96,7 @@ func (s *Store) ensure(ctx context.Context, sc memory.Scope, ix *vecIndex) error
 }
 
 func (ix *vecIndex) reset() {
-	ix.ids, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil
+	ix.ids, ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil, nil
 	ix.slot = make(map[string]int)
 	ix.loaded = false
 }
@@ -108,18 +109,19 @@ func (ix *vecIndex) scanRows(rows *sql.Rows) error {
 			dead, cons bool
 			expires    int64
 			emb        []byte
+			seq        int64
 		)
-		if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb); err != nil {
+		if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb, &seq); err != nil {
 			return err
 		}
-		ix.upsert(id, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, emb)
+		ix.upsert(id, seq, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, emb)
 	}
 	return rows.Err()
 }
 
 // upsert stores the row's vector quantised; a vector of the wrong size or
 // of zero length is dropped from the index.
-func (ix *vecIndex) upsert(id string, m vecMeta, emb []byte) {
+func (ix *vecIndex) upsert(id string, seq int64, m vecMeta, emb []byte) {
 	if len(emb) != 4*ix.dim {
 		ix.remove(id)
 		return
@@ -147,11 +149,13 @@ func (ix *vecIndex) upsert(id string, m vecMeta, emb []byte) {
 		i = len(ix.ids)
 		ix.slot[id] = i
 		ix.ids = append(ix.ids, id)
+		ix.seqs = append(ix.seqs, seq)
 		ix.meta = append(ix.meta, m)
 		ix.scale = append(ix.scale, sc)
 		ix.vecs = append(ix.vecs, q...)
 		return
 	}
+	ix.seqs[i] = seq
 	ix.meta[i] = m
 	ix.scale[i] = sc
 	copy(ix.vecs[i*ix.stride:], q)
@@ -166,12 +170,14 @@ func (ix *vecIndex) remove(id string) {
 	last := len(ix.ids) - 1
 	if i != last {
 		ix.ids[i] = ix.ids[last]
+		ix.seqs[i] = ix.seqs[last]
 		ix.meta[i] = ix.meta[last]
 		ix.scale[i] = ix.scale[last]
 		copy(ix.vecs[i*ix.stride:(i+1)*ix.stride], ix.vecs[last*ix.stride:])
 		ix.slot[ix.ids[i]] = i
 	}
 	ix.ids = ix.ids[:last]
+	ix.seqs = ix.seqs[:last]
 	ix.meta = ix.meta[:last]
 	ix.scale = ix.scale[:last]
 	ix.vecs = ix.vecs[:last*ix.stride]
@@ -223,14 +229,15 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 				dead, cons bool
 				expires    int64
 				emb        []byte
+				seq        int64
 			)
-			if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb); err != nil {
+			if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb, &seq); err != nil {
 				rows.Close()
 				ix.reset()
 				return
 			}
 			seen[id] = true
-			ix.upsert(id, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, emb)
+			ix.upsert(id, seq, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, emb)
 		}
 		if err := rows.Close(); err != nil || rows.Err() != nil {
 			ix.reset()
