@@ -20,6 +20,9 @@ import (
 // matched whole.
 const (
 	lexMaxTerms = 8
+	// lexCandidates bounds how many of the scope's matches are ranked:
+	// the newest.
+	lexCandidates = 600
 	// termFreqTTL is how long the statistics are reused before being read
 	// again (ANALYZE runs far less often).
 	termFreqTTL = 10 * time.Minute
