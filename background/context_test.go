@@ -1,6 +1,9 @@
 package background
 
 import (
+	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +38,36 @@ func TestEventContext(t *testing.T) {
 	}
 	if got := eventContext(&memory.Turn{Time: tm}); got != "8 May 2023" {
 		t.Errorf("eventContext without context = %q", got)
+	}
+}
+
+// A turn whose user message is noise, a greeting or empty is dropped
+// unless its reply is informative; an event is valued by the whole turn.
+func TestInformativeReplyKept(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	s := scope("mel")
+	ctx := context.Background()
+	for _, tr := range []*memory.Turn{
+		e.turn(s, "Hey Mel! How have you been?", "Swamped with the kids and work, and I start pottery classes at the Riverside studio on Monday."),
+		e.turn(s, "", "Caroline, I finally adopted the two kittens from the Portland shelter last weekend!"),
+		e.turn(s, "hi", "Hello! How can I help?"),
+		e.turn(s, "thanks", "You're welcome."),
+	} {
+		if err := e.q.Enqueue(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	evs := e.list(s, memory.StateLive, memory.TierEvent)
+	var got []string
+	for _, m := range evs {
+		got = append(got, m.Text)
+		if m.Value < e.q.pol.Decay.LowValue {
+			t.Errorf("informative turn %q valued %v, below decay's low_value %v", m.Text, m.Value, e.q.pol.Decay.LowValue)
+		}
+	}
+	if len(evs) != 2 || !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "pottery") }) ||
+		!slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "kittens") }) {
+		t.Errorf("events %q, want the two turns with informative replies only", got)
 	}
 }

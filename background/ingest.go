@@ -110,8 +110,11 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 		return q.explicitForget(ctx, t)
 	}
 	// A bare greeting is not noise for the request gate (it skips recall
-	// for its own reason) but carries nothing worth keeping either.
-	if class, noise := q.gate.Classify(t.User); noise || class == gate.ClassGreeting || strings.TrimSpace(t.User) == "" {
+	// for its own reason) but carries nothing worth keeping either —
+	// unless the reply does: "Hey! How have you been?" answered by "Swamped:
+	// the kids, and I start the new job Monday" is worth an event.
+	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || strings.TrimSpace(t.User) == "") &&
+		Informativeness(t.Assistant) < keepReplyValue {
 		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
 	}
@@ -131,6 +134,10 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	b.events = append(b.events, q.eventMemory(t))
 	return nil
 }
+
+// keepReplyValue is the Informativeness a reply needs for a turn whose
+// user message is noise, a greeting or empty to be kept as an event.
+const keepReplyValue = 0.3
 
 func cmpStr(a, b string) string {
 	if a == "" {
@@ -196,7 +203,9 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 		Tier:       memory.TierEvent,
 		Text:       eventText(t),
 		Context:    eventContext(t),
-		Value:      Informativeness(t.User),
+		// Valued by the whole turn: an informative reply (or an imported
+		// assistant-only turn) is not chatter for decay to archive.
+		Value:      Informativeness(t.User + "\n" + t.Assistant),
 		Confidence: 1,
 		Source:     memory.SourceEvent,
 		Session:    t.Session,
