@@ -130,6 +130,7 @@ DELETE FROM memories_fts;
 -- context together; rows written before have none, so nothing is reindexed.
 ALTER TABLE memories ADD COLUMN context TEXT NOT NULL DEFAULT '';
 `, nil},
+	{5, keysMigration, nil},
 }
 
 // reindexLexical rebuilds memories_fts from the memories table.
