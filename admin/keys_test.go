@@ -15,9 +15,7 @@ func keyStore(t *testing.T, st testStore) memory.KeyStore {
 	t.Helper()
 	ks, ok := st.(*fixture).testStore.(memory.KeyStore)
 	if !ok {
-		// Until store/sqlite/keys.go lands (after the store engineer's
-		// window), the SQLite run of the key tests cannot start.
-		t.Skipf("%T does not implement memory.KeyStore yet", st.(*fixture).testStore)
+		t.Fatalf("%T does not implement memory.KeyStore", st.(*fixture).testStore)
 	}
 	return ks
 }
