@@ -83,6 +83,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LexicalSearch", s.testLexicalSearch)
 	t.Run("LexicalSearchCJK", s.testLexicalSearchCJK)
 	t.Run("LexicalSearchFilters", s.testLexicalSearchFilters)
+	t.Run("Context", s.testContext)
 	t.Run("Turns", s.testTurns)
 	t.Run("Audit", s.testAudit)
 	t.Run("Recall", s.testRecall)

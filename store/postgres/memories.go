@@ -17,9 +17,9 @@ import (
 // insertCols are the columns Insert writes, in insertValues order.
 const insertCols = `user_id, namespace, id, tier, text, embedding, lex, value, confidence, source, provenance,
 	key, session, no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by,
-	expires_at, archived_at, consolidated_at`
+	expires_at, archived_at, consolidated_at, context`
 
-// insertBatch bounds the rows of one INSERT (23 parameters each, well under
+// insertBatch bounds the rows of one INSERT (24 parameters each, well under
 // PostgreSQL's 65,535).
 const insertBatch = 500
 
@@ -84,7 +84,7 @@ func fillDefaults(sc memory.Scope, m *memory.Memory, now time.Time) {
 func insertRows(ctx context.Context, tx *sql.Tx, ms []*memory.Memory) error {
 	var b strings.Builder
 	b.WriteString("INSERT INTO memories (" + insertCols + ") VALUES ")
-	args := make([]any, 0, len(ms)*23)
+	args := make([]any, 0, len(ms)*24)
 	for i, m := range ms {
 		vals, err := insertValues(m)
 		if err != nil {
@@ -124,9 +124,9 @@ func insertValues(m *memory.Memory) ([]any, error) {
 		return nil, err
 	}
 	return []any{m.Scope.User, m.Scope.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
-		memory.LexicalForm(m.Text), m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay,
+		memory.LexicalForm(m.SearchText()), m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay,
 		micro(m.CreatedAt), micro(m.LastUsedAt), m.Hits, micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy,
-		timeArg(m.ExpiresAt), timeArg(m.ArchivedAt), timeArg(m.ConsolidatedAt)}, nil
+		timeArg(m.ExpiresAt), timeArg(m.ArchivedAt), timeArg(m.ConsolidatedAt), m.Context}, nil
 }
 
 // Update rewrites every mutable field of m (all but id, scope, created_at).
@@ -150,12 +150,13 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	res, err := s.db.ExecContext(ctx, `UPDATE memories SET tier = $4, text = $5, embedding = $6,
 		lex = to_tsvector('simple', $7), value = $8, confidence = $9, source = $10, provenance = $11,
 		key = $12, session = $13, no_decay = $14, last_used_at = $15, hits = $16, valid_from = $17,
-		valid_to = $18, superseded_by = $19, expires_at = $20, archived_at = $21, consolidated_at = $22
+		valid_to = $18, superseded_by = $19, expires_at = $20, archived_at = $21, consolidated_at = $22,
+		context = $23
 		WHERE user_id = $1 AND namespace = $2 AND id = $3`,
-		sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding), memory.LexicalForm(m.Text),
+		sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding), memory.LexicalForm(m.SearchText()),
 		m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay, micro(m.LastUsedAt), m.Hits,
 		micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy, timeArg(m.ExpiresAt), timeArg(m.ArchivedAt),
-		timeArg(m.ConsolidatedAt))
+		timeArg(m.ConsolidatedAt), m.Context)
 	if err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lib/pq"
+
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -36,11 +38,54 @@ type migration struct {
 	version int
 	name    string
 	sql     func(dim int) string
+	// fn, when set, runs after sql in the same transaction (data
+	// migrations that need Go, such as memory.LexicalForm).
+	fn func(ctx context.Context, tx *sql.Tx) error
 }
 
 var migrations = []migration{
-	{1, "initial schema", initialSchema},
-	{2, "client keys", func(int) string { return clientKeysSchema }},
+	{1, "initial schema", initialSchema, nil},
+	{2, "client keys", func(int) string { return clientKeysSchema }, nil},
+	// memories.context is search-only text (an event's date and the
+	// exchange it answered), indexed in lex with text; and
+	// memory.LexicalForm now stems English words, so every lex is rebuilt.
+	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, relexAll},
+}
+
+const contextSchema = `ALTER TABLE memories ADD COLUMN context text NOT NULL DEFAULT '';`
+
+// relexAll rebuilds every memory's lex from its text and context in the
+// current memory.LexicalForm, a batch of rows per statement.
+func relexAll(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT user_id, namespace, id, text, context FROM memories`)
+	if err != nil {
+		return err
+	}
+	var users, nss, ids, lexes []string
+	for rows.Next() {
+		var u, ns, id, text, c string
+		if err := rows.Scan(&u, &ns, &id, &text, &c); err != nil {
+			rows.Close()
+			return err
+		}
+		m := memory.Memory{Text: text, Context: c}
+		users, nss, ids = append(users, u), append(nss, ns), append(ids, id)
+		lexes = append(lexes, memory.LexicalForm(m.SearchText()))
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	const batch = 1000
+	for i := 0; i < len(ids); i += batch {
+		j := min(i+batch, len(ids))
+		if _, err := tx.ExecContext(ctx, `UPDATE memories m SET lex = to_tsvector('simple', v.lex)
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(user_id, namespace, id, lex)
+			WHERE m.user_id = v.user_id AND m.namespace = v.namespace AND m.id = v.id`,
+			pq.Array(users[i:j]), pq.Array(nss[i:j]), pq.Array(ids[i:j]), pq.Array(lexes[i:j])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func initialSchema(dim int) string {
@@ -212,6 +257,11 @@ func Migrate(ctx context.Context, db *sql.DB, o memory.OpenOptions) (applied int
 		}
 		if _, err := tx.ExecContext(ctx, m.sql(o.Dim)); err != nil {
 			return 0, fmt.Errorf("migrate: version %d (%s): %w", m.version, m.name, err)
+		}
+		if m.fn != nil {
+			if err := m.fn(ctx, tx); err != nil {
+				return 0, fmt.Errorf("migrate: version %d (%s): %w", m.version, m.name, err)
+			}
 		}
 		if m.version == 1 {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2), ($3, $4)`,
