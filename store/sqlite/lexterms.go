@@ -127,9 +127,10 @@ func (s *Store) newestBound(ctx context.Context, match string) (int64, error) {
 // them only lazily, and every term lookup seeks into every segment: on a
 // store filled by many small ingest transactions a one-term MATCH cost 70µs
 // against 10µs on a merged index (110k memories). So the index is merged
-// whole ('optimize') after lexCompactRows inserted rows, or a tenth of the
-// index when that is more, so the work stays a small constant per row.
-const lexCompactRows = 5000
+// whole ('optimize') after lexCompactRows inserted rows (milliseconds on a
+// small store), or a tenth of the index when that is more (0.3 s at 110k
+// memories), so the work per inserted row stays a small constant.
+const lexCompactRows = 500
 
 // noteLexWrites counts rows added to memories_fts and merges the index
 // when enough have accumulated. It runs on the writer's goroutine (ingest,
