@@ -471,6 +471,16 @@ func TestOwnUpstreamKeyRequiresClientKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a key bound to team-a naming mallory: %d, want 403", resp.StatusCode)
+	}
+	req, _ = http.NewRequest(http.MethodPost, h.front.URL+"/v1/chat/completions", bytes.NewReader([]byte(`{"messages":[{"role":"user","content":"hi"}]}`)))
+	req.Header.Set("Authorization", "Bearer mp-good")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("valid key: %d", resp.StatusCode)
 	}

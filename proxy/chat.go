@@ -32,10 +32,14 @@ func (s *Server) chat(c echo.Context) error {
 		return err
 	}
 	ka := keyAuthOf(c)
-	user, _ := ResolveUser(IdentityInput{
+	in := IdentityInput{
 		Header: r.Header, BodyUser: cb.User, SafetyIdentifier: cb.SafetyIdentifier,
 		KeyUser: ka.user, AllowNamed: ka.allowNamed, Policy: s.pol.Identity, Salt: s.cfg.Salt,
-	})
+	}
+	user, _ := ResolveUser(in)
+	if err := checkNamedUser(in, user); err != nil {
+		return err
+	}
 	ns, ok := ResolveNamespace(r.Header)
 	if !ok {
 		return badRequest(HeaderNamespace, "invalid_header", "invalid "+HeaderNamespace+": must be 1-256 bytes of UTF-8 without control characters")

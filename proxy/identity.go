@@ -60,6 +60,21 @@ func ResolveUser(in IdentityInput) (user, source string) {
 	return Anonymous, "anonymous"
 }
 
+// checkNamedUser refuses a caller that names another memory user with
+// X-Memproxy-User when it has no right to: identity headers are not
+// trusted (identity.trust_headers false) or its client key is bound to
+// one user. Other identity fields (body user, UI headers) are not
+// refused: apps send them for their own reasons, and they are simply not
+// used then.
+func checkNamedUser(in IdentityInput, user string) *APIError {
+	named := strings.TrimSpace(in.Header.Get(HeaderUser))
+	if named == "" || (in.Policy.TrustHeaders && (in.KeyUser == "" || in.AllowNamed)) || scopePart(named) == user {
+		return nil
+	}
+	return &APIError{Status: http.StatusForbidden, Type: "permission_error", Code: "user_not_allowed", Param: HeaderUser,
+		Message: HeaderUser + " names a user this caller may not act for; use a client key that may name users, or omit the header"}
+}
+
 // scopePart keeps a user or namespace usable as a scope: a value the store
 // would reject (too long, control characters) is replaced by its hash, so
 // odd identities degrade instead of failing the chat.
