@@ -24,6 +24,7 @@ func Default() *Policy {
 		Gate: Gate{
 			MinScore:       0.35,
 			ForcedMinScore: 0.15,
+			LocalMinScore:  0.2,
 			Adaptive:       Adaptive{Enabled: true, StepUp: 0.01, StepDown: 0.02, Min: 0.2, Max: 0.6},
 			MinChars:       3,
 			Acknowledgements: []string{
@@ -61,7 +62,7 @@ func Default() *Policy {
 			Candidates:          50,
 			RRFK:                60,
 			VectorWeight:        1,
-			LocalVectorWeight:   0.25,
+			LocalVectorWeight:   0.1,
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},
 			ProfileBudgetTokens: 150,
 			PreferConsolidated:  true,

@@ -86,6 +86,12 @@ type Gate struct {
 	// (a recall cue): they expect memory, so weaker matches are worth
 	// showing behind the "ignore if irrelevant" guard.
 	ForcedMinScore float64 `yaml:"forced_min_score"`
+	// LocalMinScore replaces MinScore as the starting threshold with the
+	// local hashed embedder: min_score judges a memory's own evidence,
+	// max(cosine, term coverage), and a relevant memory's share of the
+	// question's words often sits between 0.2 and 0.35 where a semantic
+	// model's cosine would not. 0 uses MinScore.
+	LocalMinScore float64 `yaml:"local_min_score"`
 	// Adaptive moves the per-scope threshold with usage feedback.
 	Adaptive Adaptive `yaml:"adaptive"`
 	// MinChars: messages shorter than this (in characters) are noise.

@@ -21,6 +21,7 @@ func (p *Policy) Validate() error {
 		oneOf("ab.unit", p.AB.Unit, "user", "session"),
 		rangeF("gate.min_score", p.Gate.MinScore, 0, 1),
 		rangeF("gate.forced_min_score", p.Gate.ForcedMinScore, 0, 1),
+		rangeF("gate.local_min_score", p.Gate.LocalMinScore, 0, 1),
 		rangeF("gate.adaptive.step_up", p.Gate.Adaptive.StepUp, 0, 0.5),
 		rangeF("gate.adaptive.step_down", p.Gate.Adaptive.StepDown, 0, 0.5),
 		rangeF("gate.adaptive.min", p.Gate.Adaptive.Min, 0, 1),

@@ -125,7 +125,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 
 	g := gate.New(o.Policy.Gate, o.Policy.Explicit)
-	th, err := gate.NewThresholds(a.Store, o.Policy.Gate, gate.ThresholdsConfig{
+	th, err := gate.NewThresholds(a.Store, thresholdPolicy(o.Policy.Gate, embed.IsLocal(a.Embedder)), gate.ThresholdsConfig{
 		OnError: func(err error) { o.Logger.Warn("gate threshold", "err", err) },
 	})
 	if err != nil {
@@ -274,4 +274,14 @@ func (a *App) Describe() string {
 		b.WriteString(" consolidation=extractive")
 	}
 	return b.String()
+}
+
+// thresholdPolicy is the gate section the adaptive thresholds start from:
+// with the local embedder, gate.local_min_score (when set) replaces
+// min_score, as its evidence runs lower than a semantic model's.
+func thresholdPolicy(g policy.Gate, local bool) policy.Gate {
+	if local && g.LocalMinScore > 0 {
+		g.MinScore = g.LocalMinScore
+	}
+	return g
 }
