@@ -288,8 +288,9 @@ func TestRecallSimFromFusion(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rankedByID(res)
-	best := 0.5/62 + 1.0/61
-	if !rNear(got["lex"].Sim, 0.8) || !rNear(got["vec"].Sim, (0.5/61)/best*0.8) {
+	k := p.Recall.RRFK
+	best := 0.5/(k+2) + 1.0/(k+1)
+	if !rNear(got["lex"].Sim, 0.8) || !rNear(got["vec"].Sim, (0.5/(k+1))/best*0.8) {
 		t.Fatalf("fusion sims: lex %v vec %v", got["lex"].Sim, got["vec"].Sim)
 	}
 	if ids := selectedIDs(res); !slices.Equal(ids, []string{"lex", "vec"}) {

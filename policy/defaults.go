@@ -60,7 +60,7 @@ func Default() *Policy {
 		Recall: Recall{
 			TopK:                5,
 			Candidates:          50,
-			RRFK:                60,
+			RRFK:                10,
 			VectorWeight:        1,
 			LocalVectorWeight:   0.1,
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},
