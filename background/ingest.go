@@ -198,11 +198,11 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 		id = memory.NewID()
 	}
 	return &memory.Memory{
-		ID:         id,
-		Scope:      t.Scope,
-		Tier:       memory.TierEvent,
-		Text:       eventText(t),
-		Context:    eventContext(t),
+		ID:      id,
+		Scope:   t.Scope,
+		Tier:    memory.TierEvent,
+		Text:    eventText(t),
+		Context: eventContext(t),
 		// Valued by the whole turn: an informative reply (or an imported
 		// assistant-only turn) is not chatter for decay to archive.
 		Value:      Informativeness(t.User + "\n" + t.Assistant),
