@@ -63,7 +63,7 @@ func Items(profile []*memory.Memory, recalled []*memory.Scored) []Item {
 // OptionsFrom builds Options from the policy; notes are the request's
 // explicit remember/forget notes, if any.
 func OptionsFrom(in policy.Inject, rc policy.Recall, notes ...string) Options {
-	return Options{Guard: in.Guard, BudgetTokens: in.BudgetTokens, ProfileBudgetTokens: rc.ProfileBudgetTokens, Notes: notes}
+	return Options{Guard: in.Guard, BudgetTokens: in.BudgetTokens, ProfileBudgetTokens: rc.ProfileBudgetTokens, MaxItems: rc.TopK, Notes: notes}
 }
 
 // Options shape the rendered section.
@@ -79,6 +79,10 @@ type Options struct {
 	// rendered first (policy recall.profile_budget_tokens); 0 means no
 	// separate cap.
 	ProfileBudgetTokens int
+	// MaxItems caps the non-profile memories rendered (0: no cap). The
+	// caller may offer more ranked items than that, so the budget can
+	// pass over a long one for the next.
+	MaxItems int
 	// Notes are lines for the model rendered after the guard, such as the
 	// explicit remember/forget note. They are sanitised like memories.
 	Notes []string
@@ -126,8 +130,8 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 	if opts.ProfileBudgetTokens > 0 {
 		profRoom = min(room, opts.ProfileBudgetTokens)
 	}
-	lines, used, spent := fit(profile, profRoom, lines, used)
-	lines, used, _ = fit(rest, room-spent, lines, used)
+	lines, used, spent := fit(profile, profRoom, 0, lines, used)
+	lines, used, _ = fit(rest, room-spent, opts.MaxItems, lines, used)
 	if len(lines) == 0 && notes == 0 {
 		return "", nil, 0
 	}
@@ -146,11 +150,16 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 	return section, used, memory.CountTokens(section)
 }
 
-// fit appends the lines of items that fit in room and reports the tokens
-// spent.
-func fit(items []Item, room int, lines []string, used []Item) ([]string, []Item, int) {
-	spent := 0
+// fit appends, in rank order, the lines of items that fit in room, at most
+// max of them (0: no limit), and reports the tokens spent. An item that
+// does not fit is passed over for the next, shorter one: the budget holds
+// as many of the best memories as it can.
+func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []Item, int) {
+	spent, taken := 0, 0
 	for _, it := range items {
+		if max > 0 && taken >= max {
+			break
+		}
 		prefix, text := linePrefix(it), Sanitize(it.Text)
 		if text == "" {
 			continue
@@ -158,16 +167,17 @@ func fit(items []Item, room int, lines []string, used []Item) ([]string, []Item,
 		line := prefix + text
 		n := memory.CountTokens(line)
 		if spent+n <= room {
-			lines, used, spent = append(lines, line), append(used, it), spent+n
+			lines, used, spent, taken = append(lines, line), append(used, it), spent+n, taken+1
 			continue
 		}
 		left := room - spent
-		if n > room && left >= minTruncTokens {
+		if taken == 0 && n > room && left >= minTruncTokens {
+			// A single memory longer than the whole budget is cut rather
+			// than lost.
 			if t, ok := truncate(prefix, text, left); ok {
-				lines, used, spent = append(lines, t), append(used, it), spent+memory.CountTokens(t)
+				lines, used, spent, taken = append(lines, t), append(used, it), spent+memory.CountTokens(t), taken+1
 			}
 		}
-		break
 	}
 	return lines, used, spent
 }

@@ -188,6 +188,9 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 			Exclude:  messageTexts(req.Messages),
 			MinScore: minScore,
 			At:       req.Time,
+			// Twice top_k: the injector renders at most top_k of them and
+			// passes over one too long for the budget for the next.
+			TopK: 2 * h.cfg.Policy.Recall.TopK,
 		})
 		if err != nil {
 			return nil, rec, fmt.Errorf("recall: %w", err)
