@@ -54,6 +54,10 @@ type corpus struct {
 	vocab     []string
 }
 
+// stopwordList seeds the benchmark vocabulary with the words lexical
+// search drops, as real chat text has them.
+var stopwordList = memory.Stopwords()
+
 func newCorpus(seed uint64) *corpus {
 	r := rand.New(rand.NewPCG(seed, 7))
 	c := &corpus{r: r, zipf: rand.NewZipf(r, 1.07, 1, benchVocab-1)}

@@ -184,7 +184,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	terms := contentTerms(memory.QueryTerms(query))
+	terms := memory.ContentTerms(memory.QueryTerms(query))
 	if len(terms) == 0 {
 		return nil, nil
 	}
