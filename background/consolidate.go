@@ -129,7 +129,7 @@ func (q *Queue) extractive(evs []*memory.Memory) *Consolidation {
 		sum := 0.0
 		for j, b := range evs {
 			if i != j {
-				sum += cosine(a.Embedding, b.Embedding)
+				sum += memory.Cosine(a.Embedding, b.Embedding)
 			}
 		}
 		if sum > bestSum {

@@ -330,7 +330,7 @@ func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
 	// is close to each of them: the users' own words must overlap too, so
 	// a cluster is a topic the user keeps coming back to.
 	apart := func(a, b *memory.Memory) bool {
-		return cosine(a.Embedding, b.Embedding) < th || userOverlap(a, b) < minUserOverlap
+		return memory.Cosine(a.Embedding, b.Embedding) < th || userOverlap(a, b) < minUserOverlap
 	}
 	for _, c := range cands {
 		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || userOverlap(ev, c.Memory) < minUserOverlap {
@@ -386,7 +386,7 @@ func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
 				}
 				replyVec = v[0]
 			}
-			u = cosine(m.Embedding, replyVec) >= max(q.pol.Ingest.UsedThreshold, q.reconcileDup())
+			u = memory.Cosine(m.Embedding, replyVec) >= max(q.pol.Ingest.UsedThreshold, q.reconcileDup())
 		}
 		if u {
 			used = append(used, m.ID)

@@ -181,5 +181,5 @@ func sameValue(old, m *memory.Memory, f *Fact, dup float64) bool {
 	if f != nil && f.Object != "" {
 		return strings.Contains(" "+normText(old.Text)+" ", " "+normText(f.Object)+" ")
 	}
-	return cosine(old.Embedding, m.Embedding) >= dup
+	return memory.Cosine(old.Embedding, m.Embedding) >= dup
 }

@@ -60,23 +60,6 @@ func coverage(a, b string) float64 {
 	return float64(n) / float64(len(at))
 }
 
-// cosine of two vectors (0 when either is empty or zero).
-func cosine(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 // Informativeness scores how much a user message says (0..1): length,
 // numbers, names and CJK content raise it. It sets an event's value, so
 // chatter is what decay archives first.

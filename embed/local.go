@@ -8,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // LocalModel names the local embedder's vector space. The features below
@@ -416,20 +418,5 @@ func normalize(v []float32) {
 	}
 }
 
-// Cosine is the cosine similarity of two vectors (0 when either is zero or
-// their lengths differ).
-func Cosine(a, b []float32) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
+// Cosine is the cosine similarity of two vectors (memory.Cosine).
+func Cosine(a, b []float32) float64 { return memory.Cosine(a, b) }

@@ -205,7 +205,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	bestFused, bestEvidence := 0.0, 0.0
 	for _, c := range cands {
 		if c.VectorRank == 0 {
-			c.Cosine = cosine(qvec, c.Memory.Embedding)
+			c.Cosine = Cosine(qvec, c.Memory.Embedding)
 		}
 		c.Lexical = coverage(terms, c.Memory.SearchText())
 		bestFused = max(bestFused, c.Fused)
@@ -399,9 +399,9 @@ func (c *Scored) ranked(rank int) RankedCandidate {
 	}
 }
 
-// cosine of two vectors; 0 when either is missing, empty, zero or of a
-// different length.
-func cosine(a, b []float32) float64 {
+// Cosine is the cosine similarity of two vectors; 0 when either is
+// missing, empty, zero or of a different length.
+func Cosine(a, b []float32) float64 {
 	if len(a) == 0 || len(a) != len(b) {
 		return 0
 	}

@@ -59,7 +59,7 @@ func (s *testSearcher) VectorSearch(_ context.Context, sc Scope, vec []float32, 
 	var hits []Candidate
 	for _, m := range s.mems {
 		if s.keep(sc, m, o) && len(m.Embedding) > 0 {
-			hits = append(hits, Candidate{Memory: m, Score: cosine(vec, m.Embedding)})
+			hits = append(hits, Candidate{Memory: m, Score: Cosine(vec, m.Embedding)})
 		}
 	}
 	return s.top(hits, o.Limit), nil
