@@ -1,12 +1,9 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"strconv"
 )
 
 // A long chat message has dozens of content terms, most of them common in
@@ -38,6 +35,8 @@ const (
 // vocabTable exposes memories_fts's per-term document counts (fts5vocab,
 // row form). Its terms are scope-prefixed like the index, so the counts
 // are the scope's own. It stores nothing: created if missing at Open.
+// Search now takes the counts from the lexical index (lexIndex.df); the
+// table serves the FTS5 reference in the tests and operators' queries.
 const vocabTable = "memories_fts_vocab"
 
 func ensureVocab(ctx context.Context, db *sql.DB) error {
@@ -52,75 +51,6 @@ type lexTerm struct {
 	term string // unprefixed
 	df   int
 	pos  int // order in the query
-}
-
-// chooseTerms returns the terms to match (unprefixed), rarest first, and
-// the sum of their document frequencies. Terms no memory of the scope
-// holds are dropped: they cannot match.
-func (s *Store) chooseTerms(ctx context.Context, prefix string, terms []string) ([]string, int, error) {
-	if len(terms) > lexMaxQueryTerms {
-		terms = terms[:lexMaxQueryTerms]
-	}
-	// Pad the IN list to a multiple of 8 so a few prepared shapes serve
-	// every query length.
-	n := (len(terms) + 7) &^ 7
-	args := make([]any, n)
-	for i := range args {
-		args[i] = ""
-		if i < len(terms) {
-			args[i] = prefix + terms[i]
-		}
-	}
-	rows, err := s.query(ctx, `SELECT term, doc FROM `+vocabTable+` WHERE term IN (`+placeholders(n)+`)`, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("term frequencies: %w", err)
-	}
-	df := make(map[string]int, len(terms))
-	for rows.Next() {
-		var t string
-		var d int
-		if err := rows.Scan(&t, &d); err != nil {
-			rows.Close()
-			return nil, 0, fmt.Errorf("term frequencies: %w", err)
-		}
-		df[t] = d
-	}
-	if err := rows.Close(); err != nil {
-		return nil, 0, fmt.Errorf("term frequencies: %w", err)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("term frequencies: %w", err)
-	}
-	cand := make([]lexTerm, 0, len(terms))
-	for i, t := range terms {
-		if d := df[prefix+t]; d > 0 {
-			cand = append(cand, lexTerm{term: t, df: d, pos: i})
-		}
-	}
-	slices.SortFunc(cand, func(a, b lexTerm) int { return cmp.Or(cmp.Compare(a.df, b.df), cmp.Compare(a.pos, b.pos)) })
-	var out []string
-	sum := 0
-	for _, c := range cand {
-		if len(out) >= lexMaxTerms || (len(out) >= lexMinTerms && sum+c.df > lexPostings) {
-			break
-		}
-		out = append(out, c.term)
-		sum += c.df
-	}
-	return out, sum, nil
-}
-
-// newestBound is the lowest rowid among the newest lexNewest matches of
-// match, or 0 when there are fewer: ranking only rows at or above it
-// bounds the cost of a query whose rarest terms are still common.
-func (s *Store) newestBound(ctx context.Context, match string) (int64, error) {
-	var lo int64
-	err := s.queryRow(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET `+
-		strconv.Itoa(lexNewest-1), match).Scan(&lo)
-	if err == sql.ErrNoRows {
-		return 0, nil
-	}
-	return lo, err
 }
 
 // FTS5 adds a segment to its index at every write transaction and merges

@@ -7,8 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -48,7 +46,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	}
 	ix.mu.RUnlock()
 
-	found, err := s.getBySeq(ctx, sc, seqs)
+	found, err := s.readRows(ctx, sc, ids, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -70,6 +68,36 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// readRows returns the scope's memories ids (at rowids seqs), keyed by id:
+// from the row cache where it holds them, the rest read with getBySeq and
+// kept in the cache. An id missing from the result was not found.
+func (s *Store) readRows(ctx context.Context, sc memory.Scope, ids []string, seqs []int64) (map[string]*memory.Memory, error) {
+	found := make(map[string]*memory.Memory, len(ids))
+	var miss []int64
+	for i, id := range ids {
+		if m, ok := s.rows.get(sc, id); ok {
+			found[id] = m
+		} else {
+			miss = append(miss, seqs[i])
+		}
+	}
+	if len(miss) == 0 {
+		return found, nil
+	}
+	gen := s.rows.generation()
+	read, err := s.getBySeq(ctx, sc, miss)
+	if err != nil {
+		return nil, err
+	}
+	kept := make([]*memory.Memory, 0, len(read))
+	for id, m := range read {
+		kept = append(kept, m)
+		found[id] = m
+	}
+	s.rows.put(gen, kept)
+	return found, nil
 }
 
 // getBySeq reads the scope's memories at the given rowids (one B-tree seek
@@ -128,8 +156,10 @@ func normalise(v []float32) ([]float32, bool) {
 }
 
 // LexicalSearch ranks the scope's memories by BM25 over their lexical form
-// (memory.LexicalForm); any query term may match. Scores are -bm25, so
-// higher is better and positive.
+// (memory.LexicalForm); any query term may match. Scores are -bm25 as FTS5
+// computes it, so higher is better and positive. The ranking runs over the
+// scope's in-memory lexical index (lexIndex); see lexterms.go for how the
+// terms matched are chosen.
 func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
 	if err := s.check(sc); err != nil {
 		return nil, err
@@ -143,104 +173,34 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		limit = defaultLimit
 	}
 	f := newFilter(o)
-	prefix := scopePrefix(sc)
-	terms, postings, err := s.chooseTerms(ctx, prefix, terms)
+	lx := s.lexIndexFor(sc)
+	if err := s.ensureLex(ctx, sc, lx); err != nil {
+		return nil, fmt.Errorf("lexical search: load index: %w", err)
+	}
+	tot, err := s.totals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	if len(terms) == 0 {
-		return nil, nil
+	lx.mu.RLock()
+	chosen, postings := pickTerms(terms, lx.df)
+	hits := lx.search(chosen, postings, &f, limit, tot)
+	ids := make([]string, len(hits))
+	seqs := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i], seqs[i] = lx.ids[h.slot], h.seq
 	}
-	// FTS5 ranks the scope's matches on its own (its sorter, no row reads);
-	// only the best few are joined to memories and filtered. When filters
-	// leave fewer than limit, the window widens until the matches run out.
-	where := []string{"+m.user = ?", "+m.namespace = ?"}
-	var fargs []any
-	if !f.includeDead {
-		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR +m.expires_at > ?)")
-		fargs = append(fargs, f.at)
-	}
-	if f.exclConsolid {
-		where = append(where, "m.consolidated_at IS NULL")
-	}
-	if len(f.tiers) > 0 {
-		where = append(where, "+m.tier IN ("+placeholders(len(f.tiers))+")")
-		for _, t := range f.tiers {
-			fargs = append(fargs, string(t))
-		}
-	}
-	// The limits are literals: SQLite re-prepares a statement whose LIMIT
-	// is a parameter at every new value (it may push the limit into the
-	// virtual table), which cost a third of a short search. They take few
-	// values (the window is rounded), each a cached statement.
-	stmt := func(window int) string {
-		return `WITH top AS (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ` +
-			strconv.Itoa(window) + `)
-		SELECT ` + memColsM + `, -top.rank FROM top JOIN memories m ON m.seq = top.rowid
-		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY top.rank LIMIT ` + strconv.Itoa(limit)
-	}
-	match := ftsQuery(prefix, terms)
-	// Even the rarest terms can be common in a large scope: then only the
-	// newest of their matches are ranked.
-	var lo int64
-	if postings > lexNewest {
-		if lo, err = s.newestBound(ctx, match); err != nil {
-			return nil, fmt.Errorf("lexical search: %w", err)
-		}
-	}
-	// The chosen terms' postings bound the matches: when they are few, one
-	// window takes them all and no count is needed (filters would
-	// otherwise widen the window pass by pass on a small scope).
-	window := limit + limit/2 + 10
-	all := lo == 0 && postings <= 4*window
-	if all {
-		window = (postings + 63) &^ 63
-	}
-	for ; ; window *= 4 {
-		args := append([]any{match, lo, sc.User, sc.Namespace}, fargs...)
-		out, err := s.lexicalQuery(ctx, stmt(window), args)
-		if err != nil {
-			return nil, fmt.Errorf("lexical search: %w", err)
-		}
-		if len(out) >= limit || all {
-			return out, nil
-		}
-		var matched int
-		if err := s.queryRow(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? LIMIT `+
-			strconv.Itoa(window)+`)`, match, lo).Scan(&matched); err != nil {
-			return nil, fmt.Errorf("lexical search: %w", err)
-		}
-		if matched < window {
-			if lo == 0 {
-				return out, nil
-			}
-			// The newest matches ran out under the filters: rank them all.
-			lo = 0
-		}
-	}
-}
+	lx.mu.RUnlock()
 
-// memColsM is memCols qualified with the table alias m.
-var memColsM = "m." + strings.ReplaceAll(strings.ReplaceAll(memCols, "\n\t", " "), ", ", ", m.")
-
-func (s *Store) lexicalQuery(ctx context.Context, stmt string, args []any) ([]memory.Candidate, error) {
-	rows, err := s.query(ctx, stmt, args...)
+	found, err := s.readRows(ctx, sc, ids, seqs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	defer rows.Close()
-	var out []memory.Candidate
-	for rows.Next() {
-		var score float64
-		m, err := scanMemory(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
-		if err != nil {
-			return nil, err
+	out := make([]memory.Candidate, 0, len(hits))
+	for i, id := range ids {
+		// A row changed between the ranking and the read is checked again.
+		if m, ok := found[id]; ok && f.keepMemory(m) {
+			out = append(out, memory.Candidate{Memory: m, Score: hits[i].score})
 		}
-		out = append(out, memory.Candidate{Memory: m, Score: score})
 	}
-	return out, rows.Err()
+	return out, nil
 }
-
-type scanFunc func(dest ...any) error
-
-func (f scanFunc) Scan(dest ...any) error { return f(dest...) }

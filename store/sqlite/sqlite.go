@@ -2,10 +2,15 @@
 // modernc.org/sqlite) in WAL mode holding memories, their FTS5 lexical
 // index, the turn, audit and recall logs, gate state and operator metadata.
 //
-// Vector search runs over an in-memory matrix per scope (normalised
-// float32, contiguous), loaded on the scope's first search and kept
-// coherent by re-reading the rows every write touched; the database stays
-// the source of truth and candidates are always re-read from it.
+// Search runs in memory, per scope: vector search over a quantised matrix
+// (vecIndex), lexical search over an inverted index ranked with FTS5's
+// BM25 (lexIndex). Both are loaded on the scope's first search and kept
+// coherent by re-reading the rows every write of this store touched; the
+// database stays the source of truth. Candidates come from a bounded cache
+// of rows (rowCache) or are read back from the database. The indexes and
+// the cache know this process's writes only: another process writing
+// memories to the same file is not seen until restart (such tools, like
+// reembed, are offline operations).
 //
 // Connection pools. The store's own pool (DB) allows a few connections so
 // readers run in parallel under WAL; its writes are serialised in process
@@ -55,8 +60,12 @@ type Store struct {
 
 	idxMu sync.Mutex
 	idx   map[memory.Scope]*vecIndex
+	lex   map[memory.Scope]*lexIndex
 
 	stmts stmtCache
+
+	// rows keeps recently read rows for searches (see rowCache).
+	rows *rowCache
 
 	// lexWrites counts rows added to the lexical index since it was last
 	// merged; lexCompactAt is the count that triggers the next merge.
@@ -128,7 +137,7 @@ func Open(ctx context.Context, path string, opts memory.OpenOptions) (*Store, er
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex)}
+	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), rows: newRowCache(rowCacheSize)}
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -197,19 +197,41 @@ func quantQuery(q []float32, stride int) []int16 {
 	return out
 }
 
-// refresh re-reads the given ids of a loaded index from the database after
-// a write committed. Reading the current rows (not applying the write) makes
+// refresh re-reads the given ids of the scope's loaded indexes (vector and
+// lexical) from the database after a write committed, and drops them from
+// the row cache. Reading the current rows (not applying the write) makes
 // it order-independent: whichever refresh runs last saw the latest state.
-// On error the index is dropped and reloads on the next search.
+// On error an index is dropped and reloads on the next search.
 func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
-	ix := s.loadedIndex(sc)
-	if ix == nil || len(ids) == 0 {
+	s.rows.drop(ids)
+	if len(ids) == 0 {
 		return
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if !ix.loaded {
+	ix, lx := s.loadedIndex(sc), s.loadedLexIndex(sc)
+	if ix != nil {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if !ix.loaded {
+			ix = nil
+		}
+	}
+	if lx != nil {
+		lx.mu.Lock()
+		defer lx.mu.Unlock()
+		if !lx.loaded {
+			lx = nil
+		}
+	}
+	if ix == nil && lx == nil {
 		return
+	}
+	fail := func() {
+		if ix != nil {
+			ix.reset()
+		}
+		if lx != nil {
+			lx.reset()
+		}
 	}
 	// The write already committed: finish the refresh even if the
 	// caller's context ends now.
@@ -217,36 +239,49 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 	seen := make(map[string]bool, len(ids))
 	for _, part := range chunks(ids, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+vecCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
+		rows, err := s.db.QueryContext(ctx, `SELECT `+vecCols+`, text, context FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
-			ix.reset()
+			fail()
 			return
 		}
 		for rows.Next() {
 			var (
-				id, tier   string
-				dead, cons bool
-				expires    int64
-				emb        []byte
-				seq        int64
+				id, tier      string
+				dead, cons    bool
+				expires       int64
+				emb           []byte
+				seq           int64
+				text, context string
 			)
-			if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb, &seq); err != nil {
+			if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb, &seq, &text, &context); err != nil {
 				rows.Close()
-				ix.reset()
+				fail()
 				return
 			}
 			seen[id] = true
-			ix.upsert(id, seq, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, emb)
+			m := vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}
+			if ix != nil {
+				ix.upsert(id, seq, m, emb)
+			}
+			if lx != nil {
+				mm := memory.Memory{Text: text, Context: context}
+				lx.upsert(id, seq, m, mm.SearchText())
+			}
 		}
 		if err := rows.Close(); err != nil || rows.Err() != nil {
-			ix.reset()
+			fail()
 			return
 		}
 	}
 	for _, id := range ids {
 		if !seen[id] {
-			ix.remove(id)
+			if ix != nil {
+				ix.remove(id)
+			}
+			if lx != nil {
+				lx.remove(id)
+			}
 		}
 	}
 }
@@ -254,11 +289,18 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 // forgetUser unloads every index of user (of namespace ns when not empty)
 // after a deletion committed.
 func (s *Store) forgetUser(user, ns string) {
+	s.rows.dropUser(user, ns)
 	s.idxMu.Lock()
 	var drop []*vecIndex
+	var dropLex []*lexIndex
 	for sc, ix := range s.idx {
 		if sc.User == user && (ns == "" || sc.Namespace == ns) {
 			drop = append(drop, ix)
+		}
+	}
+	for sc, lx := range s.lex {
+		if sc.User == user && (ns == "" || sc.Namespace == ns) {
+			dropLex = append(dropLex, lx)
 		}
 	}
 	s.idxMu.Unlock()
@@ -266,6 +308,11 @@ func (s *Store) forgetUser(user, ns string) {
 		ix.mu.Lock()
 		ix.reset()
 		ix.mu.Unlock()
+	}
+	for _, lx := range dropLex {
+		lx.mu.Lock()
+		lx.reset()
+		lx.mu.Unlock()
 	}
 }
 
