@@ -216,42 +216,30 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 	}
 }
 
-// flushEvents embeds the batch's events in one call, writes the new ones
-// in one transaction (an earlier attempt may have written some), then
-// checks each for a repeated pattern.
+// flushEvents embeds the batch's events in one call, writes them in one
+// transaction, then checks them for repeated patterns.
 func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch) error {
 	if len(b.events) == 0 {
 		return nil
 	}
-	ids := make([]string, len(b.events))
-	for i, m := range b.events {
-		ids[i] = m.ID
-	}
-	have, err := q.cfg.Store.GetMany(ctx, s, ids)
-	if err != nil {
-		return fmt.Errorf("get events: %w", err)
-	}
-	exists := make(map[string]bool, len(have))
-	for _, m := range have {
-		exists[m.ID] = true
-	}
-	var evs []*memory.Memory
-	var texts []string
+	// A request id twice in one job (a client's retry) is one event.
+	seen := make(map[string]bool, len(b.events))
+	evs := make([]*memory.Memory, 0, len(b.events))
 	for _, m := range b.events {
-		if !exists[m.ID] {
-			exists[m.ID] = true
+		if !seen[m.ID] {
+			seen[m.ID] = true
 			evs = append(evs, m)
-			// The whole event, reply included: it says as much as the
-			// user's words (LoCoMo dev, end to end: R@5 0.468 → 0.563
-			// against the user text alone). Not the context: consecutive
-			// turns share it, so their vectors drew together and
-			// consolidation folded neighbours into clusters (LLM calls per
-			// turn 0.078 → 0.145, R@5 0.506); lexical search has it.
-			texts = append(texts, embedText(m.Text))
 		}
 	}
-	if len(evs) == 0 {
-		return nil
+	texts := make([]string, len(evs))
+	for i, m := range evs {
+		// The whole event, reply included: it says as much as the
+		// user's words (LoCoMo dev, end to end: R@5 0.468 → 0.563
+		// against the user text alone). Not the context: consecutive
+		// turns share it, so their vectors drew together and
+		// consolidation folded neighbours into clusters (LLM calls per
+		// turn 0.078 → 0.145, R@5 0.506); lexical search has it.
+		texts[i] = embedText(m.Text)
 	}
 	vecs, err := q.cfg.Embedder.Embed(ctx, texts)
 	if err != nil {
@@ -260,16 +248,89 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch)
 	for i, m := range evs {
 		m.Embedding = vecs[i]
 	}
-	if err := q.cfg.Store.Insert(ctx, s, evs...); err != nil {
-		return fmt.Errorf("insert events: %w", err)
+	if evs, err = q.insertNew(ctx, s, evs); err != nil || len(evs) == 0 {
+		return err
 	}
 	q.met.memories.WithLabelValues(string(memory.TierEvent)).Add(float64(len(evs)))
+	return q.clusterBatch(ctx, evs)
+}
+
+// insertNew writes the events in one transaction and returns them. The
+// first attempt writes without reading: the events are new unless a retry
+// (after a crash or a failed step) or a re-import wrote some before. When
+// the insert fails, the events already stored are left out and the rest
+// written; the result then holds only those.
+func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
+	err := q.cfg.Store.Insert(ctx, s, evs...)
+	if err == nil {
+		return evs, nil
+	}
+	ids := make([]string, len(evs))
+	for i, m := range evs {
+		ids[i] = m.ID
+	}
+	have, gerr := q.cfg.Store.GetMany(ctx, s, ids)
+	if gerr != nil {
+		return nil, errors.Join(fmt.Errorf("insert events: %w", err), fmt.Errorf("get events: %w", gerr))
+	}
+	if len(have) == 0 {
+		return nil, fmt.Errorf("insert events: %w", err)
+	}
+	exists := make(map[string]bool, len(have))
+	for _, m := range have {
+		exists[m.ID] = true
+	}
+	var fresh []*memory.Memory
 	for _, m := range evs {
-		if err := q.maybeCluster(ctx, m); err != nil {
-			return err
+		if !exists[m.ID] {
+			fresh = append(fresh, m)
 		}
 	}
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	if err := q.cfg.Store.Insert(ctx, s, fresh...); err != nil {
+		return nil, fmt.Errorf("insert events: %w", err)
+	}
+	return fresh, nil
+}
+
+// clusterBatch checks each new event for a repeated pattern and enqueues
+// the clusters found in one insert. Two events of the batch naming the
+// same cluster (its oldest member) enqueue it once, as River's uniqueness
+// would have kept only the first anyway.
+func (q *Queue) clusterBatch(ctx context.Context, evs []*memory.Memory) error {
+	var params []river.InsertManyParams
+	seen := map[string]bool{}
+	for _, m := range evs {
+		args, ok, err := q.clusterOf(ctx, m)
+		if err != nil {
+			return err
+		}
+		if !ok || seen[args.ClusterKey] {
+			continue
+		}
+		seen[args.ClusterKey] = true
+		params = append(params, river.InsertManyParams{Args: args, InsertOpts: consolidateOpts(args.Scope)})
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	if _, err := q.client.InsertMany(ctx, params); err != nil {
+		return fmt.Errorf("enqueue consolidate: %w", err)
+	}
 	return nil
+}
+
+// consolidateOpts are a Consolidate job's insert options: unique by
+// cluster key, tagged for a user's deletion.
+func consolidateOpts(s memory.Scope) *river.InsertOpts {
+	return &river.InsertOpts{
+		Queue:       queueConsolidate,
+		Tags:        []string{scopeTag(s), userTag(s.User)},
+		MaxAttempts: 5,
+		UniqueOpts:  river.UniqueOpts{ByArgs: true},
+	}
 }
 
 // isLocalEmbedder: the local hashed embedder has its own calibrated
@@ -309,10 +370,10 @@ func userOverlap(a, b *memory.Memory) float64 {
 	return max(coverage(ua, ub), coverage(ub, ua))
 }
 
-// maybeCluster enqueues one Consolidate job when the new event has enough
-// unconsolidated siblings. The cluster key is the oldest member, so every
-// member of one cluster names the same job (River unique).
-func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
+// clusterOf returns the Consolidate job for the new event's cluster when
+// it has enough unconsolidated siblings. The cluster key is the oldest
+// member, so every member of one cluster names the same job (River unique).
+func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory) (ConsolidateArgs, bool, error) {
 	need := q.pol.Consolidation.ClusterMin - 1
 	cands, err := q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
 		// A few more than needed leave room for the cohesion check; every
@@ -320,7 +381,7 @@ func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
 		Limit: need + 6, Tiers: []memory.Tier{memory.TierEvent}, ExcludeConsolidated: true, At: ev.CreatedAt,
 	})
 	if err != nil {
-		return fmt.Errorf("cluster search: %w", err)
+		return ConsolidateArgs{}, false, fmt.Errorf("cluster search: %w", err)
 	}
 	th := q.clusterThreshold()
 	members := []*memory.Memory{ev}
@@ -341,7 +402,7 @@ func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
 		}
 	}
 	if len(members)-1 < need {
-		return nil
+		return ConsolidateArgs{}, false, nil
 	}
 	sort.Slice(members, func(i, j int) bool {
 		if !members[i].CreatedAt.Equal(members[j].CreatedAt) {
@@ -353,17 +414,7 @@ func (q *Queue) maybeCluster(ctx context.Context, ev *memory.Memory) error {
 	for i, m := range members {
 		ids[i] = m.ID
 	}
-	args := ConsolidateArgs{Scope: ev.Scope, ClusterKey: ev.Scope.String() + "/" + ids[0], EventIDs: ids}
-	_, err = q.client.Insert(ctx, args, &river.InsertOpts{
-		Queue:       queueConsolidate,
-		Tags:        []string{scopeTag(ev.Scope), userTag(ev.Scope.User)},
-		MaxAttempts: 5,
-		UniqueOpts:  river.UniqueOpts{ByArgs: true},
-	})
-	if err != nil {
-		return fmt.Errorf("enqueue consolidate: %w", err)
-	}
-	return nil
+	return ConsolidateArgs{Scope: ev.Scope, ClusterKey: ev.Scope.String() + "/" + ids[0], EventIDs: ids}, true, nil
 }
 
 // usageFeedback reinforces injected memories the reply used and counts a
