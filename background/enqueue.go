@@ -1,9 +1,11 @@
 package background
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,8 +43,11 @@ func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 // committed. A turn without a Context gets the previous turn of the same
 // conversation in the import, as a live request carries its resent
 // history; the turns are filled in a copy, the caller's stay as given.
+// Turns are committed grouped by scope (each scope's in the given order),
+// so a job carries up to maxTurnsPerJob turns of one scope however the
+// import interleaves its users.
 func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
-	turns = withImportContext(turns)
+	turns = byScope(withImportContext(turns))
 	for len(turns) > 0 {
 		n := min(len(turns), maxBatch)
 		if err := q.enqueue(ctx, turns[:n]); err != nil {
@@ -79,9 +84,39 @@ func withImportContext(turns []*memory.Turn) []*memory.Turn {
 	return out
 }
 
+// byScope orders turns by scope, scopes in order of first appearance and
+// each scope's turns in the order given (nil turns stay, at the front, for
+// enqueue to reject).
+func byScope(turns []*memory.Turn) []*memory.Turn {
+	rank := map[memory.Scope]int{}
+	for _, t := range turns {
+		if t == nil {
+			continue
+		}
+		if _, ok := rank[t.Scope]; !ok {
+			rank[t.Scope] = len(rank)
+		}
+	}
+	out := slices.Clone(turns)
+	slices.SortStableFunc(out, func(a, b *memory.Turn) int {
+		ra, rb := -1, -1
+		if a != nil {
+			ra = rank[a.Scope]
+		}
+		if b != nil {
+			rb = rank[b.Scope]
+		}
+		return cmp.Compare(ra, rb)
+	})
+	return out
+}
+
 func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 	red := make([]*memory.Turn, 0, len(turns))
 	for _, t := range turns {
+		if t == nil {
+			return fmt.Errorf("background: enqueue: %w: nil turn", memory.ErrInvalid)
+		}
 		if err := t.Scope.Validate(); err != nil {
 			return fmt.Errorf("background: enqueue: %w", err)
 		}
