@@ -1,0 +1,102 @@
+package background
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// TestImportBatches: an import interleaving users is committed as jobs of
+// one scope each, full ones; importing the same turns again (and a turn
+// twice in one import) stores each event once and fails no job.
+func TestImportBatches(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		ctx := context.Background()
+		const users, per = 3, 100
+		var turns []*memory.Turn
+		for i := range users * per {
+			turns = append(turns, &memory.Turn{
+				RequestID: fmt.Sprintf("imp-%d", i), Scope: scope(fmt.Sprintf("imp%d", i%users)),
+				Time: e.clock.Now().Add(time.Duration(i) * time.Minute),
+				User: oneOff(i), Assistant: "Here is an answer about it.",
+			})
+		}
+		// A client's retries inside one import: one lands in another job
+		// than its first copy, one in the same job.
+		turns = append(turns, turns[5], turns[len(turns)-1])
+		if err := e.q.ImportTurns(ctx, turns); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		jobs := ingestJobs(t, e)
+		// 100 turns of each user: two jobs per user (one import commit
+		// splits a user, a job never spans two).
+		if len(jobs) > users*2 {
+			t.Errorf("%d ingest jobs for %d users of %d turns, want ≤ %d", len(jobs), users, per, users*2)
+		}
+		for _, j := range jobs {
+			var seen memory.Scope
+			for _, tn := range ingestTurnsOf(t, j) {
+				if seen != (memory.Scope{}) && tn.Scope != seen {
+					t.Fatalf("job %d mixes scopes %v and %v", j.ID, seen, tn.Scope)
+				}
+				seen = tn.Scope
+			}
+		}
+		if err := e.q.ImportTurns(ctx, turns[:per]); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		for u := range users {
+			s := scope(fmt.Sprintf("imp%d", u))
+			evs := e.list(s, memory.StateAny, memory.TierEvent)
+			ids := map[string]int{}
+			for _, m := range evs {
+				for _, r := range m.Provenance.RequestIDs {
+					ids[r]++
+				}
+			}
+			if len(ids) != per {
+				t.Errorf("%s: events of %d turns, want %d", s, len(ids), per)
+			}
+			for r, n := range ids {
+				if n != 1 {
+					t.Errorf("%s: turn %s in %d events", s, r, n)
+				}
+			}
+		}
+		res, err := e.q.Client().JobList(ctx, river.NewJobListParams().States(rivertype.JobStateRetryable, rivertype.JobStateDiscarded))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Jobs) > 0 {
+			t.Errorf("%d failed jobs, first: %v", len(res.Jobs), res.Jobs[0].Errors)
+		}
+	})
+}
+
+func ingestJobs(t *testing.T, e *env) []*rivertype.JobRow {
+	t.Helper()
+	res, err := e.q.Client().JobList(context.Background(), river.NewJobListParams().Kinds(kindIngest).
+		States(rivertype.JobStateCompleted).First(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Jobs
+}
+
+func ingestTurnsOf(t *testing.T, j *rivertype.JobRow) []memory.Turn {
+	t.Helper()
+	var a IngestArgs
+	if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a.Turns
+}
