@@ -100,3 +100,21 @@ func ingestTurnsOf(t *testing.T, j *rivertype.JobRow) []memory.Turn {
 	}
 	return a.Turns
 }
+
+// TestUserTermsOverlap: the cluster check's cached overlap is userOverlap.
+func TestUserTermsOverlap(t *testing.T) {
+	var ms []*memory.Memory
+	for i := range 60 {
+		ms = append(ms, &memory.Memory{ID: fmt.Sprint(i), Text: eventText(&memory.Turn{User: oneOff(i * 7), Assistant: oneOff(i)})})
+	}
+	ms = append(ms, &memory.Memory{ID: "empty", Text: "\nAssistant: hi"}, &memory.Memory{ID: "zh", Text: "我住在上海，我喜欢上海的咖啡"},
+		&memory.Memory{ID: "zh2", Text: "我搬到北京了\nAssistant: 上海"})
+	terms := userTerms{}
+	for _, a := range ms {
+		for _, b := range ms {
+			if got, want := terms.overlap(a, b), userOverlap(a, b); got != want {
+				t.Fatalf("overlap(%q, %q) = %v, want %v", a.Text, b.Text, got, want)
+			}
+		}
+	}
+}

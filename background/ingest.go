@@ -302,8 +302,9 @@ func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Mem
 func (q *Queue) clusterBatch(ctx context.Context, evs []*memory.Memory) error {
 	var params []river.InsertManyParams
 	seen := map[string]bool{}
+	terms := userTerms{}
 	for _, m := range evs {
-		args, ok, err := q.clusterOf(ctx, m)
+		args, ok, err := q.clusterOf(ctx, m, terms)
 		if err != nil {
 			return err
 		}
@@ -370,10 +371,53 @@ func userOverlap(a, b *memory.Memory) float64 {
 	return max(coverage(ua, ub), coverage(ub, ua))
 }
 
+// userTerms caches the content terms of events' user messages for the
+// cluster checks of one batch, where the same siblings come back for
+// event after event (an event's text never changes: ids key it).
+type userTerms map[string]*termSet
+
+type termSet struct {
+	list []string
+	set  map[string]bool
+}
+
+func (u userTerms) of(m *memory.Memory) *termSet {
+	if ts, ok := u[m.ID]; ok {
+		return ts
+	}
+	ts := &termSet{list: contentTerms(userPart(m.Text))}
+	ts.set = make(map[string]bool, len(ts.list))
+	for _, t := range ts.list {
+		ts.set[t] = true
+	}
+	u[m.ID] = ts
+	return ts
+}
+
+// overlap is userOverlap(a, b) from cached terms.
+func (u userTerms) overlap(a, b *memory.Memory) float64 {
+	ta, tb := u.of(a), u.of(b)
+	return max(ta.coveredBy(tb), tb.coveredBy(ta))
+}
+
+// coveredBy is coverage over cached terms: the share of t's terms in o.
+func (t *termSet) coveredBy(o *termSet) float64 {
+	if len(t.list) == 0 {
+		return 0
+	}
+	n := 0
+	for _, w := range t.list {
+		if o.set[w] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(t.list))
+}
+
 // clusterOf returns the Consolidate job for the new event's cluster when
 // it has enough unconsolidated siblings. The cluster key is the oldest
 // member, so every member of one cluster names the same job (River unique).
-func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory) (ConsolidateArgs, bool, error) {
+func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerms) (ConsolidateArgs, bool, error) {
 	need := q.pol.Consolidation.ClusterMin - 1
 	cands, err := q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
 		// A few more than needed leave room for the cohesion check; every
@@ -391,10 +435,10 @@ func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory) (ConsolidateAr
 	// is close to each of them: the users' own words must overlap too, so
 	// a cluster is a topic the user keeps coming back to.
 	apart := func(a, b *memory.Memory) bool {
-		return memory.Cosine(a.Embedding, b.Embedding) < th || userOverlap(a, b) < minUserOverlap
+		return memory.Cosine(a.Embedding, b.Embedding) < th || terms.overlap(a, b) < minUserOverlap
 	}
 	for _, c := range cands {
-		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || userOverlap(ev, c.Memory) < minUserOverlap {
+		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || terms.overlap(ev, c.Memory) < minUserOverlap {
 			continue
 		}
 		if !slices.ContainsFunc(members[1:], func(m *memory.Memory) bool { return apart(m, c.Memory) }) {
