@@ -30,10 +30,32 @@ func (q *Queue) WaitIdle(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("background: wait idle: %w", ctx.Err())
-		case <-sub:
+		case _, ok := <-sub:
+			if !ok {
+				sub = nil // the client stopped: the ticker alone wakes us
+			}
+			// Events come in bursts (a batch of completions): one count
+			// answers them all.
+			sub = drain(sub)
 		case <-tick.C:
 		}
 	}
+}
+
+// drain takes whatever events are already waiting on sub and returns sub,
+// or nil once it is closed.
+func drain(sub <-chan *river.Event) <-chan *river.Event {
+	for sub != nil {
+		select {
+		case _, ok := <-sub:
+			if !ok {
+				return nil
+			}
+		default:
+			return sub
+		}
+	}
+	return nil
 }
 
 // Drain is WaitIdle: it exists under the name the server's shutdown uses.

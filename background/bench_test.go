@@ -18,7 +18,10 @@ import (
 const benchScopes = 20
 
 func BenchmarkIngest(b *testing.B) {
-	e := newEnv(b, "sqlite", envOpts{})
+	// The production poll interval: this process's inserts wake its
+	// workers, so polling is only a fallback, and a test's fast poll
+	// would bill its idle fetches to ingest.
+	e := newEnv(b, "sqlite", envOpts{poll: DefaultPollInterval})
 	ctx := context.Background()
 	turns := make([]*memory.Turn, b.N)
 	for i := range turns {

@@ -1,6 +1,7 @@
 package background
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"io"
@@ -63,6 +64,9 @@ type envOpts struct {
 	llm        LLM
 	insertOnly bool
 	id         string
+	// poll is the workers' poll interval; 0 means 20ms, so tests whose
+	// jobs come from another process or a schedule do not wait long.
+	poll time.Duration
 }
 
 var backends = []string{"sqlite", "postgres"}
@@ -114,7 +118,7 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 	q, err := New(Config{
 		Store: e.st, Admin: e.st, Embedder: emb, Policy: e.pol, Driver: e.driver, DB: e.river,
 		Logger: quiet(), Clock: e.clock.Now, LLM: o.llm, InsertOnly: o.insertOnly, ID: o.id,
-		PollInterval: 20 * time.Millisecond,
+		PollInterval: cmp.Or(o.poll, 20*time.Millisecond),
 	})
 	if err != nil {
 		t.Fatal(err)

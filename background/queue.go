@@ -85,7 +85,8 @@ type Config struct {
 	// only commits jobs (a replica that must not work, or a test).
 	InsertOnly bool
 	// PollInterval is how often idle workers look for jobs that arrived
-	// without a notification (SQLite has no LISTEN); 0 means 200ms.
+	// without a notification (SQLite has no LISTEN; jobs this process
+	// inserts wake its workers at once); 0 means DefaultPollInterval.
 	PollInterval time.Duration
 	// RescueStuckAfter is how long a running job may go without finishing
 	// before another worker takes it (after a crash); 0 means 10 minutes.
@@ -101,6 +102,9 @@ type Config struct {
 	// of that scope is dropped at once; nil means none.
 	Invalidator interface{ InvalidateScope(user, namespace string) }
 }
+
+// DefaultPollInterval is Config.PollInterval's default.
+const DefaultPollInterval = 200 * time.Millisecond
 
 // Queue is the durable background queue. It implements the proxy's
 // TurnSink (Enqueue) and is safe for concurrent use.
@@ -201,7 +205,7 @@ func (q *Queue) riverConfig() *river.Config {
 		// long enough to inspect a failure.
 		CancelledJobRetentionPeriod: 24 * time.Hour,
 		DiscardedJobRetentionPeriod: 7 * 24 * time.Hour,
-		FetchPollInterval:           cmp.Or(q.cfg.PollInterval, 200*time.Millisecond),
+		FetchPollInterval:           cmp.Or(q.cfg.PollInterval, DefaultPollInterval),
 		FetchCooldown:               10 * time.Millisecond,
 		RescueStuckJobsAfter:        cmp.Or(q.cfg.RescueStuckAfter, 10*time.Minute),
 		JobTimeout:                  max(2*time.Minute, 2*time.Duration(p.Consolidation.Retries+1)*p.Consolidation.Timeout.D()),
