@@ -189,7 +189,7 @@ func benchStore(b *testing.B) *Store {
 func buildFixture(ctx context.Context, st *Store, background int) error {
 	// Load without the HNSW index and build it once at the end: far faster
 	// than maintaining it row by row.
-	for _, q := range []string{`TRUNCATE memories`, `DROP INDEX IF EXISTS memories_embedding`} {
+	for _, q := range []string{`TRUNCATE memories, memory_vectors`, `DROP INDEX IF EXISTS memories_embedding`} {
 		if _, err := st.db.ExecContext(ctx, q); err != nil {
 			return err
 		}

@@ -241,7 +241,8 @@ func testDSN(t *testing.T, st *Store) string {
 func TestConcurrentMigrate(t *testing.T) {
 	st := openTest(t, 8)
 	dsn := testDSN(t, st)
-	if _, err := st.db.Exec(`DROP TABLE schema_migrations, meta, memories, turns, audit, recall, gate_state, client_keys`); err != nil {
+	if _, err := st.db.Exec(`DROP TABLE schema_migrations, meta, memories, memory_vectors, turns, audit, recall, gate_state, client_keys;
+		DROP FUNCTION memory_vectors_sync`); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 4)

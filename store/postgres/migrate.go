@@ -50,7 +50,67 @@ var migrations = []migration{
 	// exchange it answered), indexed in lex with text; and
 	// memory.LexicalForm now stems English words, so every lex is rebuilt.
 	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, relexAll},
+	{4, "compact vector table for exact search", func(int) string { return vectorsSchema }, nil},
 }
+
+// vectorsSchema adds memory_vectors, a narrow copy of each memory's
+// embedding (as halfvec: half the bytes, distances within rounding of the
+// full vector's) and of the columns the search filters read, kept in step
+// with memories by a trigger. The exact path of vector search scans a
+// small scope there: a memories row is ten times wider (text, lex,
+// provenance), and reading and deforming those rows was most of the cost.
+// The column has no dimension so re-embedding with another model needs
+// only to empty the table (reembed.go). memories is locked against writes
+// while the table is filled, so none slips between the copy and the
+// trigger; the copy is one INSERT ... SELECT and the key is built after it.
+const vectorsSchema = `
+LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE;
+
+CREATE TABLE memory_vectors (
+	user_id         text NOT NULL,
+	namespace       text NOT NULL,
+	id              text NOT NULL,
+	tier            text NOT NULL,
+	valid_to        timestamptz,
+	expires_at      timestamptz,
+	archived_at     timestamptz,
+	consolidated_at timestamptz,
+	embedding       halfvec NOT NULL
+);
+
+INSERT INTO memory_vectors
+SELECT user_id, namespace, id, tier, valid_to, expires_at, archived_at, consolidated_at, embedding::halfvec
+FROM memories WHERE embedding IS NOT NULL;
+
+ALTER TABLE memory_vectors ADD PRIMARY KEY (user_id, namespace, id);
+
+CREATE FUNCTION memory_vectors_sync() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+	IF TG_OP <> 'INSERT' AND (TG_OP = 'DELETE' OR NEW.embedding IS NULL
+		OR (OLD.user_id, OLD.namespace, OLD.id) IS DISTINCT FROM (NEW.user_id, NEW.namespace, NEW.id)) THEN
+		DELETE FROM memory_vectors WHERE user_id = OLD.user_id AND namespace = OLD.namespace AND id = OLD.id;
+	END IF;
+	IF TG_OP <> 'DELETE' AND NEW.embedding IS NOT NULL THEN
+		INSERT INTO memory_vectors VALUES (NEW.user_id, NEW.namespace, NEW.id, NEW.tier, NEW.valid_to,
+			NEW.expires_at, NEW.archived_at, NEW.consolidated_at, NEW.embedding::halfvec)
+		ON CONFLICT (user_id, namespace, id) DO UPDATE SET tier = excluded.tier, valid_to = excluded.valid_to,
+			expires_at = excluded.expires_at, archived_at = excluded.archived_at,
+			consolidated_at = excluded.consolidated_at, embedding = excluded.embedding;
+	END IF;
+	RETURN NULL;
+END $$;
+
+` + vectorsTrigger
+
+// vectorsTrigger keeps memory_vectors in step with memories. Touch (hits,
+// last_used_at) changes none of the columns it watches and does not fire
+// it. Re-embedding drops and recreates it around the column's retyping.
+const vectorsTrigger = `
+CREATE TRIGGER memory_vectors_sync
+AFTER INSERT OR DELETE OR UPDATE OF user_id, namespace, id, tier, embedding, valid_to, expires_at, archived_at, consolidated_at
+ON memories FOR EACH ROW EXECUTE FUNCTION memory_vectors_sync();
+`
 
 const contextSchema = `ALTER TABLE memories ADD COLUMN context text NOT NULL DEFAULT '';`
 

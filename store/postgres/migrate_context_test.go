@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -17,11 +19,14 @@ func TestMigrateContextRelex(t *testing.T) {
 	if err := st.Insert(ctx, sc, &memory.Memory{ID: "a", Tier: memory.TierEvent, Text: "We hiked up the mountains"}); err != nil {
 		t.Fatal(err)
 	}
-	// Back to version 2: no context column, the old lexical form.
+	// Back to version 2: no context column, the old lexical form, no
+	// memory_vectors (version 4).
 	for _, q := range []string{
+		`DROP TABLE memory_vectors`,
+		`DROP FUNCTION memory_vectors_sync CASCADE`,
 		`ALTER TABLE memories DROP COLUMN context`,
 		`UPDATE memories SET lex = to_tsvector('simple', 'we hiked up the mountains')`,
-		`DELETE FROM schema_migrations WHERE version = 3`,
+		`DELETE FROM schema_migrations WHERE version >= 3`,
 	} {
 		if _, err := st.db.Exec(q); err != nil {
 			t.Fatal(err)
@@ -38,5 +43,72 @@ func TestMigrateContextRelex(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Memory.ID != "a" || got[0].Memory.Context != "" {
 		t.Errorf("searching inflected words after the migration: %v, want [a]", candIDs(got))
+	}
+}
+
+// TestMigrateVectors upgrades a version 3 schema holding memories and
+// checks that version 4 copied them into memory_vectors, so the exact path
+// finds them, and that the trigger keeps the copy in step afterwards.
+func TestMigrateVectors(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	near := &memory.Memory{ID: "near", Tier: memory.TierEvent, Text: "near", Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}}
+	far := &memory.Memory{ID: "far", Tier: memory.TierEvent, Text: "far", Embedding: []float32{0, 1, 0, 0, 0, 0, 0, 0}}
+	if err := st.Insert(ctx, sc, near, far); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TABLE memory_vectors`,
+		`DROP FUNCTION memory_vectors_sync CASCADE`,
+		`DELETE FROM schema_migrations WHERE version >= 4`,
+	} {
+		if _, err := st.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st2, err := Open(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	q := []float32{1, 0.1, 0, 0, 0, 0, 0, 0}
+	search := func() []string {
+		t.Helper()
+		got, err := st2.VectorSearch(ctx, sc, q, memory.SearchOptions{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return candIDs(got)
+	}
+	if got := search(); !slices.Equal(got, []string{"near", "far"}) {
+		t.Fatalf("after the migration: %v, want [near far]", got)
+	}
+	if err := st2.Archive(ctx, sc, []string{"near"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(); !slices.Equal(got, []string{"far"}) {
+		t.Fatalf("after archiving near: %v, want [far]", got)
+	}
+	far.Embedding = []float32{0, 0, 0, 0, 0, 0, 0, 1}
+	if err := st2.Update(ctx, sc, far); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st2.VectorSearch(ctx, sc, far.Embedding, memory.SearchOptions{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Memory.ID != "far" || got[0].Score < 0.999 {
+		t.Fatalf("after re-embedding far: %v", got)
+	}
+	if err := st2.Delete(ctx, sc, "far"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := st2.db.QueryRow(`SELECT count(*) FROM memory_vectors`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("memory_vectors holds %d rows after deleting far, want 1 (near, archived)", n)
 	}
 }

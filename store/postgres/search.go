@@ -96,23 +96,25 @@ func (s *Store) largeScope(ctx context.Context, sc memory.Scope) (bool, error) {
 	return n >= bound, nil
 }
 
-// vectorExact orders the scope's rows by exact distance. The MATERIALIZED
-// CTE keeps the planner from answering the ORDER BY with the HNSW index,
-// which would be approximate and filter out the scope after the fact; it
-// carries only ids and distances, and the columns are read for the top rows
-// alone.
+// vectorExact orders the scope's rows by exact distance. It ranks the
+// narrow memory_vectors rows (halfvec) and re-ranks the best of them by the
+// full vector's distance, reading memories for those alone: halfvec
+// rounding moves a distance by about 1e-3, so the re-ranked margin of
+// extra rows keeps the result the exact top. memory_vectors has no vector
+// index, so the planner cannot answer the ORDER BY approximately.
 func (s *Store) vectorExact(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) ([]memory.Candidate, error) {
 	w := scoped(sc)
-	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
-	w.add("embedding IS NOT NULL")
+	q := w.arg(vectorArg(vec))
 	searchFilter(w, o)
-	query := `WITH scope AS MATERIALIZED (
-			SELECT id, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `),
-		top AS (SELECT id, dist FROM scope ORDER BY dist, id LIMIT ` + w.arg(limit) + `)
-		SELECT ` + s.cols + `, top.dist FROM top JOIN memories m USING (id)
-		WHERE m.user_id = $1 AND m.namespace = $2 ORDER BY top.dist, id`
+	query := `WITH top AS (SELECT id FROM memory_vectors WHERE ` + w.String() + `
+			ORDER BY embedding <=> ` + q + `::` + s.vecTyp + `::halfvec LIMIT ` + w.arg(limit+exactMargin(limit)) + `)
+		SELECT ` + s.cols + `, m.embedding <=> ` + q + `::` + s.vecTyp + ` AS dist FROM top JOIN memories m USING (id)
+		WHERE m.user_id = $1 AND m.namespace = $2 ORDER BY dist, id LIMIT ` + w.arg(limit)
 	return s.candidates(ctx, s.db, query, w.args, func(dist float64) float64 { return 1 - dist })
 }
+
+// exactMargin is how many rows past the limit the exact path re-ranks.
+func exactMargin(limit int) int { return max(limit/2, 10) }
 
 // vectorIndexed walks the HNSW index with pgvector 0.8 iterative scans. The
 // settings are transaction-local so they never leak into pooled
