@@ -242,7 +242,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	st := openTest(t, 8)
 	dsn := testDSN(t, st)
 	if _, err := st.db.Exec(`DROP TABLE schema_migrations, meta, memories, memory_vectors, turns, audit, recall, gate_state, client_keys;
-		DROP FUNCTION memory_vectors_sync`); err != nil {
+		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex, memory_lex_prefix`); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 4)
@@ -312,5 +312,26 @@ func TestLexicalStopwords(t *testing.T) {
 	}
 	if len(got) == 0 || got[0].Memory.ID != chatter.ID {
 		t.Errorf("function-word query = %v, want the chatter first", candIDs(got))
+	}
+}
+
+// TestLexicalQuoting: lexemes holding quotes or backslashes survive the
+// scope prefix on both the index and the query side.
+func TestLexicalQuoting(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: `o'neil\x`, Namespace: `it's`}
+	m := &memory.Memory{Tier: memory.TierSemantic, Text: `O'Brien's path is C:\temp\o'k and 'quoted' words`}
+	if err := st.Insert(ctx, sc, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`O'Brien's`, `C:\temp\o'k`, `'quoted'`, `path`} {
+		got, err := st.LexicalSearch(ctx, sc, q, memory.SearchOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if len(got) != 1 || got[0].Memory.ID != m.ID {
+			t.Errorf("lexical search for %s = %v, want [%s]", q, candIDs(got), m.ID)
+		}
 	}
 }

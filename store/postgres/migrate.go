@@ -51,6 +51,7 @@ var migrations = []migration{
 	// memory.LexicalForm now stems English words, so every lex is rebuilt.
 	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, relexAll},
 	{4, "compact vector table for exact search", func(int) string { return vectorsSchema }, nil},
+	{5, "scope-prefixed lexical index", func(int) string { return scopedLexSchema }, nil},
 }
 
 // vectorsSchema adds memory_vectors, a narrow copy of each memory's
@@ -110,6 +111,33 @@ const vectorsTrigger = `
 CREATE TRIGGER memory_vectors_sync
 AFTER INSERT OR DELETE OR UPDATE OF user_id, namespace, id, tier, embedding, valid_to, expires_at, archived_at, consolidated_at
 ON memories FOR EACH ROW EXECUTE FUNCTION memory_vectors_sync();
+`
+
+// scopedLexSchema replaces the GIN index on lex with one on the lexemes
+// prefixed by a short hash of the scope, so a term's posting list holds
+// the scope's rows alone. With the plain index a common term's list held
+// every scope's matches in the partition, and the planner intersected it
+// with all of the scope's primary-key entries (100k at 100k memories)
+// before reading a row. The prefix is added to the text form of the
+// tsvector (and of the query, memory_scoped_query), where every lexeme
+// opens with a quote; a hash collision only adds rows the scope filter
+// drops. The functions are immutable, as an index expression must be.
+const scopedLexSchema = `
+CREATE FUNCTION memory_lex_prefix(u text, n text) RETURNS text
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
+AS $$ SELECT left(md5(u || chr(31) || n), 10) || ':' $$;
+
+CREATE FUNCTION memory_scoped_lex(u text, n text, lex tsvector) RETURNS tsvector
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
+AS $$ SELECT regexp_replace(lex::text, '(^| )''', '\1''' || memory_lex_prefix(u, n), 'g')::tsvector $$;
+
+CREATE FUNCTION memory_scoped_query(u text, n text, q tsquery) RETURNS tsquery
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
+AS $$ SELECT regexp_replace(q::text, '(^|[ (!])''', '\1''' || memory_lex_prefix(u, n), 'g')::tsquery $$;
+
+SET LOCAL maintenance_work_mem = '256MB';
+CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex));
+DROP INDEX memories_lex;
 `
 
 const contextSchema = `ALTER TABLE memories ADD COLUMN context text NOT NULL DEFAULT '';`

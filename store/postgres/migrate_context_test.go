@@ -9,6 +9,33 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
+// undo reverts the schema changes of migrations 4 and later, so tests can
+// rebuild an older schema and upgrade it.
+var undo = map[int][]string{
+	5: {
+		`DROP INDEX memories_scoped_lex`,
+		`DROP FUNCTION memory_scoped_query, memory_scoped_lex, memory_lex_prefix`,
+		`CREATE INDEX memories_lex ON memories USING gin (lex)`,
+	},
+	4: {`DROP TABLE memory_vectors`, `DROP FUNCTION memory_vectors_sync CASCADE`},
+}
+
+// downgrade takes st's schema back to version v (at least 3, or 2 for the
+// caller to revert migration 3 itself).
+func downgrade(t *testing.T, st *Store, v int) {
+	t.Helper()
+	for m := len(migrations); m > v; m-- {
+		for _, q := range undo[m] {
+			if _, err := st.db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := st.db.Exec(`DELETE FROM schema_migrations WHERE version > $1`, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMigrateContextRelex upgrades a version 2 schema, whose lex holds
 // unstemmed words and which has no context column, and checks that
 // version 3 added the column and rebuilt lex in the stemmed form.
@@ -19,14 +46,11 @@ func TestMigrateContextRelex(t *testing.T) {
 	if err := st.Insert(ctx, sc, &memory.Memory{ID: "a", Tier: memory.TierEvent, Text: "We hiked up the mountains"}); err != nil {
 		t.Fatal(err)
 	}
-	// Back to version 2: no context column, the old lexical form, no
-	// memory_vectors (version 4).
+	// Back to version 2: no context column, the old lexical form.
+	downgrade(t, st, 2)
 	for _, q := range []string{
-		`DROP TABLE memory_vectors`,
-		`DROP FUNCTION memory_vectors_sync CASCADE`,
 		`ALTER TABLE memories DROP COLUMN context`,
 		`UPDATE memories SET lex = to_tsvector('simple', 'we hiked up the mountains')`,
-		`DELETE FROM schema_migrations WHERE version >= 3`,
 	} {
 		if _, err := st.db.Exec(q); err != nil {
 			t.Fatal(err)
@@ -58,15 +82,7 @@ func TestMigrateVectors(t *testing.T) {
 	if err := st.Insert(ctx, sc, near, far); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
-		`DROP TABLE memory_vectors`,
-		`DROP FUNCTION memory_vectors_sync CASCADE`,
-		`DELETE FROM schema_migrations WHERE version >= 4`,
-	} {
-		if _, err := st.db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	downgrade(t, st, 3)
 	st2, err := Open(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8})
 	if err != nil {
 		t.Fatal(err)

@@ -193,7 +193,9 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	terms = s.chooseTerms(ctx, terms)
 	w := scoped(sc)
 	tsq := "to_tsquery('simple', " + w.arg(orQuery(terms)) + ")"
-	w.add("lex @@ " + tsq)
+	// Matched through the scope-prefixed index (migration 5); ts_rank
+	// reads the plain lex.
+	w.add("memory_scoped_lex(user_id, namespace, lex) @@ memory_scoped_query($1, $2, " + tsq + ")")
 	searchFilter(w, o)
 	// Only the newest lexCandidates matches are ranked: a common term
 	// matches thousands of a large scope's rows, and ranking them all
