@@ -131,7 +131,7 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 	}()
 	// ef_search is the candidate list of each iteration; a larger list for
 	// larger limits keeps the relaxed order close to the true order.
-	ef := min(max(2*limit, 64), 1000)
+	ef := efSearch(limit)
 	if _, err := tx.ExecContext(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
 		set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true),
 		set_config('jit', 'off', true)`, strconv.Itoa(ef)); err != nil {
@@ -151,6 +151,9 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 		SELECT * FROM hits ORDER BY dist, id`
 	return s.candidates(ctx, tx, query, w.args, func(dist float64) float64 { return 1 - dist })
 }
+
+// efSearch is the HNSW candidate list for a search of limit rows.
+func efSearch(limit int) int { return min(max(2*limit, 64), 1000) }
 
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)

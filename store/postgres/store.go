@@ -58,7 +58,11 @@ func Open(ctx context.Context, dsn string, o memory.OpenOptions) (*Store, error)
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	connector, err := pq.NewConnector(dsn)
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	connector, err := pq.NewConnectorConfig(sessionConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
@@ -71,6 +75,41 @@ func Open(ctx context.Context, dsn string, o memory.OpenOptions) (*Store, error)
 		return nil, err
 	}
 	return s, nil
+}
+
+// sessionDefaults are the settings every connection of the pool starts
+// with (sent in the startup packet, so they cost no round trip), unless
+// the DSN sets them:
+//
+//   - jit off: the JIT compiler costs hundreds of milliseconds on queries
+//     that run for one, and every query here is of that kind;
+//   - the HNSW search settings of vector search's indexed path, for the
+//     default candidate limit (vectorIndexed sets ef_search per query
+//     for other limits). They apply to HNSW scans alone, which nothing but
+//     vector search runs.
+var sessionDefaults = map[string]string{
+	"jit":                 "off",
+	"hnsw.iterative_scan": "relaxed_order",
+	"hnsw.ef_search":      strconv.Itoa(efSearch(50)),
+}
+
+// sessionConfig adds sessionDefaults to cfg and sends each query's
+// parameters with it (binary_parameters): lib/pq otherwise prepares an
+// unnamed statement and waits for the server before binding, two round
+// trips per query instead of one. The parameters are all passed as text
+// (vectors included), which binary mode leaves as they are.
+func sessionConfig(cfg pq.Config) pq.Config {
+	cfg = cfg.Clone()
+	cfg.BinaryParameters = true
+	if cfg.Runtime == nil {
+		cfg.Runtime = map[string]string{}
+	}
+	for k, v := range sessionDefaults {
+		if _, ok := cfg.Runtime[k]; !ok {
+			cfg.Runtime[k] = v
+		}
+	}
+	return cfg
 }
 
 func open(ctx context.Context, db *sql.DB, o memory.OpenOptions) (*Store, error) {
