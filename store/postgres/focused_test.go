@@ -242,7 +242,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	st := openTest(t, 8)
 	dsn := testDSN(t, st)
 	if _, err := st.db.Exec(`DROP TABLE schema_migrations, meta, memories, memory_vectors, turns, audit, recall, gate_state, client_keys;
-		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex, memory_lex_prefix`); err != nil {
+		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex`); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 4)
@@ -332,6 +332,37 @@ func TestLexicalQuoting(t *testing.T) {
 		}
 		if len(got) != 1 || got[0].Memory.ID != m.ID {
 			t.Errorf("lexical search for %s = %v, want [%s]", q, candIDs(got), m.ID)
+		}
+	}
+}
+
+// TestSearchPathIndependent: the scoped lexical index's expression is
+// inlined by the planner under the session's search_path, so a session
+// (or autovacuum) without the store's schema on it must still be able to
+// query and analyze memories.
+func TestSearchPathIndependent(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	if err := st.Insert(ctx, memory.Scope{User: "u", Namespace: "n"}, &memory.Memory{Tier: memory.TierEvent, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	var schema string
+	if err := st.db.QueryRow(`SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := st.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range []string{
+		`SET search_path = pg_catalog`,
+		`SELECT count(*) FROM ` + schema + `.memories WHERE user_id = 'u'`,
+		`ANALYZE ` + schema + `.memories`,
+		`RESET search_path`,
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
 		}
 	}
 }

@@ -121,19 +121,17 @@ ON memories FOR EACH ROW EXECUTE FUNCTION memory_vectors_sync();
 // before reading a row. The prefix is added to the text form of the
 // tsvector (and of the query, memory_scoped_query), where every lexeme
 // opens with a quote; a hash collision only adds rows the scope filter
-// drops. The functions are immutable, as an index expression must be.
+// drops. The functions are immutable, as an index expression must be,
+// and call nothing outside pg_catalog: the planner inlines the index
+// expression under whatever search_path a session (or autovacuum) has.
 const scopedLexSchema = `
-CREATE FUNCTION memory_lex_prefix(u text, n text) RETURNS text
-IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
-AS $$ SELECT left(md5(u || chr(31) || n), 10) || ':' $$;
-
 CREATE FUNCTION memory_scoped_lex(u text, n text, lex tsvector) RETURNS tsvector
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
-AS $$ SELECT regexp_replace(lex::text, '(^| )''', '\1''' || memory_lex_prefix(u, n), 'g')::tsvector $$;
+AS $$ SELECT regexp_replace(lex::text, '(^| )''', '\1''' || left(md5(u || chr(31) || n), 10) || ':', 'g')::tsvector $$;
 
 CREATE FUNCTION memory_scoped_query(u text, n text, q tsquery) RETURNS tsquery
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
-AS $$ SELECT regexp_replace(q::text, '(^|[ (!])''', '\1''' || memory_lex_prefix(u, n), 'g')::tsquery $$;
+AS $$ SELECT regexp_replace(q::text, '(^|[ (!])''', '\1''' || left(md5(u || chr(31) || n), 10) || ':', 'g')::tsquery $$;
 
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex));

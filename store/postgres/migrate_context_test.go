@@ -14,7 +14,7 @@ import (
 var undo = map[int][]string{
 	5: {
 		`DROP INDEX memories_scoped_lex`,
-		`DROP FUNCTION memory_scoped_query, memory_scoped_lex, memory_lex_prefix`,
+		`DROP FUNCTION memory_scoped_query, memory_scoped_lex`,
 		`CREATE INDEX memories_lex ON memories USING gin (lex)`,
 	},
 	4: {`DROP TABLE memory_vectors`, `DROP FUNCTION memory_vectors_sync CASCADE`},
