@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -119,7 +120,7 @@ func scanLexRow(r scanner) (id string, seq int64, m vecMeta, searchText string, 
 		return
 	}
 	mm := memory.Memory{Text: text, Context: context}
-	return id, seq, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, mm.SearchText(), nil
+	return id, seq, newMeta(memory.Tier(tier), dead, expires, cons), mm.SearchText(), nil
 }
 
 // reset empties the index (unloaded); the caller holds the write lock.
@@ -376,8 +377,43 @@ func pickTerms(terms []string, df func(string) int) ([]string, int) {
 // count and per-column token totals (FTS5_AVERAGES_ROWID).
 const ftsAveragesRowid = 1
 
-// totals reads FTS5's table-wide row and token counts.
+// lexTotalsCache keeps FTS5's counts between the writes that change them,
+// so a search reads nothing from the database: after another connection's
+// write, SQLite empties a connection's page cache at its next read, which
+// in the pure Go build costs more than the read itself.
+type lexTotalsCache struct {
+	gen atomic.Uint64 // bumped after every write to memories (refresh)
+	mu  sync.Mutex
+	at  uint64 // gen the counts were read at
+	ok  bool
+	t   ftsTotals
+}
+
+// totals returns FTS5's table-wide row and token counts.
 func (s *Store) totals(ctx context.Context) (ftsTotals, error) {
+	c := &s.lexTotals
+	g := c.gen.Load()
+	c.mu.Lock()
+	if c.ok && c.at == g {
+		t := c.t
+		c.mu.Unlock()
+		return t, nil
+	}
+	c.mu.Unlock()
+	// Read after noting g: a write committing meanwhile bumps gen after,
+	// and the next search reads again.
+	t, err := s.readTotals(ctx)
+	if err != nil {
+		return t, err
+	}
+	c.mu.Lock()
+	c.at, c.ok, c.t = g, true, t
+	c.mu.Unlock()
+	return t, nil
+}
+
+// readTotals reads FTS5's averages record.
+func (s *Store) readTotals(ctx context.Context) (ftsTotals, error) {
 	var blob []byte
 	err := s.queryRow(ctx, `SELECT block FROM memories_fts_data WHERE id = ?`, ftsAveragesRowid).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -416,11 +416,11 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	if err := s.check(sc); err != nil {
 		return err
 	}
+	// Hits and last use are not part of the indexes: no refresh, but the
+	// cached rows are brought up to date (see rowCache).
+	s.rows.beginTouch(ids)
 	err := s.updateMany(ctx, sc, ids, `hits = hits + 1, last_used_at = max(last_used_at, ?)`, micros(t))
-	// Hits and last use are not part of the vector index: no refresh, but
-	// the cached rows are stale (dropped even on error: the commit may
-	// have happened).
-	s.rows.drop(ids)
+	s.rows.endTouch(sc, ids, fromMicros(micros(t)), err == nil)
 	if err != nil {
 		return fmt.Errorf("touch memories: %w", err)
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -8,40 +9,69 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// rowCacheSize bounds the rows kept by rowCache: about 1.5 KB each at 256
-// dimensions, so some 50 MB when full. A 10k-memory scope fits whole.
-const rowCacheSize = 32768
+// rowCacheBytes bounds the rows kept by rowCache, counted by rowBytes
+// (about 1.4 KB a row at 256 dimensions: some 90k rows, the candidates of
+// a few thousand distinct queries on a large scope).
+const rowCacheBytes = 128 << 20
+
+// rowBytes approximates a cached row's memory.
+func rowBytes(m *memory.Memory) int {
+	return 4*len(m.Embedding) + len(m.Text) + len(m.Context) + len(m.ID) + len(m.Key) + len(m.Session) + 256
+}
 
 // rowCache keeps recently read memory rows so a search does not read its
 // candidates back from SQLite: reading and decoding a few dozen rows (with
 // their vectors) was most of a search's cost in the pure Go build, and
 // every write of another connection sends those pages back to the OS.
 //
-// Coherence. Every write of this store drops the rows it touched after it
-// committed (drop), and bumps gen. A reader notes gen before it reads rows
-// from the database and adds them only if gen has not moved since (put):
-// a read that raced a write may have seen the row before the write, and
-// is not kept. Like the vector index, the cache knows this process's
-// writes only.
+// Coherence, per row. A reader notes the cache's generation before it
+// reads rows from the database (note) and hands them over after (put). A
+// write drops the rows it changed after it committed (drop), recording
+// each id's change at a new generation; put leaves out a row changed since
+// the reader's note, whose read may predate the change. Touch, which runs
+// after most requests, updates cached rows in place instead, so recall
+// keeps finding its candidates here: its ids are in flight from before its
+// transaction (beginTouch) until it applied itself (endTouch), and put
+// leaves out rows in flight as well, whose read may or may not include
+// the touch. So a cached row has either not seen a touch yet and gets it
+// from endTouch, or has seen it already, never both. Changes are
+// remembered only while a reader that noted an earlier generation is
+// still reading. A user's deletion invalidates every note taken before it.
+// Like the vector index, the cache knows this process's writes only.
 //
 // Rows are stored as read and handed out as copies: callers may mutate
 // what a search returns.
 type rowCache struct {
-	mu  sync.Mutex
-	gen uint64
-	m   map[string]*memory.Memory // by id
-	max int
+	mu       sync.Mutex
+	gen      uint64
+	bulk     uint64                    // user deletions
+	changed  map[string]uint64         // id → generation of its last change
+	readers  map[uint64]int            // noted generation → readers still reading
+	touching map[string]int            // ids of touches in flight
+	m        map[string]*memory.Memory // by id
+	bytes    int                       // rowBytes of the rows in m
+	max      int                       // bound on bytes
 }
 
-func newRowCache(max int) *rowCache {
-	return &rowCache{m: make(map[string]*memory.Memory), max: max}
+// cacheNote is what a reader notes before reading rows.
+type cacheNote struct {
+	gen, bulk uint64
 }
 
-// generation is the write count a reader notes before reading rows.
-func (c *rowCache) generation() uint64 {
+func newRowCache(maxBytes int) *rowCache {
+	return &rowCache{
+		m: make(map[string]*memory.Memory), max: maxBytes,
+		changed: make(map[string]uint64), readers: make(map[uint64]int), touching: make(map[string]int),
+	}
+}
+
+// note is taken before reading rows; every note must be handed back to
+// put (with no rows when the read failed).
+func (c *rowCache) note() cacheNote {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.gen
+	c.readers[c.gen]++
+	return cacheNote{c.gen, c.bulk}
 }
 
 // get returns a copy of the cached row of id in scope sc.
@@ -55,30 +85,62 @@ func (c *rowCache) get(sc memory.Scope, id string) (*memory.Memory, bool) {
 	return cloneMemory(m), true
 }
 
-// put keeps copies of rows read from the database after generation
-// returned gen, unless a write committed since.
-func (c *rowCache) put(gen uint64, rows []*memory.Memory) {
-	if len(rows) == 0 {
-		return
-	}
+// put keeps copies of rows read from the database after note was taken,
+// but for rows changed since or in flight.
+func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
 	kept := make([]*memory.Memory, len(rows))
 	for i, m := range rows {
 		kept[i] = cloneMemory(m)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen {
+	defer c.release(note)
+	if c.bulk != note.bulk {
 		return
 	}
 	for _, m := range kept {
-		if _, ok := c.m[m.ID]; !ok && len(c.m) >= c.max {
-			// Evict an arbitrary row: map iteration starts at random.
-			for id := range c.m {
-				delete(c.m, id)
+		if g, ok := c.changed[m.ID]; (ok && g > note.gen) || c.touching[m.ID] > 0 {
+			continue
+		}
+		c.remove(m.ID)
+		n := rowBytes(m)
+		for id := range c.m {
+			if c.bytes+n <= c.max {
 				break
 			}
+			// Evict arbitrary rows: map iteration starts at random.
+			c.remove(id)
 		}
 		c.m[m.ID] = m
+		c.bytes += n
+	}
+}
+
+// release ends a reader's note and forgets the changes no reader still
+// needs; the caller holds mu.
+func (c *rowCache) release(note cacheNote) {
+	if c.readers[note.gen]--; c.readers[note.gen] <= 0 {
+		delete(c.readers, note.gen)
+	}
+	if len(c.readers) == 0 {
+		clear(c.changed)
+		return
+	}
+	oldest := uint64(math.MaxUint64)
+	for g := range c.readers {
+		oldest = min(oldest, g)
+	}
+	for id, g := range c.changed {
+		if g <= oldest {
+			delete(c.changed, id)
+		}
+	}
+}
+
+// change records that id changed (the caller holds mu, and has bumped gen).
+func (c *rowCache) change(id string) {
+	if len(c.readers) > 0 {
+		c.changed[id] = c.gen
 	}
 }
 
@@ -88,7 +150,61 @@ func (c *rowCache) drop(ids []string) {
 	defer c.mu.Unlock()
 	c.gen++
 	for _, id := range ids {
+		c.change(id)
+		c.remove(id)
+	}
+}
+
+// remove forgets id; the caller holds mu.
+func (c *rowCache) remove(id string) {
+	if m, ok := c.m[id]; ok {
+		c.bytes -= rowBytes(m)
 		delete(c.m, id)
+	}
+}
+
+// beginTouch is called before a touch's transaction begins.
+func (c *rowCache) beginTouch(ids []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		c.touching[id]++
+	}
+}
+
+// endTouch is called after the touch's transaction ended: committed, it
+// applies hits+1 and last_used_at = max(last_used_at, t) to the scope's
+// cached rows of ids, as the UPDATE did; otherwise (the commit may or may
+// not have happened) it drops them.
+func (c *rowCache) endTouch(sc memory.Scope, ids []string, t time.Time, committed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	done := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if c.touching[id]--; c.touching[id] <= 0 {
+			delete(c.touching, id)
+		}
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		c.change(id)
+		m, ok := c.m[id]
+		if !ok {
+			continue
+		}
+		if !committed || m.Scope != sc {
+			c.remove(id)
+			continue
+		}
+		// Copy on write: cached rows stay immutable.
+		n := *m
+		n.Hits++
+		if t.After(n.LastUsedAt) {
+			n.LastUsedAt = t
+		}
+		c.m[id] = &n
 	}
 }
 
@@ -97,9 +213,10 @@ func (c *rowCache) dropUser(user, ns string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	c.bulk++
 	for id, m := range c.m {
 		if m.Scope.User == user && (ns == "" || m.Scope.Namespace == ns) {
-			delete(c.m, id)
+			c.remove(id)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,5 +83,96 @@ func TestRowCacheCoherent(t *testing.T) {
 	}
 	if ls, err := st.LexicalSearch(ctx, sc, "sailing", dead); err != nil || len(ls) != 0 {
 		t.Fatalf("after user deletion: %v, %v", ls, err)
+	}
+}
+
+// TestRowCacheTouchUnderConcurrency checks that rows cached while touches
+// run count every touch exactly once.
+func TestRowCacheTouchUnderConcurrency(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), memory.OpenOptions{Model: "m", Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc := memory.Scope{User: "u", Namespace: "default"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := st.Insert(ctx, sc, &memory.Memory{ID: "a", Tier: memory.TierSemantic, Text: "sailing", Embedding: []float32{1, 0}, CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	o := memory.SearchOptions{At: t0}
+	const touchers, touches = 4, 25
+	var wg, searchers sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 {
+		searchers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := st.VectorSearch(ctx, sc, []float32{1, 0}, o); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := st.LexicalSearch(ctx, sc, "sailing", o); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for i := range touchers {
+		wg.Go(func() {
+			for j := range touches {
+				if err := st.Touch(ctx, sc, []string{"a", "a"}, t0.Add(time.Duration(i*touches+j)*time.Second)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	searchers.Wait()
+	vs, err := st.VectorSearch(ctx, sc, []float32{1, 0}, o)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("vector search = %v, %v", vs, err)
+	}
+	ls, err := st.LexicalSearch(ctx, sc, "sailing", o)
+	if err != nil || len(ls) != 1 {
+		t.Fatalf("lexical search = %v, %v", ls, err)
+	}
+	last := t0.Add(time.Duration(touchers*touches-1) * time.Second)
+	for _, m := range []*memory.Memory{vs[0].Memory, ls[0].Memory} {
+		if m.Hits != touchers*touches || !m.LastUsedAt.Equal(last) {
+			t.Errorf("after %d touches: hits %d, last used %v (want %v)", touchers*touches, m.Hits, m.LastUsedAt, last)
+		}
+	}
+}
+
+// TestRowCacheBound checks that the cache evicts to stay within its bytes.
+func TestRowCacheBound(t *testing.T) {
+	sc := memory.Scope{User: "u", Namespace: "default"}
+	row := func(i int) *memory.Memory {
+		return &memory.Memory{ID: string(rune('a' + i)), Scope: sc, Text: "x", Embedding: make([]float32, 64)}
+	}
+	max := 5 * rowBytes(row(0))
+	c := newRowCache(max)
+	for i := range 20 {
+		c.put(c.note(), []*memory.Memory{row(i)})
+		if c.bytes > max || c.bytes != len(c.m)*rowBytes(row(0)) {
+			t.Fatalf("after %d rows: %d bytes in %d rows, bound %d", i+1, c.bytes, len(c.m), max)
+		}
+	}
+	if len(c.m) != 5 {
+		t.Errorf("%d rows kept, want 5", len(c.m))
+	}
+	if _, ok := c.get(sc, "t"); !ok {
+		t.Error("the newest row was evicted")
+	}
+	if _, ok := c.get(memory.Scope{User: "v", Namespace: "default"}, "t"); ok {
+		t.Error("a row was returned for another scope")
 	}
 }

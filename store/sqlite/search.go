@@ -86,9 +86,10 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ids []string, seq
 	if len(miss) == 0 {
 		return found, nil
 	}
-	gen := s.rows.generation()
+	note := s.rows.note()
 	read, err := s.getBySeq(ctx, sc, miss)
 	if err != nil {
+		s.rows.put(note, nil)
 		return nil, err
 	}
 	kept := make([]*memory.Memory, 0, len(read))
@@ -96,7 +97,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ids []string, seq
 		kept = append(kept, m)
 		found[id] = m
 	}
-	s.rows.put(gen, kept)
+	s.rows.put(note, kept)
 	return found, nil
 }
 

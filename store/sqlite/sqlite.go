@@ -66,6 +66,8 @@ type Store struct {
 
 	// rows keeps recently read rows for searches (see rowCache).
 	rows *rowCache
+	// lexTotals keeps FTS5's counts for lexical ranking.
+	lexTotals lexTotalsCache
 
 	// lexWrites counts rows added to the lexical index since it was last
 	// merged; lexCompactAt is the count that triggers the next merge.
@@ -137,7 +139,7 @@ func Open(ctx context.Context, path string, opts memory.OpenOptions) (*Store, er
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), rows: newRowCache(rowCacheSize)}
+	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), rows: newRowCache(rowCacheBytes)}
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,9 +42,31 @@ func strideFor(dim int) int { return (dim + 15) &^ 15 }
 
 type vecMeta struct {
 	tier         memory.Tier
+	tierBit      uint8 // tierBits(tier): filters test a bit, not a string
 	dead         bool  // superseded or archived
 	expires      int64 // unix micros, 0 = never
 	consolidated bool
+}
+
+// newMeta is a row's index metadata.
+func newMeta(tier memory.Tier, dead bool, expires int64, consolidated bool) vecMeta {
+	return vecMeta{tier: tier, tierBit: tierBits(tier), dead: dead, expires: expires, consolidated: consolidated}
+}
+
+// tierBits maps a tier to its bit in a filter's tier mask; an unknown tier
+// gets the bit no known tier has, and is then compared by name.
+func tierBits(t memory.Tier) uint8 {
+	switch t {
+	case memory.TierEvent:
+		return 1
+	case memory.TierEpisodic:
+		return 2
+	case memory.TierSemantic:
+		return 4
+	case memory.TierProfile:
+		return 8
+	}
+	return 128
 }
 
 // index returns the scope's index, creating an unloaded one.
@@ -114,7 +137,7 @@ func (ix *vecIndex) scanRows(rows *sql.Rows) error {
 		if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &emb, &seq); err != nil {
 			return err
 		}
-		ix.upsert(id, seq, vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}, emb)
+		ix.upsert(id, seq, newMeta(memory.Tier(tier), dead, expires, cons), emb)
 	}
 	return rows.Err()
 }
@@ -204,6 +227,7 @@ func quantQuery(q []float32, stride int) []int16 {
 // On error an index is dropped and reloads on the next search.
 func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 	s.rows.drop(ids)
+	s.lexTotals.gen.Add(1)
 	if len(ids) == 0 {
 		return
 	}
@@ -260,7 +284,7 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 				return
 			}
 			seen[id] = true
-			m := vecMeta{tier: memory.Tier(tier), dead: dead, expires: expires, consolidated: cons}
+			m := newMeta(memory.Tier(tier), dead, expires, cons)
 			if ix != nil {
 				ix.upsert(id, seq, m, emb)
 			}
@@ -290,6 +314,7 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 // after a deletion committed.
 func (s *Store) forgetUser(user, ns string) {
 	s.rows.dropUser(user, ns)
+	s.lexTotals.gen.Add(1)
 	s.idxMu.Lock()
 	var drop []*vecIndex
 	var dropLex []*lexIndex
@@ -319,6 +344,7 @@ func (s *Store) forgetUser(user, ns string) {
 // filter is a search's predicate over index metadata.
 type filter struct {
 	tiers        []memory.Tier
+	tierMask     uint8 // the known tiers' bits (tierBits)
 	includeDead  bool
 	at           int64
 	exclConsolid bool
@@ -329,7 +355,13 @@ func newFilter(o memory.SearchOptions) filter {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return filter{tiers: o.Tiers, includeDead: o.IncludeDead, at: micros(at), exclConsolid: o.ExcludeConsolidated}
+	f := filter{tiers: o.Tiers, includeDead: o.IncludeDead, at: micros(at), exclConsolid: o.ExcludeConsolidated}
+	for _, t := range o.Tiers {
+		if b := tierBits(t); b != 128 {
+			f.tierMask |= b
+		}
+	}
+	return f
 }
 
 func (f *filter) keep(m *vecMeta) bool {
@@ -340,22 +372,25 @@ func (f *filter) keep(m *vecMeta) bool {
 		return false
 	}
 	if len(f.tiers) > 0 {
-		for _, t := range f.tiers {
-			if t == m.tier {
-				return true
-			}
+		if m.tierBit&f.tierMask != 0 {
+			return true
 		}
-		return false
+		if m.tierBit != 128 {
+			return false
+		}
+		// A tier this file does not know: compare names.
+		return slices.Contains(f.tiers, m.tier)
 	}
 	return true
 }
 
 // keepMemory applies the same filter to a memory re-read from the database.
 func (f *filter) keepMemory(m *memory.Memory) bool {
-	vm := vecMeta{tier: m.Tier, dead: m.ValidTo != nil || m.ArchivedAt != nil, consolidated: m.ConsolidatedAt != nil}
+	var exp int64
 	if m.ExpiresAt != nil {
-		vm.expires = micros(*m.ExpiresAt)
+		exp = micros(*m.ExpiresAt)
 	}
+	vm := newMeta(m.Tier, m.ValidTo != nil || m.ArchivedAt != nil, exp, m.ConsolidatedAt != nil)
 	return f.keep(&vm)
 }
 
