@@ -134,6 +134,13 @@ type Scored struct {
 	Fused       float64
 	VectorRank  int
 	LexicalRank int
+	// Phrases is how many of the query's phrases (content words side by
+	// side once stop words are out, such as "support group") the memory's
+	// search text holds as adjacent words.
+	Phrases int
+	// rank is what orders the candidates before the score: the fused
+	// score raised by the phrases, Fused × (1 + phrase_weight·Phrases).
+	rank float64
 	// Filtered is why the candidate was not selected ("" when selected).
 	Filtered string
 }
@@ -161,12 +168,19 @@ type Result struct {
 // store. So by default the order comes from the fusion and the level from
 // the evidence:
 //
-//	sim = fused / best_fused × best_evidence
+//	rank = fused × (1 + phrase_weight × phrases)
+//	sim  = rank / best_rank × best_evidence
 //
-// where best_evidence = max over the candidates of max(cosine, coverage).
-// The best-fused candidate gets the best evidence found; the others scale
-// down with their fused rank; a query nothing answers well keeps every
-// sim low. The min_score test, though, uses each candidate's own evidence
+// where best_evidence = max over the candidates of max(cosine, coverage),
+// and phrases counts the query's phrases (content words side by side once
+// stop words are out: "support group", "clothing store") that the memory
+// holds as adjacent words. Neither search sees word order (BM25 and a
+// bag-of-features embedding), so a memory that says "my clothing store"
+// and one that mentions a store and, later, clothing fuse alike; the
+// phrase tells them apart (LoCoMo dev R@5 0.682 → 0.697 at weight 0.5,
+// flat from 0.3 to 1). The best-ranked candidate gets the best evidence
+// found; the others scale down with their rank; a query nothing answers
+// well keeps every sim low. The min_score test, though, uses each candidate's own evidence
 // (the score with sim = max(cosine, coverage)): a candidate ranked next to
 // a perfect match must not borrow its level and pass the threshold on
 // words it does not contain. So min_score keeps its absolute meaning,
@@ -201,14 +215,15 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		return nil, err
 	}
 	cands := fuse(vec, lex, r.cfg.Recall.RRFK, r.vectorWeight(), r.cfg.Recall.Candidates)
-	terms := contentTerms(q.Text)
-	bestFused, bestEvidence := 0.0, 0.0
+	qt := newQueryTerms(q.Text)
+	bestRank, bestEvidence := 0.0, 0.0
 	for _, c := range cands {
 		if c.VectorRank == 0 {
 			c.Cosine = Cosine(qvec, c.Memory.Embedding)
 		}
-		c.Lexical = coverage(terms, c.Memory.SearchText())
-		bestFused = max(bestFused, c.Fused)
+		c.Lexical, c.Phrases = qt.match(c.Memory.SearchText())
+		c.rank = c.Fused * (1 + r.cfg.Recall.PhraseWeight*float64(c.Phrases))
+		bestRank = max(bestRank, c.rank)
 		bestEvidence = max(bestEvidence, c.Cosine, c.Lexical)
 	}
 	bestEvidence = min(bestEvidence, 1)
@@ -218,8 +233,8 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		m := c.Memory
 		evidence := max(c.Cosine, c.Lexical)
 		sim := evidence
-		if !r.cfg.SimEvidence && bestFused > 0 {
-			sim = c.Fused / bestFused * bestEvidence
+		if !r.cfg.SimEvidence && bestRank > 0 {
+			sim = c.rank / bestRank * bestEvidence
 		}
 		ret := Retention(m, at, r.cfg.Decay)
 		_, c.Breakdown = Score(sim, ret, m.Hits, m.Value, r.cfg.Recall.Weights)

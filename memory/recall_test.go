@@ -502,6 +502,66 @@ func TestTerms(t *testing.T) {
 	}
 }
 
+func TestQueryPhrases(t *testing.T) {
+	qt := newQueryTerms("When did she go to the LGBTQ support group? Honor the memories")
+	if want := []string{"go", "lgbtq", "support", "group", "honor", "memori"}; !slices.Equal(qt.terms, want) {
+		t.Fatalf("terms = %q, want %q", qt.terms, want)
+	}
+	for _, tc := range []struct {
+		text     string
+		phrases  int
+		coverage float64
+	}{
+		{"I went to a LGBTQ support group yesterday", 2, 3.0 / 6},
+		{"Group support for LGBTQ people", 0, 3.0 / 6},            // the words, not side by side in order
+		{"a way to honor the memories of loved ones", 1, 2.0 / 6}, // stop words between do not break a phrase
+		{"support and a group", 1, 2.0 / 6},                       // nor do several
+		{"support groups, then the support group", 1, 2.0 / 6},    // inflected; counted once
+		{"support. Group", 1, 2.0 / 6},
+		{"", 0, 0},
+	} {
+		if c, n := qt.match(tc.text); n != tc.phrases || math.Abs(c-tc.coverage) > 1e-9 {
+			t.Errorf("match(%q) = %v, %d; want %v, %d", tc.text, c, n, tc.coverage, tc.phrases)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { qt.match("We went to the LGBTQ support group and the Group support") }); n != 0 {
+		t.Errorf("match allocates %v times", n)
+	}
+	cjk := newQueryTerms("我的狗叫小白")
+	if _, n := cjk.match("朋友说我的狗叫小白"); n == 0 {
+		t.Errorf("CJK bigrams side by side make no phrase")
+	}
+}
+
+// Of two memories with the same query words, the one holding them as the
+// query's phrase ranks first, whatever order the searches gave.
+func TestRecallPhraseRanksFirst(t *testing.T) {
+	const q = "clothing store spot floor"
+	// scattered holds one query word more, so lexical search ranks it first.
+	scattered := rcMem("scattered", TierEvent, "every floor of the store had clothing in some spot")
+	phrase := rcMem("phrase", TierEvent, "found the perfect spot for my clothing store")
+	s := &testSearcher{mems: []*Memory{scattered, phrase}}
+	for _, pw := range []float64{0, 0.5} {
+		p := policy.Default()
+		p.Recall.PhraseWeight = pw
+		r, err := NewRecaller(RecallerConfig{Search: s, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"phrase", "scattered"}
+		if pw == 0 {
+			want = []string{"scattered", "phrase"}
+		}
+		if ids := selectedIDs(res); !slices.Equal(ids, want) {
+			t.Errorf("phrase_weight %v: selected %v, want %v", pw, ids, want)
+		}
+	}
+}
+
 func TestNormalizeForMatch(t *testing.T) {
 	cases := map[string]string{
 		"  The User's   dog,  REX! ": "the user s dog rex",
@@ -565,6 +625,8 @@ func TestRecallMinScoreUsesOwnEvidence(t *testing.T) {
 	const q = "zebra stripes savanna"
 	p := policy.Default()
 	p.Recall.Weights = policy.Weights{Similarity: 1}
+	// No phrase boost: weak must keep the level fusion gives its rank.
+	p.Recall.PhraseWeight = 0
 	full := rcMem("full", TierSemantic, "zebra stripes on the savanna", 0, 1, 0)
 	weak := rcMem("weak", TierSemantic, "a zebra at the zoo", 0, 0.2, 0.98)
 	s := &testSearcher{mems: []*Memory{full, weak}}

@@ -28,35 +28,70 @@ var stopTerms = map[string]bool{
 // contentTerms are the query's distinct topic terms: lowercased, stemmed
 // words and CJK character bigrams (a lone CJK character as itself), stop
 // words out.
-func contentTerms(q string) []string {
-	var out []string
+func contentTerms(q string) []string { return newQueryTerms(q).terms }
+
+// maxQueryTerms bounds the terms (and so the pairs) a query is matched
+// with: coverage and phrase matching keep their state in fixed arrays.
+const maxQueryTerms = 64
+
+// queryTerms are a query's content terms (contentTerms) and its phrases:
+// the pairs of terms that stand side by side once stop words are out
+// ("clothing store" → (cloth, store); "honor the memories" → (honor,
+// memori)). They are indices into terms.
+type queryTerms struct {
+	terms []string
+	pairs [][2]int8
+}
+
+func newQueryTerms(q string) queryTerms {
+	var qt queryTerms
+	prev := -1
 	eachTerm(q, func(t string) {
 		t = strings.ToLower(t)
 		if stopTerms[t] {
 			return
 		}
-		if t = Stem(t); !slices.Contains(out, t) {
-			out = append(out, t)
+		t = Stem(t)
+		i := slices.Index(qt.terms, t)
+		if i < 0 {
+			if len(qt.terms) == maxQueryTerms {
+				prev = -1
+				return
+			}
+			i = len(qt.terms)
+			qt.terms = append(qt.terms, t)
 		}
+		if p := [2]int8{int8(prev), int8(i)}; prev >= 0 && prev != i && len(qt.pairs) < maxQueryTerms && !slices.Contains(qt.pairs, p) {
+			qt.pairs = append(qt.pairs, p)
+		}
+		prev = i
 	})
-	return out
+	return qt
 }
 
 // coverage is the share of terms (lowercase, stemmed) that occur in text
-// (0 with no terms), each word of text stemmed as the stores index it. It
-// allocates nothing: recall runs it on every candidate.
+// (0 with no terms), each word of text stemmed as the stores index it.
 func coverage(terms []string, text string) float64 {
+	c, _ := queryTerms{terms: terms}.match(text)
+	return c
+}
+
+// match reads text once (each word stemmed as the stores index it, stop
+// words skipped) and reports the share of the query's terms it contains
+// and how many of the query's phrases occur in it as adjacent words. It
+// allocates nothing: recall runs it on every candidate.
+func (qt queryTerms) match(text string) (coverage float64, phrases int) {
+	terms := qt.terms
 	if len(terms) == 0 {
-		return 0
+		return 0, 0
 	}
-	var seen [64]bool
-	if len(terms) > len(seen) {
-		terms = terms[:len(seen)]
+	if len(terms) > maxQueryTerms {
+		terms = terms[:maxQueryTerms]
 	}
+	var seen, seenPair [maxQueryTerms]bool
 	var buf [maxStemLen]byte
-	n := 0
+	n, prev := 0, -1
 	eachTerm(text, func(t string) {
-		w := t
 		var st []byte
 		if len(t) <= maxStemLen && asciiWord(t) {
 			for i := 0; i < len(t); i++ {
@@ -66,19 +101,35 @@ func coverage(terms []string, text string) float64 {
 				}
 				buf[i] = c
 			}
+			if stopTerms[string(buf[:len(t)])] {
+				return
+			}
 			st = buf[:stemBytes(buf[:len(t)])]
+		} else if stopTerms[t] {
+			return
 		}
+		cur := -1
 		for i, q := range terms {
-			if seen[i] {
-				continue
-			}
-			if st != nil && string(st) == q || st == nil && strings.EqualFold(q, w) {
-				seen[i] = true
-				n++
+			if st != nil && string(st) == q || st == nil && strings.EqualFold(q, t) {
+				cur = i
+				break
 			}
 		}
+		if cur >= 0 && !seen[cur] {
+			seen[cur] = true
+			n++
+		}
+		if cur >= 0 && prev >= 0 {
+			for i, p := range qt.pairs {
+				if !seenPair[i] && int(p[0]) == prev && int(p[1]) == cur {
+					seenPair[i] = true
+					phrases++
+				}
+			}
+		}
+		prev = cur
 	})
-	return float64(n) / float64(len(terms))
+	return float64(n) / float64(len(terms)), phrases
 }
 
 // asciiWord reports whether t is made of ASCII letters only (the words

@@ -63,6 +63,7 @@ func Default() *Policy {
 			RRFK:                10,
 			VectorWeight:        1,
 			LocalVectorWeight:   0.1,
+			PhraseWeight:        0.5,
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},
 			ProfileBudgetTokens: 150,
 			PreferConsolidated:  true,

@@ -136,6 +136,11 @@ type Recall struct {
 	// than BM25 with IDF, so it only breaks ties.
 	VectorWeight      float64 `yaml:"vector_weight"`
 	LocalVectorWeight float64 `yaml:"local_vector_weight"`
+	// PhraseWeight raises a candidate whose text holds the query's words
+	// side by side ("support group", not "support" here and "group"
+	// there): its fused score is multiplied by 1 + PhraseWeight × the
+	// query's word pairs it holds (0: no boost).
+	PhraseWeight float64 `yaml:"phrase_weight"`
 	// Weights of the score formula.
 	Weights Weights `yaml:"weights"`
 	// ProfileBudgetTokens is the separate budget for profile memories.
