@@ -135,7 +135,7 @@ func TestRenderProfileFirstWithinItsCap(t *testing.T) {
 	if strings.Join(ids, ",") != "p1,f1" {
 		t.Fatalf("used %v, want p1 then f1 (p2 over the profile cap)\n%s", ids, section)
 	}
-	if !strings.Contains(section, "- [profile m:p1] Call the user Sam.\n- [semantic m:f1] fact one\n") {
+	if !strings.Contains(section, "- [profile m:ph] Call the user Sam.\n- [semantic m:fh] fact one\n") {
 		t.Fatalf("unexpected lines:\n%s", section)
 	}
 }
@@ -162,5 +162,19 @@ func TestItemsAndOptionsFrom(t *testing.T) {
 	o := OptionsFrom(p.Inject, p.Recall, "note")
 	if o.Guard != p.Inject.Guard || o.BudgetTokens != 500 || o.ProfileBudgetTokens != 150 || len(o.Notes) != 1 {
 		t.Fatalf("OptionsFrom = %+v", o)
+	}
+}
+
+func TestShortIDLettersOnly(t *testing.T) {
+	for id, want := range map[string]string{
+		"8f2c01aa": "ofic", "0123456789abcdef": "ghij", "abcd": "abcd", "7": "n", "": "", "a-b_c$d9": "abcd",
+	} {
+		if got := shortID(id); got != want {
+			t.Errorf("shortID(%q) = %q, want %q", id, got, want)
+		}
+	}
+	// One token by the injector's counter, where mixed hex costs up to four.
+	if n := memory.CountTokens(shortID("8f2c01aa")); n != 1 {
+		t.Errorf("short id costs %d tokens", n)
 	}
 }

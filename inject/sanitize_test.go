@@ -108,7 +108,7 @@ func checkSafe(t *testing.T, text string) {
 		t.Fatalf("block structure broken by %q:\n%s", text, section)
 	}
 	for _, l := range lines[2 : len(lines)-1] {
-		if !strings.HasPrefix(l, "- [event m:f00d] ") {
+		if !strings.HasPrefix(l, "- [event m:fggd] ") {
 			t.Fatalf("memory %q added a line %q:\n%s", text, l, section)
 		}
 	}
