@@ -20,6 +20,7 @@ func (q *Queue) WaitIdle(ctx context.Context) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
+		counted := time.Now()
 		n, err := q.count(ctx, rivertype.JobStateAvailable, rivertype.JobStateRunning)
 		if err != nil {
 			return err
@@ -34,11 +35,34 @@ func (q *Queue) WaitIdle(ctx context.Context) error {
 			if !ok {
 				sub = nil // the client stopped: the ticker alone wakes us
 			}
-			// Events come in bursts (a batch of completions): one count
-			// answers them all.
+			// Events come in bursts (a batch of completions), and a count
+			// takes River's connection from the workers (on SQLite its
+			// only one): count at most once per waitIdleGap, once for all
+			// the events that came meanwhile.
+			if err := sleepCtx(ctx, waitIdleGap-time.Since(counted)); err != nil {
+				return fmt.Errorf("background: wait idle: %w", err)
+			}
 			sub = drain(sub)
 		case <-tick.C:
 		}
+	}
+}
+
+// waitIdleGap is the least time between two counts of WaitIdle.
+const waitIdleGap = 10 * time.Millisecond
+
+// sleepCtx waits d (nothing when d ≤ 0) or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
