@@ -223,7 +223,7 @@ func (q *Queue) riverConfig() *river.Config {
 	rc.Workers = workers
 	rc.Queues = map[string]river.QueueConfig{
 		queueIngest:      {MaxWorkers: p.Ingest.Workers},
-		queueConsolidate: {MaxWorkers: 2},
+		queueConsolidate: {MaxWorkers: q.consolidateWorkers()},
 		queueMaintenance: {MaxWorkers: 1},
 	}
 	rc.PeriodicJobs = []*river.PeriodicJob{
@@ -234,6 +234,19 @@ func (q *Queue) riverConfig() *river.Config {
 		),
 	}
 	return rc
+}
+
+// consolidateWorkers bounds concurrent Consolidate jobs. With a model it
+// is the number of concurrent model calls: 2. Without one, consolidation
+// is short local work; more slots let one fetch take a burst of jobs (a
+// producer whose fetch filled every slot fetches again at each completion,
+// and on SQLite every fetch takes River's one connection and the write
+// lock).
+func (q *Queue) consolidateWorkers() int {
+	if q.llm != nil {
+		return 2
+	}
+	return 8
 }
 
 // Migrate brings River's tables up to date. Start calls it; it is safe to
