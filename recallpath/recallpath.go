@@ -37,6 +37,21 @@ type Writer interface {
 	AppendRecall(ctx context.Context, r *memory.RecallRecord) error
 }
 
+// Batcher is a Writer that can commit many writes at once: Touch and
+// AppendRecall called with the context Batch passes fn are committed
+// together when fn returns (the SQLite store). The background writer then
+// writes each flush window in one transaction instead of one per call.
+type Batcher interface {
+	Batch(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// flushWindow is how long the background writer gathers writes before it
+// commits them together; Flush and Close do not wait for it.
+const flushWindow = 50 * time.Millisecond
+
+// maxBatch bounds the writes committed together.
+const maxBatch = 512
+
 // Config wires a Hook. Gate, Recaller, Writer and Policy are required.
 type Config struct {
 	Policy   *policy.Policy
@@ -64,7 +79,7 @@ type Hook struct {
 	met      metrics
 	profiles *ristretto.Cache[string, []*memory.Memory]
 
-	work     chan func(context.Context)
+	work     chan job
 	stop     chan struct{}
 	done     chan struct{}
 	closeOne sync.Once
@@ -102,7 +117,7 @@ func New(cfg Config) (*Hook, error) {
 		opts:     inject.OptionsFrom(cfg.Policy.Inject, cfg.Policy.Recall),
 		log:      cfg.Logger,
 		met:      newMetrics(cfg.Registry),
-		work:     make(chan func(context.Context), cfg.Queue),
+		work:     make(chan job, cfg.Queue),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -302,7 +317,7 @@ const maxLoggedCandidates = 25
 func (h *Hook) Flush(ctx context.Context) error {
 	done := make(chan struct{})
 	select {
-	case h.work <- func(context.Context) { close(done) }:
+	case h.work <- job{done: done}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -314,31 +329,51 @@ func (h *Hook) Flush(ctx context.Context) error {
 	}
 }
 
+// job is one write for the background writer, or (write nil) a Flush
+// waiting for every write before it.
+type job struct {
+	write func(context.Context)
+	done  chan struct{}
+}
+
 // enqueue hands work to the background writer; when it is full the work is
 // dropped and counted (these writes are reinforcement and observability,
 // never the user's data).
 func (h *Hook) enqueue(f func(context.Context)) {
 	select {
-	case h.work <- f:
+	case h.work <- job{write: f}:
 	default:
 		h.met.dropped.Inc()
 		h.log.Warn("recall: background writer full, dropping a write")
 	}
 }
 
+// run is the background writer: it gathers the writes of a flush window
+// (or until a Flush, Close or maxBatch) and writes them together.
 func (h *Hook) run() {
 	defer close(h.done)
-	ctx := context.Background()
+	var batch []job
+	var window <-chan time.Time
 	for {
 		select {
-		case f := <-h.work:
-			h.do(ctx, f)
+		case j := <-h.work:
+			batch = append(batch, j)
+			if j.write == nil || len(batch) >= maxBatch {
+				h.write(batch)
+				batch, window = nil, nil
+			} else if window == nil {
+				window = time.After(flushWindow)
+			}
+		case <-window:
+			h.write(batch)
+			batch, window = nil, nil
 		case <-h.stop:
 			for {
 				select {
-				case f := <-h.work:
-					h.do(ctx, f)
+				case j := <-h.work:
+					batch = append(batch, j)
 				default:
+					h.write(batch)
 					return
 				}
 			}
@@ -346,10 +381,34 @@ func (h *Hook) run() {
 	}
 }
 
-func (h *Hook) do(ctx context.Context, f func(context.Context)) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// write performs a batch of jobs in order, in one transaction when the
+// Writer is a Batcher, then releases the Flushes among them.
+func (h *Hook) write(batch []job) {
+	if len(batch) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	f(ctx)
+	each := func(ctx context.Context) error {
+		for _, j := range batch {
+			if j.write != nil {
+				j.write(ctx)
+			}
+		}
+		return nil
+	}
+	if b, ok := h.cfg.Writer.(Batcher); ok {
+		if err := b.Batch(ctx, each); err != nil {
+			h.log.Warn("recall: commit background writes", "writes", len(batch), "err", err)
+		}
+	} else {
+		_ = each(ctx)
+	}
+	for _, j := range batch {
+		if j.done != nil {
+			close(j.done)
+		}
+	}
 }
 
 // queryText is what recall searches for: the last user message, with the

@@ -186,7 +186,7 @@ func (s *Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error 
 	if r.Feedback != nil {
 		fb = *r.Feedback
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.joinWrite(ctx, func(tx *sql.Tx) error {
 		_, err := s.txExec(ctx, tx, `INSERT INTO recall (user, namespace, request_id, time, data, feedback) VALUES (?, ?, ?, ?, ?, ?)`,
 			r.Scope.User, r.Scope.Namespace, r.RequestID, micros(r.Time), string(data), fb)
 		return err

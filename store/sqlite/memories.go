@@ -398,16 +398,19 @@ func (s *Store) updateMany(ctx context.Context, sc memory.Scope, ids []string, s
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		for _, part := range chunks(ids, batchSize) {
-			a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
-			if _, err := s.txExec(ctx, tx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
-				placeholders(len(part))+`)`, a...); err != nil {
-				return err
-			}
+	return s.write(ctx, func(tx *sql.Tx) error { return s.updateTx(ctx, tx, sc, ids, set, args...) })
+}
+
+// updateTx is updateMany's statements, in tx.
+func (s *Store) updateTx(ctx context.Context, tx *sql.Tx, sc memory.Scope, ids []string, set string, args ...any) error {
+	for _, part := range chunks(ids, batchSize) {
+		a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
+		if _, err := s.txExec(ctx, tx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
+			placeholders(len(part))+`)`, a...); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // Touch records an access of each id: hits+1 and last_used_at=t (never
@@ -416,11 +419,21 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	if err := s.check(sc); err != nil {
 		return err
 	}
+	if len(ids) == 0 {
+		return nil
+	}
 	// Hits and last use are not part of the indexes: no refresh, but the
-	// cached rows are brought up to date (see rowCache).
+	// cached rows are brought up to date (see rowCache), once committed.
 	s.rows.beginTouch(ids)
-	err := s.updateMany(ctx, sc, ids, `hits = hits + 1, last_used_at = max(last_used_at, ?)`, micros(t))
-	s.rows.endTouch(sc, ids, fromMicros(micros(t)), err == nil)
+	err := s.joinWrite(ctx, func(tx *sql.Tx) error {
+		return s.updateTx(ctx, tx, sc, ids, `hits = hits + 1, last_used_at = max(last_used_at, ?)`, micros(t))
+	})
+	end := func(committed bool) { s.rows.endTouch(sc, ids, fromMicros(micros(t)), committed && err == nil) }
+	if b := s.batchOf(ctx); b != nil {
+		b.after = append(b.after, end)
+	} else {
+		end(true)
+	}
 	if err != nil {
 		return fmt.Errorf("touch memories: %w", err)
 	}

@@ -24,6 +24,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -205,6 +206,10 @@ func (s *Store) check(sc memory.Scope) error {
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.closed.Load() {
 		return memory.ErrClosed
+	}
+	if s.batchOf(ctx) != nil {
+		// It would wait for the batch's own lock.
+		return errors.New("only Touch and AppendRecall may write inside a Batch")
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
