@@ -39,8 +39,9 @@ func rowBytes(m *memory.Memory) int {
 // still reading. A user's deletion invalidates every note taken before it.
 // Like the vector index, the cache knows this process's writes only.
 //
-// Rows are stored as read and handed out as copies: callers may mutate
-// what a search returns.
+// Rows are stored as read, never changed in place (endTouch replaces
+// them), and searches hand out copies: callers may mutate what a search
+// returns.
 type rowCache struct {
 	mu       sync.Mutex
 	gen      uint64
@@ -74,15 +75,16 @@ func (c *rowCache) note() cacheNote {
 	return cacheNote{c.gen, c.bulk}
 }
 
-// get returns a copy of the cached row of id in scope sc.
-func (c *rowCache) get(sc memory.Scope, id string) (*memory.Memory, bool) {
+// peek returns the cached row of id in scope sc, which is immutable: the
+// caller copies it before handing it out.
+func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 	c.mu.Lock()
 	m, ok := c.m[id]
 	c.mu.Unlock()
 	if !ok || m.Scope != sc {
 		return nil, false
 	}
-	return cloneMemory(m), true
+	return m, true
 }
 
 // put keeps copies of rows read from the database after note was taken,

@@ -169,10 +169,10 @@ func TestRowCacheBound(t *testing.T) {
 	if len(c.m) != 5 {
 		t.Errorf("%d rows kept, want 5", len(c.m))
 	}
-	if _, ok := c.get(sc, "t"); !ok {
+	if _, ok := c.peek(sc, "t"); !ok {
 		t.Error("the newest row was evicted")
 	}
-	if _, ok := c.get(memory.Scope{User: "v", Namespace: "default"}, "t"); ok {
+	if _, ok := c.peek(memory.Scope{User: "v", Namespace: "default"}, "t"); ok {
 		t.Error("a row was returned for another scope")
 	}
 }

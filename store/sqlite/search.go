@@ -51,14 +51,14 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	out := make([]memory.Candidate, 0, len(ids))
+	e := make([]float32, len(q))
 	for _, id := range ids {
 		// A row changed between the scan and the read is checked again.
 		m, ok := found[id]
 		if !ok || !f.keepMemory(m) || len(m.Embedding) != len(q) {
 			continue
 		}
-		e, ok := normalise(m.Embedding)
-		if !ok {
+		if !normaliseInto(e, m.Embedding) {
 			continue
 		}
 		out = append(out, memory.Candidate{Memory: m, Score: float64(dot(q, e))})
@@ -67,17 +67,23 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	if len(out) > limit {
 		out = out[:limit]
 	}
+	// Only what is returned is copied out of the cache.
+	for i := range out {
+		out[i].Memory = cloneMemory(out[i].Memory)
+	}
 	return out, nil
 }
 
 // readRows returns the scope's memories ids (at rowids seqs), keyed by id:
 // from the row cache where it holds them, the rest read with getBySeq and
-// kept in the cache. An id missing from the result was not found.
+// kept in the cache. An id missing from the result was not found. The rows
+// may be the cache's own: callers copy (cloneMemory) what they return and
+// change nothing.
 func (s *Store) readRows(ctx context.Context, sc memory.Scope, ids []string, seqs []int64) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
 	var miss []int64
 	for i, id := range ids {
-		if m, ok := s.rows.get(sc, id); ok {
+		if m, ok := s.rows.peek(sc, id); ok {
 			found[id] = m
 		} else {
 			miss = append(miss, seqs[i])
@@ -141,19 +147,28 @@ func (s *Store) getBySeq(ctx context.Context, sc memory.Scope, seqs []int64) (ma
 func rerankMargin(limit int) int { return max(16, limit/2) }
 
 func normalise(v []float32) ([]float32, bool) {
+	q := make([]float32, len(v))
+	if !normaliseInto(q, v) {
+		return nil, false
+	}
+	return q, true
+}
+
+// normaliseInto writes v/|v| to dst (of v's length); false when v has no
+// direction.
+func normaliseInto(dst, v []float32) bool {
 	var n float64
 	for _, f := range v {
 		n += float64(f) * float64(f)
 	}
 	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
-		return nil, false
+		return false
 	}
 	inv := 1 / math.Sqrt(n)
-	q := make([]float32, len(v))
 	for i, f := range v {
-		q[i] = float32(float64(f) * inv)
+		dst[i] = float32(float64(f) * inv)
 	}
-	return q, true
+	return true
 }
 
 // LexicalSearch ranks the scope's memories by BM25 over their lexical form
@@ -200,7 +215,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	for i, id := range ids {
 		// A row changed between the ranking and the read is checked again.
 		if m, ok := found[id]; ok && f.keepMemory(m) {
-			out = append(out, memory.Candidate{Memory: m, Score: hits[i].score})
+			out = append(out, memory.Candidate{Memory: cloneMemory(m), Score: hits[i].score})
 		}
 	}
 	return out, nil
