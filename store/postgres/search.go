@@ -116,10 +116,27 @@ func (s *Store) vectorExact(ctx context.Context, sc memory.Scope, vec []float32,
 // exactMargin is how many rows past the limit the exact path re-ranks.
 func exactMargin(limit int) int { return max(limit/2, 10) }
 
-// vectorIndexed walks the HNSW index with pgvector 0.8 iterative scans. The
-// settings are transaction-local so they never leak into pooled
-// connections used by other queries.
+// vectorIndexed walks the HNSW index with pgvector 0.8 iterative scans
+// (relaxed order, re-sorted here), which keep going until enough rows pass
+// the scope filter. For the default limit the session defaults (Open)
+// already hold the scan settings and the query runs alone, one round
+// trip; another limit sets its ef_search, and enable_sort=off to hold the
+// planner to the index order, in a transaction of its own. Either way the
+// settings never leak into pooled connections used by other queries.
 func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) (out []memory.Candidate, err error) {
+	w := scoped(sc)
+	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
+	w.add("embedding IS NOT NULL")
+	searchFilter(w, o)
+	query := `WITH hits AS MATERIALIZED (
+		SELECT ` + s.cols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
+		ORDER BY embedding <=> ` + q + ` LIMIT ` + w.arg(limit) + `)
+		SELECT * FROM hits ORDER BY dist, id`
+	score := func(dist float64) float64 { return 1 - dist }
+	ef := efSearch(limit)
+	if strconv.Itoa(ef) == sessionDefaults["hnsw.ef_search"] {
+		return s.candidates(ctx, s.db, query, w.args, score)
+	}
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: begin: %w", err)
@@ -131,25 +148,11 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 	}()
 	// ef_search is the candidate list of each iteration; a larger list for
 	// larger limits keeps the relaxed order close to the true order.
-	ef := efSearch(limit)
 	if _, err := tx.ExecContext(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
-		set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true),
-		set_config('jit', 'off', true)`, strconv.Itoa(ef)); err != nil {
+		set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true)`, strconv.Itoa(ef)); err != nil {
 		return nil, fmt.Errorf("vector search: settings: %w", err)
 	}
-	w := scoped(sc)
-	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
-	w.add("embedding IS NOT NULL")
-	searchFilter(w, o)
-	// enable_sort=off steers the planner to the index order (the inner
-	// query); the outer sort of at most limit rows runs regardless. It
-	// inflates the plan's cost past jit_above_cost, and JIT-compiling a
-	// query that runs for a millisecond costs half a second: jit is off.
-	query := `WITH hits AS MATERIALIZED (
-		SELECT ` + s.cols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
-		ORDER BY embedding <=> ` + q + ` LIMIT ` + w.arg(limit) + `)
-		SELECT * FROM hits ORDER BY dist, id`
-	return s.candidates(ctx, tx, query, w.args, func(dist float64) float64 { return 1 - dist })
+	return s.candidates(ctx, tx, query, w.args, score)
 }
 
 // efSearch is the HNSW candidate list for a search of limit rows.
