@@ -52,6 +52,7 @@ var migrations = []migration{
 	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, relexAll},
 	{4, "compact vector table for exact search", func(int) string { return vectorsSchema }, nil},
 	{5, "scope-prefixed lexical index", func(int) string { return scopedLexSchema }, nil},
+	{6, "room for in-place touches, statistics", func(int) string { return touchSchema }, nil},
 }
 
 // vectorsSchema adds memory_vectors, a narrow copy of each memory's
@@ -136,6 +137,28 @@ AS $$ SELECT regexp_replace(q::text, '(^|[ (!])''', '\1''' || left(md5(u || chr(
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex));
 DROP INDEX memories_lex;
+`
+
+// touchSchema leaves room on memories pages (fillfactor 85, for pages
+// written from now on) so that Touch, which rewrites hits and
+// last_used_at of every injected memory, can update in place (HOT):
+// on a full page each touch wrote a new row version into every index,
+// the HNSW graph and the lexical GIN included, work that competed with
+// recall for the CPU. A partitioned table takes no storage parameters,
+// so each partition gets it. The ANALYZE gives the planner the statistics
+// of the scoped lexical index's expression (migration 5), without which
+// it also intersected the scope's whole primary-key range, and of
+// memory_vectors; ANALYZE samples, so it stays short on large tables.
+const touchSchema = `
+DO $$
+DECLARE p regclass;
+BEGIN
+	FOR p IN SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'memories'::regclass LOOP
+		EXECUTE format('ALTER TABLE %s SET (fillfactor = 85)', p);
+	END LOOP;
+END $$;
+ANALYZE memories;
+ANALYZE memory_vectors;
 `
 
 const contextSchema = `ALTER TABLE memories ADD COLUMN context text NOT NULL DEFAULT '';`

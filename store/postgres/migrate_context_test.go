@@ -128,3 +128,17 @@ func TestMigrateVectors(t *testing.T) {
 		t.Errorf("memory_vectors holds %d rows after deleting far, want 1 (near, archived)", n)
 	}
 }
+
+// TestTouchRoom: every memories partition leaves room for in-place
+// (HOT) touches.
+func TestTouchRoom(t *testing.T) {
+	st := openTest(t, 8)
+	var n int
+	if err := st.db.QueryRow(`SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'memories'::regclass AND 'fillfactor=85' = ANY(c.reloptions)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != partitions {
+		t.Errorf("%d of %d memories partitions have fillfactor 85", n, partitions)
+	}
+}
