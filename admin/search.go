@@ -30,6 +30,7 @@ type explained struct {
 	Fused       float64 `json:"fused"`
 	VectorRank  int     `json:"vector_rank"`
 	LexicalRank int     `json:"lexical_rank"`
+	Phrases     int     `json:"phrases"`
 }
 
 // explainResponse is the search answer with the knobs that shaped it.
@@ -124,7 +125,7 @@ func (a *API) search(c echo.Context) error {
 	for _, r := range res.Ranked {
 		e := explained{RankedCandidate: r, Text: text[r.ID]}
 		if x, ok := sel[r.ID]; ok {
-			e.Cosine, e.Lexical, e.Fused, e.VectorRank, e.LexicalRank = x.Cosine, x.Lexical, x.Fused, x.VectorRank, x.LexicalRank
+			e.Cosine, e.Lexical, e.Fused, e.VectorRank, e.LexicalRank, e.Phrases = x.Cosine, x.Lexical, x.Fused, x.VectorRank, x.LexicalRank, x.Phrases
 		}
 		out.Data = append(out.Data, e)
 	}
@@ -134,7 +135,7 @@ func (a *API) search(c echo.Context) error {
 		MinScore: minScore,
 		TopK:     k,
 		Filters: []string{memory.FilteredSuperseded, memory.FilteredArchived, memory.FilteredExpired, memory.FilteredProfile,
-			memory.FilteredConsolidated, memory.FilteredMinScore, memory.FilteredTopK},
+			memory.FilteredConsolidated, memory.FilteredMinScore, memory.FilteredCovered, memory.FilteredTopK},
 	}
 	return c.JSON(http.StatusOK, out)
 }

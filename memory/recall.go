@@ -50,7 +50,8 @@ const (
 	FilteredInMessages   = "in_messages"  // already in the request's messages
 	FilteredNoMatch      = "no_match"     // neither vector nor lexical similarity
 	FilteredMinScore     = "below_min_score"
-	FilteredTopK         = "top_k" // live and good enough, but not in the top k
+	FilteredCovered      = "covered" // said whole by a selected event (a fact extracted from that very turn)
+	FilteredTopK         = "top_k"   // live and good enough, but not in the top k
 )
 
 // MaxProfile bounds how many profile memories Profile returns; the
@@ -253,17 +254,48 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	slices.SortFunc(cands, compareScored)
 
 	res := &Result{Ranked: make([]RankedCandidate, 0, len(cands))}
-	for i, c := range cands {
-		if c.Filtered == "" {
-			if len(res.Selected) < topK {
-				res.Selected = append(res.Selected, c)
-			} else {
-				c.Filtered = FilteredTopK
-			}
+	for _, c := range cands {
+		if c.Filtered != "" {
+			continue
 		}
+		if slices.ContainsFunc(res.Selected, func(e *Scored) bool { return covers(e.Memory, c.Memory) }) {
+			c.Filtered = FilteredCovered
+			continue
+		}
+		if len(res.Selected) == topK {
+			c.Filtered = FilteredTopK
+			continue
+		}
+		// A better-ranked fact this event says whole gives up its slot.
+		res.Selected = slices.DeleteFunc(res.Selected, func(f *Scored) bool {
+			if covers(c.Memory, f.Memory) {
+				f.Filtered = FilteredCovered
+				return true
+			}
+			return false
+		})
+		res.Selected = append(res.Selected, c)
+	}
+	for i, c := range cands {
 		res.Ranked = append(res.Ranked, c.ranked(i+1))
 	}
 	return res, nil
+}
+
+// covers reports whether event e says everything m says: m is a memory
+// made from e's turn alone (a fact extracted from its user message), so
+// injecting both spends the budget twice on one statement. The event
+// stays: it has the fact's words and the exchange around them.
+func covers(e, m *Memory) bool {
+	if e.Tier != TierEvent || m.Tier == TierEvent || len(m.Provenance.RequestIDs) == 0 {
+		return false
+	}
+	for _, id := range m.Provenance.RequestIDs {
+		if !slices.Contains(e.Provenance.RequestIDs, id) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Recaller) vectorWeight() float64 {

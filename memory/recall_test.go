@@ -647,3 +647,43 @@ func TestRecallMinScoreUsesOwnEvidence(t *testing.T) {
 		t.Errorf("weak should rank high by fusion yet fail min_score on its own evidence: %+v", got["weak"])
 	}
 }
+
+// A fact extracted from a turn is not injected beside that turn's event,
+// whichever ranks first; a fact from another turn is.
+func TestRecallDropsFactCoveredByItsEvent(t *testing.T) {
+	const q = "german language structure"
+	prov := func(ids ...string) Provenance { return Provenance{RequestIDs: ids} }
+	fact := rcMem("fact", TierSemantic, "The user likes the structure of the German language.")
+	fact.Provenance = prov("r1")
+	event := rcMem("event", TierEvent, "Learning German is tough. I like the structure of the language.\nAssistant: Keep going!")
+	event.Provenance = prov("r1")
+	other := rcMem("other", TierSemantic, "The user speaks German at work.")
+	other.Provenance = prov("r2")
+	for _, first := range []string{"fact", "event"} {
+		// Equal lexical scores rank by id: the first one gets "a".
+		fact.ID, event.ID = "a-fact", "b-event"
+		if first == "event" {
+			fact.ID, event.ID = "b-fact", "a-event"
+		}
+		p := policy.Default()
+		p.Recall.PhraseWeight = 0
+		r, err := NewRecaller(RecallerConfig{Search: &testSearcher{mems: []*Memory{fact, event, other}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := selectedIDs(res)
+		if slices.Contains(ids, fact.ID) || !slices.Contains(ids, event.ID) || !slices.Contains(ids, "other") {
+			t.Errorf("%s first: selected %v, want the event and the other fact", first, ids)
+		}
+		if rankedByID(res)["a-"+first].Rank != 1 {
+			t.Errorf("%s first: %s is not ranked first: %+v", first, first, res.Ranked)
+		}
+		if got := rankedByID(res)[fact.ID]; got.Filtered != FilteredCovered || got.Injected {
+			t.Errorf("%s first: fact %+v, want filtered %q", first, got, FilteredCovered)
+		}
+	}
+}
