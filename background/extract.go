@@ -71,7 +71,9 @@ var slotRules = []slotRule{
 	{re: regexp.MustCompile(`我(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事)(?:住在|搬到了?|搬去了?)([\p{Han}A-Za-z]{1,10}?)(?:了)?(?:[，。,.!！]|$)`), key: "{rel}.location", text: "用户的%s住在%s。", rel: true},
 	// Work.
 	{re: en(`\bi(?: now)? work (?:at|for) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
-	{re: en(`\bi(?:'ve| have)? (?:joined|started at|started working at) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
+	{re: en(`\bi(?:'ve| have)? (?:started at|started working at) ` + enObj + enEnd), key: "user.employer", text: "The user works at %s."},
+	// Joining is membership ("a travel club", "a forum"), not employment.
+	{re: en(`\bi(?:'ve| have| just)? joined ` + enObj + enEnd), key: "user.member_of", text: "The user joined %s.", multi: true},
 	{re: en(`\bi(?: now)? work as (?:an? )?` + enObj + enEnd), key: "user.occupation", text: "The user works as a %s."},
 	{re: en(`\bi(?:'m| am)(?: now)? an? (software engineer|engineer|developer|programmer|teacher|doctor|nurse|student|designer|lawyer|manager|writer|researcher|scientist|data scientist|accountant|consultant|product manager|artist|chef)\b`), key: "user.occupation", text: "The user is a %s."},
 	{re: regexp.MustCompile(`我(?:现在)?在([\p{Han}A-Za-z]{1,12}?)(?:工作|上班)`), key: "user.employer", text: "用户在%s工作。"},
@@ -248,7 +250,24 @@ func cleanObject(s string) string {
 	case "", "it", "that", "this", "them", "you", "him", "her", "to", "it a lot", "了":
 		return ""
 	}
+	// A clause or someone else's thing is no fact about the user: "I love
+	// that you chose pottery", "I like how it works", "I like it when you
+	// cook", "I love your turtles", "I use it to relax".
+	first, _, _ := strings.Cut(low, " ")
+	if clauseStarts[first] {
+		return ""
+	}
 	return s
+}
+
+// clauseStarts are first words of an object that make it a clause, a
+// pronoun or the other party's thing rather than what the user likes,
+// uses or is.
+var clauseStarts = map[string]bool{
+	"that": true, "how": true, "when": true, "what": true, "where": true, "why": true, "which": true,
+	"who": true, "if": true, "because": true, "it": true, "this": true, "these": true, "those": true,
+	"them": true, "your": true, "you": true, "yours": true, "his": true, "her": true, "their": true,
+	"best": true, "thought": true, "makes": true,
 }
 
 func normObject(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }

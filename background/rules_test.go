@@ -30,6 +30,7 @@ func TestExtractFacts(t *testing.T) {
 		{"我是程序员", "user.occupation", "程序员"},
 		{"我今年28岁", "user.age", "28"},
 		{"我妹妹搬到柏林了", "sister.location", "柏林"},
+		{"Last weekend I joined a mentorship program", "user.member_of", "mentorship program"},
 	}
 	for _, c := range cases {
 		fs := ExtractFacts(c.in, nil)
@@ -41,6 +42,16 @@ func TestExtractFacts(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("ExtractFacts(%q) = %+v, want key %s object %q", c.in, fs, c.key, c.obj)
+		}
+	}
+	// Clauses, pronouns and the other party's things are not facts about
+	// the user; joining a group is not employment.
+	for _, q := range []string{"I love that you chose pottery.", "I like how it teaches patience.", "I like it when you cook.",
+		"I love your turtles so much!", "I use it to speak up.", "I joined a travel club."} {
+		for _, f := range ExtractFacts(q, nil) {
+			if f.Key == "user.likes" || f.Key == "user.uses" || f.Key == "user.employer" {
+				t.Errorf("ExtractFacts(%q) = %+v, want no %s fact", q, f, f.Key)
+			}
 		}
 	}
 	for _, q := range []string{"Where do I live?", "What is my name?", "我住在哪里？", "can you explain goroutines", "ok"} {
