@@ -365,7 +365,12 @@ func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []str
 	if len(ids) == 0 {
 		return nil
 	}
-	q := `UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id = ANY($3)`
+	// The rows are locked in id order first: an UPDATE locks them in scan
+	// order, which for a sequential or bitmap scan is where each row's
+	// current version lies, and that moves with every update, so two
+	// batches sharing rows could each hold one the other waits for.
+	q := `UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id IN (
+		SELECT id FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id FOR UPDATE)`
 	if _, err := s.db.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
