@@ -186,7 +186,7 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 // "- [event 8 May 2023 m:ofic] ". Every line pays for it, so it is
 // written to cost few tokens: the date as day, month abbreviation and year
 // (4 tokens by memory.CountTokens, 6 for "2023-05-08") and the short id in
-// letters only (see shortID). On LoCoMo events (~90 tokens of text) the
+// letters only (see memory.ShortID). On LoCoMo events (~90 tokens of text) the
 // prefix fell from 16 to 12 tokens.
 func linePrefix(it Item) string {
 	var b strings.Builder
@@ -196,32 +196,12 @@ func linePrefix(it Item) string {
 		b.WriteByte(' ')
 		b.WriteString(it.Date.UTC().Format("2 Jan 2006"))
 	}
-	if id := shortID(it.ID); id != "" {
+	if id := memory.ShortID(it.ID); id != "" {
 		b.WriteString(" m:")
 		b.WriteString(id)
 	}
 	b.WriteString("] ")
 	return b.String()
-}
-
-// shortID is memory.ShortID (the id's first four characters) with the
-// digits written as the letters g–p (0→g … 9→p), so a hex id "8f2c"
-// shows as "ofic": letters and digits mixed split into a token each
-// (up to four for one id), a run of letters costs one. The mapping is
-// fixed, so the id still reads back to the memory's hex prefix ("ofic" →
-// 8f2c). Characters other than ASCII letters and digits are dropped
-// first (an Item can come from anywhere).
-func shortID(id string) string {
-	alnum := strings.Map(func(r rune) rune {
-		switch {
-		case r >= '0' && r <= '9':
-			return 'g' + (r - '0')
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
-			return r
-		}
-		return -1
-	}, id)
-	return memory.ShortID(alnum)
 }
 
 // safeWord keeps only ASCII letters, digits, "-" and "_" of s (def when

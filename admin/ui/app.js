@@ -52,6 +52,10 @@ async function api(method, path, body) {
 }
 
 const enc = encodeURIComponent;
+// shortId is memory.ShortID: the name a memory has in the injected block
+// ("m:ofic"), the id's first four letters and digits with 0–9 as g–p.
+const shortId = (id) =>
+  (id.match(/[0-9A-Za-z]/g) || []).slice(0, 4).map((c) => (c >= "0" && c <= "9" ? String.fromCharCode(103 + +c) : c)).join("");
 const fmtDate = (t) => (t ? new Date(t).toISOString().slice(0, 16).replace("T", " ") : "–");
 const pct = (x) => Math.round(Math.max(0, Math.min(1, x)) * 100);
 const num = (x, d = 2) => (typeof x === "number" ? x.toFixed(d) : "–");
@@ -153,7 +157,7 @@ function memoryCard(m) {
     }
   });
   const meta = [
-    "m:" + m.id, m.source, "created " + fmtDate(m.created_at), "used " + fmtDate(m.last_used_at),
+    "m:" + shortId(m.id) + " (" + m.id + ")", m.source, "created " + fmtDate(m.created_at), "used " + fmtDate(m.last_used_at),
     "hits " + m.hits, "value " + num(m.value), "retention " + num(m.retention),
   ];
   if (m.key) meta.push("key " + m.key);
@@ -176,7 +180,7 @@ async function showHistory(m) {
     const ol = h("ol", {});
     for (const x of res.data) {
       ol.append(h("li", {}, h("span", { class: x.id === m.id ? "current" : "" }, x.text), " ",
-        h("small", { class: "note" }, fmtDate(x.valid_from) + " → " + (x.valid_to ? fmtDate(x.valid_to) : "now") + " · " + x.state + " · m:" + x.id)));
+        h("small", { class: "note" }, fmtDate(x.valid_from) + " → " + (x.valid_to ? fmtDate(x.valid_to) : "now") + " · " + x.state + " · m:" + shortId(x.id))));
     }
     box.append(ol, h("button", { onclick: () => (box.hidden = true) }, "Close"));
     box.hidden = false;
@@ -199,7 +203,7 @@ async function runSearch() {
     const tb = h("tbody", {});
     for (const c of res.data) {
       tb.append(h("tr", { class: c.injected ? "selected" : "", "data-testid": "search-row" },
-        h("td", { class: "num" }, c.rank), h("td", {}, c.text, h("div", { class: "note" }, c.tier + " · m:" + c.id)),
+        h("td", { class: "num" }, c.rank), h("td", {}, c.text, h("div", { class: "note" }, c.tier + " · m:" + shortId(c.id))),
         h("td", { class: "num" }, num(c.score, 3)), h("td", {}, scoreBars(c, w)),
         h("td", { class: "num" }, num(c.sim)), h("td", { class: "num" }, num(c.retention)),
         h("td", { class: "num" }, num(c.freq)), h("td", { class: "num" }, num(c.value)),

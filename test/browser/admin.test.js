@@ -175,6 +175,8 @@ test("the page finds a seeded memory, deletes it and sees it gone", async () => 
   assert.match(width, /^\d+%$/);
   const id = await tea.getAttribute("data-id");
   assert.equal(id, "a0000000000000a2");
+  // The card names the memory as the injected block does (digits as g–p).
+  await tea.getByText("m:aggg (a0000000000000a2)").waitFor();
   await page.screenshot({ path: join(artifacts, "admin-memories.png"), fullPage: true });
 
   // Delete asks for a second click, then the memory leaves the page...
