@@ -241,8 +241,12 @@ func Search(b *testing.B, st memory.Store, sizes []Sized) {
 	ctx := context.Background()
 	q := NewQueries(99, 512)
 	for _, sz := range sizes {
-		// Warm caches (a lazily loaded vector index) outside the timing.
+		// Warm caches (lazily loaded vector and lexical indexes) outside
+		// the timing.
 		if _, err := st.VectorSearch(ctx, sz.Scope, q.Vecs[0], SearchOptions); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.LexicalSearch(ctx, sz.Scope, q.Texts[0], SearchOptions); err != nil {
 			b.Fatal(err)
 		}
 		b.Run("vector/"+sz.Name, func(b *testing.B) {

@@ -87,13 +87,11 @@ func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 	return m, true
 }
 
-// put keeps copies of rows read from the database after note was taken,
-// but for rows changed since or in flight.
+// put keeps rows read from the database after note was taken, but for
+// rows changed since or in flight. The rows become the cache's: the
+// caller changes them no more.
 func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
-	kept := make([]*memory.Memory, len(rows))
-	for i, m := range rows {
-		kept[i] = cloneMemory(m)
-	}
+	kept := rows
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer c.release(note)
