@@ -11,12 +11,18 @@
 //     an index scan has to step over, so filtered HNSW searches stay cheap
 //     when one database holds millions of other users' memories.
 //   - Vector search counts the scope's rows (bounded) first: small scopes get
-//     an exact scan through the scope B-tree, ordered by cosine distance;
-//     large ones use the HNSW index with pgvector 0.8 iterative scans
-//     (relaxed order, re-sorted) so the scope filter cannot starve the
-//     result.
+//     an exact scan of memory_vectors, a narrow copy of each embedding (as
+//     halfvec) and of the filtered columns that a trigger on memories keeps
+//     in step, re-ranked by the full vector; large ones use the HNSW index
+//     with pgvector 0.8 iterative scans (relaxed order, re-sorted) so the
+//     scope filter cannot starve the result.
 //   - Lexical search indexes memory.LexicalForm (words plus CJK bigrams) as
-//     a 'simple' tsvector with a GIN index, ranked with ts_rank.
+//     a 'simple' tsvector, ranked with ts_rank. Its GIN index holds the
+//     lexemes prefixed by a hash of the scope (memory_scoped_lex), so a
+//     term's posting list is the scope's own.
+//   - Connections start with jit off, random_page_cost 1.1 and the HNSW
+//     scan settings, and send each query's parameters with it (one round
+//     trip): see sessionDefaults.
 //   - Models above 2,000 dimensions are stored as halfvec, which HNSW can
 //     index up to 4,000 dimensions.
 //
