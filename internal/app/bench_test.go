@@ -125,6 +125,7 @@ func recallApp(b *testing.B, backend string) *app.App {
 			`SET maintenance_work_mem = '512MB'`,
 			`CREATE INDEX IF NOT EXISTS memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
 			`VACUUM ANALYZE memories`,
+			`VACUUM ANALYZE memory_vectors`,
 		} {
 			if _, err := a.Store.DB().ExecContext(ctx, q); err != nil {
 				b.Fatalf("%s: %v", q, err)

@@ -80,9 +80,7 @@ CREATE TABLE memory_vectors (
 	embedding       halfvec NOT NULL
 );
 
-INSERT INTO memory_vectors
-SELECT user_id, namespace, id, tier, valid_to, expires_at, archived_at, consolidated_at, embedding::halfvec
-FROM memories WHERE embedding IS NOT NULL;
+` + vectorsCopy + `;
 
 ALTER TABLE memory_vectors ADD PRIMARY KEY (user_id, namespace, id);
 
@@ -104,6 +102,16 @@ BEGIN
 END $$;
 
 ` + vectorsTrigger
+
+// vectorsCopy fills memory_vectors from memories in one statement (the
+// migration, and bulk loads that disable the trigger).
+const vectorsCopy = `INSERT INTO memory_vectors
+SELECT user_id, namespace, id, tier, valid_to, expires_at, archived_at, consolidated_at, embedding::halfvec
+FROM memories WHERE embedding IS NOT NULL`
+
+// scopedLexIndex is the scoped lexical index of migration 5; bulk loads
+// drop it and build it again at the end.
+const scopedLexIndex = `CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex))`
 
 // vectorsTrigger keeps memory_vectors in step with memories. Touch (hits,
 // last_used_at) changes none of the columns it watches and does not fire
@@ -135,7 +143,7 @@ IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
 AS $$ SELECT regexp_replace(q::text, '(^|[ (!])''', '\1''' || left(md5(u || chr(31) || n), 10) || ':', 'g')::tsquery $$;
 
 SET LOCAL maintenance_work_mem = '256MB';
-CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex));
+` + scopedLexIndex + `;
 DROP INDEX memories_lex;
 `
 
