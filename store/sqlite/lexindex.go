@@ -40,6 +40,9 @@ type lexIndex struct {
 	free   []int32
 	terms  map[string]int32 // term → term id
 	post   [][]lexPost      // by term id: the rows holding it
+	npost  int64            // postings over all terms
+	// bytes is estimate() as of the last change (see vecIndex.bytes).
+	bytes atomic.Int64
 }
 
 type lexTF struct {
@@ -52,10 +55,12 @@ type lexPost struct {
 	n    int32 // occurrences in the row
 }
 
-// lexIndexFor returns the scope's lexical index, creating an unloaded one.
+// lexIndexFor returns the scope's lexical index, creating an unloaded
+// one, and marks the scope recently searched.
 func (s *Store) lexIndexFor(sc memory.Scope) *lexIndex {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
+	s.touchLocked(sc)
 	lx, ok := s.lex[sc]
 	if !ok {
 		lx = &lexIndex{}
@@ -106,6 +111,7 @@ func (s *Store) ensureLex(ctx context.Context, sc memory.Scope, lx *lexIndex) er
 		return err
 	}
 	lx.loaded = true
+	lx.bytes.Store(lx.estimate())
 	return nil
 }
 
@@ -128,6 +134,8 @@ func (lx *lexIndex) reset() {
 	lx.loaded = false
 	lx.slot, lx.terms = make(map[string]int32), make(map[string]int32)
 	lx.ids, lx.seqs, lx.meta, lx.dl, lx.docs, lx.free, lx.post = nil, nil, nil, nil, nil, nil, nil
+	lx.npost = 0
+	lx.bytes.Store(0)
 }
 
 // upsert (re)indexes the row id from its search text.
@@ -172,6 +180,7 @@ func (lx *lexIndex) upsert(id string, seq int64, m vecMeta, text string) {
 	for _, t := range doc {
 		lx.post[t.term] = append(lx.post[t.term], lexPost{i, t.n})
 	}
+	lx.npost += int64(len(doc))
 }
 
 // unpost takes slot i out of its terms' postings.
@@ -181,6 +190,7 @@ func (lx *lexIndex) unpost(i int32) {
 		if k := slices.IndexFunc(p, func(x lexPost) bool { return x.slot == i }); k >= 0 {
 			p[k] = p[len(p)-1]
 			lx.post[t.term] = p[:len(p)-1]
+			lx.npost--
 		}
 	}
 	lx.docs[i] = nil

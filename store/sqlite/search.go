@@ -31,11 +31,10 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		limit = defaultLimit
 	}
 	f := newFilter(o)
-	ix := s.index(sc)
-	if err := s.ensure(ctx, sc, ix); err != nil {
+	ix, err := s.rlockIndex(ctx, sc)
+	if err != nil {
 		return nil, fmt.Errorf("vector search: load index: %w", err)
 	}
-	ix.mu.RLock()
 	// The quantised scan ranks approximately: take a margin of extra
 	// candidates and re-score them exactly.
 	hits := ix.search(quantQuery(q, ix.stride), &f, limit+rerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
@@ -189,15 +188,14 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		limit = defaultLimit
 	}
 	f := newFilter(o)
-	lx := s.lexIndexFor(sc)
-	if err := s.ensureLex(ctx, sc, lx); err != nil {
-		return nil, fmt.Errorf("lexical search: load index: %w", err)
-	}
 	tot, err := s.totals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	lx.mu.RLock()
+	lx, err := s.rlockLexIndex(ctx, sc)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: load index: %w", err)
+	}
 	chosen, postings := pickTerms(terms, lx.df)
 	hits := lx.search(chosen, postings, &f, limit, tot)
 	ids := make([]string, len(hits))

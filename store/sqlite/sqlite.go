@@ -6,7 +6,9 @@
 // (vecIndex), lexical search over an inverted index ranked with FTS5's
 // BM25 (lexIndex). Both are loaded on the scope's first search and kept
 // coherent by re-reading the rows every write of this store touched; the
-// database stays the source of truth. Candidates come from a bounded cache
+// database stays the source of truth. Their total estimated size is bounded
+// (Options.IndexBytes): past it the least recently searched scopes are
+// unloaded and reload on their next search (indexBudget). Candidates come from a bounded cache
 // of rows (rowCache) or are read back from the database. The indexes and
 // the cache know this process's writes only: another process writing
 // memories to the same file is not seen until restart (such tools, like
@@ -59,9 +61,12 @@ type Store struct {
 	// cheaper than letting SQLite's busy handler poll.
 	writeMu sync.Mutex
 
-	idxMu sync.Mutex
-	idx   map[memory.Scope]*vecIndex
-	lex   map[memory.Scope]*lexIndex
+	// idxMu guards idx, lex and budget; it is never held while taking
+	// an index's own lock.
+	idxMu  sync.Mutex
+	idx    map[memory.Scope]*vecIndex
+	lex    map[memory.Scope]*lexIndex
+	budget indexBudget
 
 	stmts stmtCache
 
@@ -133,6 +138,11 @@ func OpenRiverDB(path string) (*sql.DB, error) {
 // names; a store created for another model or dimension is refused with
 // memory.ErrEmbedderMismatch.
 func Open(ctx context.Context, path string, opts memory.OpenOptions) (*Store, error) {
+	return OpenWith(ctx, path, opts, Options{})
+}
+
+// OpenWith is Open with the store's Options.
+func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Options) (*Store, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("open sqlite store: %w", err)
 	}
@@ -140,7 +150,7 @@ func Open(ctx context.Context, path string, opts memory.OpenOptions) (*Store, er
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), rows: newRowCache(rowCacheBytes)}
+	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), budget: newIndexBudget(o), rows: newRowCache(rowCacheBytes)}
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
@@ -29,6 +30,9 @@ type vecIndex struct {
 	scale  []float32
 	vecs   []int8 // slot i at [i*stride : (i+1)*stride]
 	slot   map[string]int
+	// bytes is estimate() as of the last change, for the index budget
+	// (read without the lock).
+	bytes atomic.Int64
 }
 
 // rowLevels maps a stored row's largest component to 127.
@@ -69,10 +73,12 @@ func tierBits(t memory.Tier) uint8 {
 	return 128
 }
 
-// index returns the scope's index, creating an unloaded one.
+// index returns the scope's index, creating an unloaded one, and marks
+// the scope recently searched.
 func (s *Store) index(sc memory.Scope) *vecIndex {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
+	s.touchLocked(sc)
 	ix, ok := s.idx[sc]
 	if !ok {
 		ix = &vecIndex{dim: s.dim, stride: strideFor(s.dim)}
@@ -115,6 +121,7 @@ func (s *Store) ensure(ctx context.Context, sc memory.Scope, ix *vecIndex) error
 		return err
 	}
 	ix.loaded = true
+	ix.bytes.Store(ix.estimate())
 	return nil
 }
 
@@ -122,6 +129,7 @@ func (ix *vecIndex) reset() {
 	ix.ids, ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil, nil
 	ix.slot = make(map[string]int)
 	ix.loaded = false
+	ix.bytes.Store(0)
 }
 
 func (ix *vecIndex) scanRows(rows *sql.Rows) error {
@@ -232,11 +240,18 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 		return
 	}
 	ix, lx := s.loadedIndex(sc), s.loadedLexIndex(sc)
+	if ix == nil && lx == nil {
+		return
+	}
+	// Runs last, after the index locks are released: the sizes changed.
+	defer s.account(sc)
 	if ix != nil {
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
 		if !ix.loaded {
 			ix = nil
+		} else {
+			defer func() { ix.bytes.Store(ix.estimate()) }()
 		}
 	}
 	if lx != nil {
@@ -244,6 +259,8 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 		defer lx.mu.Unlock()
 		if !lx.loaded {
 			lx = nil
+		} else {
+			defer func() { lx.bytes.Store(lx.estimate()) }()
 		}
 	}
 	if ix == nil && lx == nil {
@@ -316,28 +333,15 @@ func (s *Store) forgetUser(user, ns string) {
 	s.rows.dropUser(user, ns)
 	s.lexTotals.gen.Add(1)
 	s.idxMu.Lock()
-	var drop []*vecIndex
-	var dropLex []*lexIndex
-	for sc, ix := range s.idx {
+	var drop []unloaded
+	for sc := range s.budget.use {
 		if sc.User == user && (ns == "" || sc.Namespace == ns) {
-			drop = append(drop, ix)
-		}
-	}
-	for sc, lx := range s.lex {
-		if sc.User == user && (ns == "" || sc.Namespace == ns) {
-			dropLex = append(dropLex, lx)
+			drop = append(drop, s.unloadLocked(sc))
 		}
 	}
 	s.idxMu.Unlock()
-	for _, ix := range drop {
-		ix.mu.Lock()
-		ix.reset()
-		ix.mu.Unlock()
-	}
-	for _, lx := range dropLex {
-		lx.mu.Lock()
-		lx.reset()
-		lx.mu.Unlock()
+	for _, v := range drop {
+		v.reset()
 	}
 }
 

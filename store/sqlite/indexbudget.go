@@ -1,0 +1,236 @@
+package sqlite
+
+import (
+	"container/list"
+	"context"
+	"log/slog"
+	"unsafe"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// DefaultIndexBytes is the default bound on the memory the loaded scopes'
+// search indexes hold (Options.IndexBytes).
+const DefaultIndexBytes = 512 << 20
+
+// Options tune an SQLite store beyond the embedder it is opened for. The
+// zero value is the default.
+type Options struct {
+	// IndexBytes bounds the estimated memory of the per-scope search
+	// indexes (vector and lexical) loaded by searches. Past it, the least
+	// recently searched scopes are unloaded; such a scope reloads from the
+	// database on its next search, as on its first. The scope being
+	// searched is never unloaded, so one scope larger than the bound still
+	// works. 0 means DefaultIndexBytes; negative means no bound.
+	IndexBytes int64
+	// Logger receives a debug line per unloaded scope; nil discards.
+	Logger *slog.Logger
+}
+
+// IndexStats describe the loaded search indexes (Store.IndexStats).
+type IndexStats struct {
+	// Scopes with an index entry (loaded, or being loaded).
+	Scopes int
+	// Bytes is the estimated memory of their indexes.
+	Bytes int64
+	// Limit is the bound (Options.IndexBytes); 0 means none.
+	Limit int64
+	// Evictions counts scopes unloaded to stay under Limit.
+	Evictions int64
+}
+
+// scopeOverhead is what a scope's entry costs before anything is loaded,
+// so the entries of scopes that never load are bounded too.
+const scopeOverhead = 512
+
+// Per-slot and per-term estimates of the indexes' memory: slices'
+// elements, an id string (memory.NewID: 16 bytes) and its header, and a
+// map entry with Go's bucket overhead.
+const (
+	idBytes       = 16 + 16
+	mapEntryBytes = 48
+	vecSlotBytes  = idBytes + 8 + int64(unsafe.Sizeof(vecMeta{})) + 4 + mapEntryBytes
+	lexSlotBytes  = idBytes + 8 + int64(unsafe.Sizeof(vecMeta{})) + 4 + 24 + mapEntryBytes
+	lexPostBytes  = int64(unsafe.Sizeof(lexPost{}) + unsafe.Sizeof(lexTF{}))
+	lexTermBytes  = 24 + 16 + 8 + mapEntryBytes
+)
+
+// estimate is the vector index's memory; the caller holds its lock.
+func (ix *vecIndex) estimate() int64 {
+	return int64(cap(ix.vecs)) + int64(len(ix.ids))*vecSlotBytes
+}
+
+// estimate is the lexical index's memory; the caller holds its lock.
+func (lx *lexIndex) estimate() int64 {
+	return int64(len(lx.ids))*lexSlotBytes + lx.npost*lexPostBytes + int64(len(lx.post))*lexTermBytes
+}
+
+// indexBudget tracks the loaded scopes in least recently searched order.
+// Its fields are guarded by Store.idxMu; the sizes it sums are the
+// indexes' own (vecIndex.bytes, lexIndex.bytes), noted by account.
+//
+// Unloading a scope removes its indexes from Store.idx and Store.lex and
+// then resets them under their write locks: a search already holding one
+// finishes with it first, and one that took it just before finds it
+// unloaded and starts over (rlockIndex). A write's refresh reaches only
+// the indexes in the maps after its commit, so an index removed before
+// it is never used again except by searches that started before the
+// write returned, and a scope loaded again afterwards reads the committed
+// rows: the refresh guarantees (see refresh) are unchanged.
+type indexBudget struct {
+	limit     int64 // 0: no bound
+	total     int64
+	lru       list.List // of *scopeUse, most recent first
+	use       map[memory.Scope]*list.Element
+	evictions int64
+	log       *slog.Logger
+}
+
+type scopeUse struct {
+	sc    memory.Scope
+	bytes int64 // as last accounted
+}
+
+func newIndexBudget(o Options) indexBudget {
+	b := indexBudget{limit: o.IndexBytes, use: make(map[memory.Scope]*list.Element), log: o.Logger}
+	if b.limit == 0 {
+		b.limit = DefaultIndexBytes
+	} else if b.limit < 0 {
+		b.limit = 0
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	return b
+}
+
+// touchLocked marks sc most recently searched, adding its entry; the
+// caller holds idxMu.
+func (s *Store) touchLocked(sc memory.Scope) {
+	b := &s.budget
+	if e, ok := b.use[sc]; ok {
+		b.lru.MoveToFront(e)
+		return
+	}
+	b.use[sc] = b.lru.PushFront(&scopeUse{sc: sc, bytes: scopeOverhead})
+	b.total += scopeOverhead
+}
+
+// account notes the current size of sc's indexes and unloads the least
+// recently searched other scopes while the total exceeds the bound. The
+// caller holds no index lock.
+func (s *Store) account(sc memory.Scope) {
+	s.idxMu.Lock()
+	b := &s.budget
+	if e, ok := b.use[sc]; ok {
+		u := e.Value.(*scopeUse)
+		n := int64(scopeOverhead)
+		if ix := s.idx[sc]; ix != nil {
+			n += ix.bytes.Load()
+		}
+		if lx := s.lex[sc]; lx != nil {
+			n += lx.bytes.Load()
+		}
+		b.total += n - u.bytes
+		u.bytes = n
+	}
+	var victims []unloaded
+	for b.limit > 0 && b.total > b.limit {
+		e := b.lru.Back()
+		if e == nil {
+			break
+		}
+		u := e.Value.(*scopeUse)
+		if u.sc == sc {
+			// The scope in use stays, even alone over the bound.
+			if e = e.Prev(); e == nil {
+				break
+			}
+			u = e.Value.(*scopeUse)
+		}
+		victims = append(victims, s.unloadLocked(u.sc))
+		b.evictions++
+		b.log.Debug("sqlite: unloaded search indexes over budget", "user", u.sc.User, "namespace", u.sc.Namespace,
+			"bytes", u.bytes, "total", b.total, "limit", b.limit)
+	}
+	s.idxMu.Unlock()
+	for _, v := range victims {
+		v.reset()
+	}
+}
+
+// unloaded is a scope's indexes taken out of the maps, to reset.
+type unloaded struct {
+	ix *vecIndex
+	lx *lexIndex
+}
+
+// unloadLocked removes sc's indexes from the maps and the budget; the
+// caller holds idxMu and then resets them (without it).
+func (s *Store) unloadLocked(sc memory.Scope) unloaded {
+	b := &s.budget
+	if e, ok := b.use[sc]; ok {
+		b.total -= e.Value.(*scopeUse).bytes
+		b.lru.Remove(e)
+		delete(b.use, sc)
+	}
+	v := unloaded{s.idx[sc], s.lex[sc]}
+	delete(s.idx, sc)
+	delete(s.lex, sc)
+	return v
+}
+
+// reset empties the indexes once searches holding them are done.
+func (v unloaded) reset() {
+	if v.ix != nil {
+		v.ix.mu.Lock()
+		v.ix.reset()
+		v.ix.mu.Unlock()
+	}
+	if v.lx != nil {
+		v.lx.mu.Lock()
+		v.lx.reset()
+		v.lx.mu.Unlock()
+	}
+}
+
+// rlockIndex returns sc's vector index loaded and read-locked.
+func (s *Store) rlockIndex(ctx context.Context, sc memory.Scope) (*vecIndex, error) {
+	for {
+		ix := s.index(sc)
+		if err := s.ensure(ctx, sc, ix); err != nil {
+			return nil, err
+		}
+		s.account(sc)
+		ix.mu.RLock()
+		if ix.loaded {
+			return ix, nil
+		}
+		// Unloaded between the load and the lock: take the map's.
+		ix.mu.RUnlock()
+	}
+}
+
+// rlockLexIndex returns sc's lexical index loaded and read-locked.
+func (s *Store) rlockLexIndex(ctx context.Context, sc memory.Scope) (*lexIndex, error) {
+	for {
+		lx := s.lexIndexFor(sc)
+		if err := s.ensureLex(ctx, sc, lx); err != nil {
+			return nil, err
+		}
+		s.account(sc)
+		lx.mu.RLock()
+		if lx.loaded {
+			return lx, nil
+		}
+		lx.mu.RUnlock()
+	}
+}
+
+// IndexStats reports the loaded search indexes against their bound.
+func (s *Store) IndexStats() IndexStats {
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	b := &s.budget
+	return IndexStats{Scopes: b.lru.Len(), Bytes: b.total, Limit: b.limit, Evictions: b.evictions}
+}
