@@ -10,9 +10,11 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 
 	"github.com/memproxy/memproxy/internal/app"
 	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/store/sqlite"
 )
 
 // serveConfig is the serve command's configuration: flags win over
@@ -24,6 +26,7 @@ type serveConfig struct {
 	DB          string
 	DatabaseURL string
 	AdminToken  string
+	IndexMiB    int64 // <= 0: no bound
 	Check       bool
 }
 
@@ -35,6 +38,15 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&cfg.Upstream, "upstream", envOr(getenv, "MEMPROXY_UPSTREAM", "https://api.openai.com/v1"), "OpenAI-compatible upstream base URL (MEMPROXY_UPSTREAM)")
 	fs.StringVar(&cfg.PolicyFile, "policy", getenv("MEMPROXY_POLICY"), "policy file (MEMPROXY_POLICY; default ./policy.yaml if present, else built-in defaults)")
 	fs.StringVar(&cfg.DB, "db", envOr(getenv, "MEMPROXY_DB", "./memproxy.db"), "embedded SQLite database (MEMPROXY_DB)")
+	indexMiB := int64(sqlite.DefaultIndexBytes >> 20)
+	if v := getenv("MEMPROXY_INDEX_MEMORY"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("MEMPROXY_INDEX_MEMORY=%q: want a whole number of MiB", v)
+		}
+		indexMiB = n
+	}
+	fs.Int64Var(&cfg.IndexMiB, "index-memory", indexMiB, "MiB the SQLite store's loaded search indexes may hold before the least recently searched users' are unloaded; 0 or less: no bound (MEMPROXY_INDEX_MEMORY)")
 	fs.BoolVar(&cfg.Check, "check", false, "validate the policy and configuration, then exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -118,6 +130,15 @@ func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log 
 		DB:          cfg.DB,
 		DatabaseURL: cfg.DatabaseURL,
 		AdminToken:  cfg.AdminToken,
+		IndexBytes:  indexBytes(cfg.IndexMiB),
 		Logger:      log,
 	})
+}
+
+// indexBytes maps --index-memory to sqlite.Options.IndexBytes.
+func indexBytes(mib int64) int64 {
+	if mib <= 0 {
+		return -1
+	}
+	return mib << 20
 }

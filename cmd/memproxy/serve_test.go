@@ -19,6 +19,21 @@ func TestServeFlagsAndEnv(t *testing.T) {
 	if cfg.Listen != ":9999" || cfg.Upstream != "http://flag/v1" || cfg.DB != "./memproxy.db" || cfg.AdminToken != "adm" || cfg.DatabaseURL != "postgres://x" {
 		t.Errorf("cfg = %+v (flag must win over env, env over default)", cfg)
 	}
+	if cfg.IndexMiB != 512 || indexBytes(cfg.IndexMiB) != 512<<20 {
+		t.Errorf("index memory = %d MiB, want the default 512", cfg.IndexMiB)
+	}
+	env["MEMPROXY_INDEX_MEMORY"] = "64"
+	if cfg, err := parseServeFlags(nil, getenv, &bytes.Buffer{}); err != nil || indexBytes(cfg.IndexMiB) != 64<<20 {
+		t.Errorf("MEMPROXY_INDEX_MEMORY=64: %+v %v", cfg, err)
+	}
+	if cfg, err := parseServeFlags([]string{"--index-memory", "0"}, getenv, &bytes.Buffer{}); err != nil || indexBytes(cfg.IndexMiB) >= 0 {
+		t.Errorf("--index-memory 0 must mean no bound: %+v %v", cfg, err)
+	}
+	env["MEMPROXY_INDEX_MEMORY"] = "lots"
+	if _, err := parseServeFlags(nil, getenv, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "MEMPROXY_INDEX_MEMORY") {
+		t.Errorf("a malformed MEMPROXY_INDEX_MEMORY must be refused naming it: %v", err)
+	}
+	delete(env, "MEMPROXY_INDEX_MEMORY")
 	if _, err := parseServeFlags([]string{"--nope"}, getenv, &bytes.Buffer{}); err == nil {
 		t.Error("unknown flag accepted")
 	}

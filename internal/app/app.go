@@ -41,6 +41,10 @@ type Options struct {
 	// set.
 	DB          string
 	DatabaseURL string
+	// IndexBytes bounds the SQLite store's loaded search indexes
+	// (sqlite.Options.IndexBytes): 0 means sqlite.DefaultIndexBytes,
+	// negative no bound. PostgreSQL ignores it.
+	IndexBytes int64
 	// AdminToken enables the management API and the replay clock.
 	AdminToken string
 	// Embedder overrides the one built from policy (tests).
@@ -228,12 +232,15 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 	if path == "" {
 		path = "./memproxy.db"
 	}
-	s, err := sqlite.Open(ctx, path, ident)
+	s, err := sqlite.OpenWith(ctx, path, ident, sqlite.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	if err != nil {
 		return nil, "", fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	a.Store, a.Backend = s, "sqlite:"+path
 	a.closers = append(a.closers, s.Close)
+	if err := registerIndexMetrics(o.Registry, s); err != nil {
+		return nil, "", err
+	}
 	rdb, err := sqlite.OpenRiverDB(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("open queue database %s: %w", path, err)
