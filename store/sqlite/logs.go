@@ -28,7 +28,7 @@ func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
 		return fmt.Errorf("append turn: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO turns (user, namespace, request_id, session, time, data) VALUES (?, ?, ?, ?, ?, ?)`,
+		_, err := s.txExec(ctx, tx, `INSERT INTO turns (user, namespace, request_id, session, time, data) VALUES (?, ?, ?, ?, ?, ?)`,
 			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, micros(t.Time), string(data))
 		return err
 	})
@@ -112,8 +112,13 @@ func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 		e.Time = time.Now().UTC()
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO audit (user, namespace, time, actor, action, memory_id, before, after, detail)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`, e.Scope.User, e.Scope.Namespace, micros(e.Time), e.Actor, e.Action,
+		ins, err := s.txStmt(ctx, tx, `INSERT INTO audit (user, namespace, time, actor, action, memory_id, before, after, detail)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		return ins.QueryRowContext(ctx, e.Scope.User, e.Scope.Namespace, micros(e.Time), e.Actor, e.Action,
 			e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
 	})
 	if err != nil {

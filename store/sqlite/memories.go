@@ -48,6 +48,18 @@ func provJSON(p memory.Provenance) string {
 	return string(b)
 }
 
+const insertMemorySQL = `INSERT INTO memories (` + memCols + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
+
+// writtenMeta is the index metadata of m as Insert writes it (vecCols).
+func writtenMeta(m *memory.Memory) vecMeta {
+	var exp int64
+	if m.ExpiresAt != nil {
+		exp = micros(*m.ExpiresAt)
+	}
+	return newMeta(m.Tier, m.ValidTo != nil || m.ArchivedAt != nil, exp, m.ConsolidatedAt != nil)
+}
+
 // Insert writes ms in one transaction: all or none.
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
 	if err := s.check(sc); err != nil {
@@ -62,9 +74,12 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	if len(ms) == 0 {
 		return nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (`+memCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
+	// The rows as written refresh the indexes: reading them back cost as
+	// much as writing them.
+	written := make([]writtenRow, 0, len(ms))
+	err := s.writeThen(ctx, func(tx *sql.Tx) error {
+		written = written[:0]
+		ins, err := s.txStmt(ctx, tx, insertMemorySQL)
 		if err != nil {
 			return err
 		}
@@ -79,7 +94,8 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 		rows := make([]ftsRow, 0, len(ms))
 		for _, m := range ms {
 			var seq int64
-			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, encodeVec(m.Embedding),
+			emb := encodeVec(m.Embedding)
+			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, emb,
 				m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, boolInt(m.NoDecay),
 				micros(m.CreatedAt), micros(m.LastUsedAt), m.Hits, micros(m.ValidFrom), nullMicros(m.ValidTo),
 				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context).Scan(&seq); err != nil {
@@ -88,24 +104,21 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				}
 				return err
 			}
-			rows = append(rows, ftsRow{seq, scopedLex(sc, m.SearchText())})
+			text := m.SearchText()
+			rows = append(rows, ftsRow{seq, scopedLex(sc, text)})
+			written = append(written, writtenRow{id: m.ID, seq: seq, meta: writtenMeta(m), emb: emb, text: text})
 		}
 		data, err := json.Marshal(rows)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO memories_fts (rowid, lex)
+		_, err = s.txExec(ctx, tx, `INSERT INTO memories_fts (rowid, lex)
 			SELECT value ->> '$.s', value ->> '$.l' FROM json_each(?)`, string(data))
 		return err
-	})
+	}, func() { s.refreshWritten(sc, written) })
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	s.refresh(ctx, sc, ids)
 	s.noteLexWrites(ctx, len(ms))
 	return nil
 }
@@ -166,7 +179,7 @@ func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Me
 	if err := s.check(sc); err != nil {
 		return nil, err
 	}
-	row := s.db.QueryRowContext(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
+	row := s.queryRow(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
 		sc.User, sc.Namespace, id)
 	m, err := scanMemory(row)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -214,6 +214,12 @@ func (s *Store) check(sc memory.Scope) error {
 
 // write runs fn in one IMMEDIATE transaction under the write lock.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.writeThen(ctx, fn, nil)
+}
+
+// writeThen is write, running committed (when not nil) after the commit
+// and before the write lock is released.
+func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
 	if s.closed.Load() {
 		return memory.ErrClosed
 	}
@@ -231,5 +237,11 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if committed != nil {
+		committed()
+	}
+	return nil
 }

@@ -84,6 +84,22 @@ func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...an
 	return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 }
 
+// txStmt returns query prepared, bound to tx: from the statement cache,
+// or prepared for tx alone when the cache is full. database/sql keeps the
+// cached statement prepared on each pooled connection, so a transaction
+// on a connection that ran it before parses nothing. Close it after use
+// (closing a bound statement leaves the cached one prepared).
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return tx.PrepareContext(ctx, query)
+	}
+	return tx.StmtContext(ctx, st), nil
+}
+
 // closeStmts releases every cached statement.
 func (s *Store) closeStmts() {
 	c := &s.stmts

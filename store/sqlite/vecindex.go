@@ -239,30 +239,8 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	ix, lx := s.loadedIndex(sc), s.loadedLexIndex(sc)
-	if ix == nil && lx == nil {
-		return
-	}
-	// Runs last, after the index locks are released: the sizes changed.
-	defer s.account(sc)
-	if ix != nil {
-		ix.mu.Lock()
-		defer ix.mu.Unlock()
-		if !ix.loaded {
-			ix = nil
-		} else {
-			defer func() { ix.bytes.Store(ix.estimate()) }()
-		}
-	}
-	if lx != nil {
-		lx.mu.Lock()
-		defer lx.mu.Unlock()
-		if !lx.loaded {
-			lx = nil
-		} else {
-			defer func() { lx.bytes.Store(lx.estimate()) }()
-		}
-	}
+	ix, lx, unlock := s.lockLoaded(sc)
+	defer unlock()
 	if ix == nil && lx == nil {
 		return
 	}
@@ -280,7 +258,7 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 	seen := make(map[string]bool, len(ids))
 	for _, part := range chunks(ids, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+vecCols+`, text, context FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
+		rows, err := s.query(ctx, `SELECT `+vecCols+`, text, context FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
 			fail()
@@ -323,6 +301,75 @@ func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 			if lx != nil {
 				lx.remove(id)
 			}
+		}
+	}
+}
+
+// lockLoaded write-locks the scope's loaded indexes (nil for one not
+// loaded); unlock notes their new sizes, releases them and then accounts
+// for the scope in the index budget.
+func (s *Store) lockLoaded(sc memory.Scope) (*vecIndex, *lexIndex, func()) {
+	ix, lx := s.loadedIndex(sc), s.loadedLexIndex(sc)
+	if ix == nil && lx == nil {
+		return nil, nil, func() {}
+	}
+	if ix != nil {
+		ix.mu.Lock()
+	}
+	if lx != nil {
+		lx.mu.Lock()
+	}
+	unlock := func() {
+		if ix != nil {
+			ix.bytes.Store(ix.estimate())
+			ix.mu.Unlock()
+		}
+		if lx != nil {
+			lx.bytes.Store(lx.estimate())
+			lx.mu.Unlock()
+		}
+		s.account(sc)
+	}
+	if ix != nil && !ix.loaded {
+		ix.mu.Unlock()
+		ix = nil
+	}
+	if lx != nil && !lx.loaded {
+		lx.mu.Unlock()
+		lx = nil
+	}
+	return ix, lx, unlock
+}
+
+// writtenRow is a row as the transaction that wrote it left it.
+type writtenRow struct {
+	id   string
+	seq  int64
+	meta vecMeta
+	emb  []byte
+	text string // memory.Memory.SearchText
+}
+
+// refreshWritten applies rows a transaction just committed to the scope's
+// loaded indexes without reading them back. The caller must still hold
+// writeMu: refresh re-reads rows because it runs after the lock is
+// released, when a later write of the same rows may already have been
+// applied; under the lock none can have committed.
+func (s *Store) refreshWritten(sc memory.Scope, rows []writtenRow) {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	s.rows.drop(ids)
+	s.lexTotals.gen.Add(1)
+	ix, lx, unlock := s.lockLoaded(sc)
+	defer unlock()
+	for _, r := range rows {
+		if ix != nil {
+			ix.upsert(r.id, r.seq, r.meta, r.emb)
+		}
+		if lx != nil {
+			lx.upsert(r.id, r.seq, r.meta, r.text)
 		}
 	}
 }
