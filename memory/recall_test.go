@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -685,5 +686,36 @@ func TestRecallDropsFactCoveredByItsEvent(t *testing.T) {
 		if got := rankedByID(res)[fact.ID]; got.Filtered != FilteredCovered || got.Injected {
 			t.Errorf("%s first: fact %+v, want filtered %q", first, got, FilteredCovered)
 		}
+	}
+}
+
+// Sequential searches (the embedded store's wiring) rank exactly as side by
+// side ones, and run both searches.
+func TestRecallSequentialSameResult(t *testing.T) {
+	const q = "apple"
+	mems := []*Memory{
+		rcMem("both", TierSemantic, "apple", 0.8, 0.6, 0),
+		rcMem("vec", TierSemantic, "pear", 1, 0, 0),
+		rcMem("lex", TierSemantic, "apple apple", 0, 1, 0),
+	}
+	p := policy.Default()
+	var ranked [2][]RankedCandidate
+	for i, seq := range []bool{false, true} {
+		s := &testSearcher{mems: mems}
+		r, err := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }, Sequential: seq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.opts) != 2 {
+			t.Fatalf("sequential=%v: %d searches, want vector and lexical", seq, len(s.opts))
+		}
+		ranked[i] = res.Ranked
+	}
+	if len(ranked[0]) != 3 || !reflect.DeepEqual(ranked[0], ranked[1]) {
+		t.Fatalf("side by side %+v\nsequential %+v", ranked[0], ranked[1])
 	}
 }
