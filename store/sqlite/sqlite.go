@@ -35,7 +35,7 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	msqlite "modernc.org/sqlite" // also registers the "sqlite" driver
 )
 
 // Interface guards.
@@ -121,10 +121,11 @@ func OpenDB(path string) (*sql.DB, error) {
 // busy_timeout and one connection, as River recommends for SQLite. Close
 // it after stopping the River client.
 func OpenRiverDB(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, "immediate"))
+	base, err := msqlite.NewConnector(dsn(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open river sqlite %s: %w", path, err)
 	}
+	db := sql.OpenDB(cachingConnector{base})
 	db.SetMaxOpenConns(1)
 	if err := db.Ping(); err != nil {
 		db.Close()
