@@ -93,7 +93,7 @@ func Default() *Policy {
 			TurnLog:       true,
 			Redact:        Redact{},
 			UsedThreshold: 0.3,
-			Workers:       4,
+			Workers:       16,
 		},
 		Consolidation: Consolidation{
 			APIKeyEnv:             "MEMPROXY_CONSOLIDATION_API_KEY",
