@@ -173,8 +173,8 @@ func placeholders(n int) string {
 
 // chunks splits ids so one statement stays well under SQLite's variable
 // limit.
-func chunks(ids []string, size int) [][]string {
-	var out [][]string
+func chunks[K any](ids []K, size int) [][]K {
+	var out [][]K
 	for len(ids) > size {
 		out = append(out, ids[:size])
 		ids = ids[size:]
@@ -185,7 +185,7 @@ func chunks(ids []string, size int) [][]string {
 	return out
 }
 
-func anys(ss []string) []any {
+func anys[K any](ss []K) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
 		out[i] = s

@@ -212,10 +212,16 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 }
 
 func (s *Store) getMany(ctx context.Context, sc memory.Scope, ids []string) (map[string]*memory.Memory, error) {
-	found := make(map[string]*memory.Memory, len(ids))
-	for _, part := range chunks(ids, batchSize) {
+	return readIn(ctx, s, sc, "id", ids)
+}
+
+// readIn reads the scope's memories whose column col (id or seq) is one of
+// keys, keyed by id, in statements of at most batchSize keys.
+func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, col string, keys []K) (map[string]*memory.Memory, error) {
+	found := make(map[string]*memory.Memory, len(keys))
+	for _, part := range chunks(keys, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
+		rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+col+` IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, err

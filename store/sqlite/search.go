@@ -110,35 +110,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ids []string, seq
 // each, where an id costs two), keyed by id. A rowid the index holds for a
 // row since deleted may name another row: results are matched by id.
 func (s *Store) getBySeq(ctx context.Context, sc memory.Scope, seqs []int64) (map[string]*memory.Memory, error) {
-	found := make(map[string]*memory.Memory, len(seqs))
-	for len(seqs) > 0 {
-		part := seqs[:min(len(seqs), batchSize)]
-		seqs = seqs[len(part):]
-		args := []any{sc.User, sc.Namespace}
-		for _, q := range part {
-			args = append(args, q)
-		}
-		rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND seq IN (`+
-			placeholders(len(part))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			m, err := scanMemory(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			found[m.ID] = m
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return found, nil
+	return readIn(ctx, s, sc, "seq", seqs)
 }
 
 // rerankMargin is how many candidates beyond the limit are re-scored
