@@ -155,7 +155,9 @@ type Scored struct {
 	Filtered string
 }
 
-// Result is the outcome of one recall.
+// Result is the outcome of one recall. Its memories may be shared with
+// the store's caches (SearchOptions.ReadOnly): read them, never change
+// them.
 type Result struct {
 	// Selected are the memories to inject, best first.
 	Selected []*Scored
@@ -321,6 +323,7 @@ func (r *Recaller) search(ctx context.Context, s Scope, text string, qvec []floa
 		At:                  at,
 		Tiers:               []Tier{TierSemantic, TierEpisodic, TierEvent},
 		ExcludeConsolidated: r.cfg.Recall.PreferConsolidated,
+		ReadOnly:            true,
 	}
 	var vecErr error
 	var wg sync.WaitGroup

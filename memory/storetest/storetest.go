@@ -83,6 +83,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LexicalSearch", s.testLexicalSearch)
 	t.Run("LexicalSearchCJK", s.testLexicalSearchCJK)
 	t.Run("LexicalSearchFilters", s.testLexicalSearchFilters)
+	t.Run("SearchReadOnly", s.testSearchReadOnly)
 	t.Run("Context", s.testContext)
 	t.Run("Turns", s.testTurns)
 	t.Run("Audit", s.testAudit)

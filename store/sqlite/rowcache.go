@@ -40,8 +40,9 @@ func rowBytes(m *memory.Memory) int {
 // Like the vector index, the cache knows this process's writes only.
 //
 // Rows are stored as read, never changed in place (endTouch replaces
-// them), and searches hand out copies: callers may mutate what a search
-// returns.
+// them), and searches hand out copies, so callers may mutate what a search
+// returns; a caller that only reads (SearchOptions.ReadOnly) gets the
+// cached rows themselves.
 type rowCache struct {
 	mu       sync.Mutex
 	gen      uint64
@@ -219,6 +220,17 @@ func (c *rowCache) dropUser(user, ns string) {
 			c.remove(id)
 		}
 	}
+}
+
+// searchCopy is what a search hands out of a row it may share with the
+// cache: the row itself when the caller only reads it
+// (SearchOptions.ReadOnly; cached rows are never changed in place), else
+// a copy the caller may change.
+func searchCopy(m *memory.Memory, o memory.SearchOptions) *memory.Memory {
+	if o.ReadOnly {
+		return m
+	}
+	return cloneMemory(m)
 }
 
 // cloneMemory copies m deeply enough that changing the copy (its vector,

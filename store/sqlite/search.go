@@ -68,7 +68,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	}
 	// Only what is returned is copied out of the cache.
 	for i := range out {
-		out[i].Memory = cloneMemory(out[i].Memory)
+		out[i].Memory = searchCopy(out[i].Memory, o)
 	}
 	return out, nil
 }
@@ -185,7 +185,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	for i, id := range ids {
 		// A row changed between the ranking and the read is checked again.
 		if m, ok := found[id]; ok && f.keepMemory(m) {
-			out = append(out, memory.Candidate{Memory: cloneMemory(m), Score: hits[i].score})
+			out = append(out, memory.Candidate{Memory: searchCopy(m, o), Score: hits[i].score})
 		}
 	}
 	return out, nil
