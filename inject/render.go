@@ -117,14 +117,7 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 		room -= memory.CountTokens(l)
 	}
 
-	var profile, rest []Item
-	for _, it := range items {
-		if it.Tier == memory.TierProfile {
-			profile = append(profile, it)
-		} else {
-			rest = append(rest, it)
-		}
-	}
+	profile, rest := byTier(items)
 	var lines []string
 	profRoom := room
 	if opts.ProfileBudgetTokens > 0 {
@@ -150,6 +143,35 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 	return section, used, memory.CountTokens(section)
 }
 
+// byTier splits items into the profile ones and the rest, each in the
+// order given, copying only when both kinds are there.
+func byTier(items []Item) (profile, rest []Item) {
+	n := 0
+	for _, it := range items {
+		if it.Tier == memory.TierProfile {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil, items
+	case len(items):
+		return items, nil
+	}
+	out := make([]Item, 0, len(items))
+	for _, it := range items {
+		if it.Tier == memory.TierProfile {
+			out = append(out, it)
+		}
+	}
+	for _, it := range items {
+		if it.Tier != memory.TierProfile {
+			out = append(out, it)
+		}
+	}
+	return out[:n], out[n:]
+}
+
 // fit appends, in rank order, the lines of items that fit in room, at most
 // max of them (0: no limit), and reports the tokens spent. An item that
 // does not fit is passed over for the next, shorter one: the budget holds
@@ -160,17 +182,26 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 		if max > 0 && taken >= max {
 			break
 		}
-		prefix, text := linePrefix(it), Sanitize(it.Text)
+		prefix := linePrefix(it)
+		np, left := memory.CountTokens(prefix), room-spent
+		if taken > 0 && np >= left {
+			// Not even one token of text fits, and only a first line is
+			// ever truncated: no need to sanitise a text that cannot go
+			// in (a scope's 50 profile memories face a small budget).
+			continue
+		}
+		text := Sanitize(it.Text)
 		if text == "" {
 			continue
 		}
-		line := prefix + text
-		n := memory.CountTokens(line)
-		if spent+n <= room {
-			lines, used, spent, taken = append(lines, line), append(used, it), spent+n, taken+1
+		// The prefix ends with a space, so the line costs the sum of its
+		// parts (memory.CountTokens): no need to build a line that does
+		// not fit.
+		n := np + memory.CountTokens(text)
+		if n <= left {
+			lines, used, spent, taken = append(lines, prefix+text), append(used, it), spent+n, taken+1
 			continue
 		}
-		left := room - spent
 		if taken == 0 && n > room && left >= minTruncTokens {
 			// A single memory longer than the whole budget is cut rather
 			// than lost.
@@ -188,20 +219,22 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 // (4 tokens by memory.CountTokens, 6 for "2023-05-08") and the short id in
 // letters only (see memory.ShortID). On LoCoMo events (~90 tokens of text) the
 // prefix fell from 16 to 12 tokens.
+//
+// It is built in a stack buffer, so the string is its only allocation.
 func linePrefix(it Item) string {
-	var b strings.Builder
-	b.WriteString("- [")
-	b.WriteString(safeWord(string(it.Tier), "memory"))
+	var buf [64]byte
+	b := append(buf[:0], "- ["...)
+	b = append(b, safeWord(string(it.Tier), "memory")...)
 	if !it.Date.IsZero() {
-		b.WriteByte(' ')
-		b.WriteString(it.Date.UTC().Format("2 Jan 2006"))
+		b = append(b, ' ')
+		b = it.Date.UTC().AppendFormat(b, "2 Jan 2006")
 	}
 	if id := memory.ShortID(it.ID); id != "" {
-		b.WriteString(" m:")
-		b.WriteString(id)
+		b = append(b, " m:"...)
+		b = append(b, id...)
 	}
-	b.WriteString("] ")
-	return b.String()
+	b = append(b, "] "...)
+	return string(b)
 }
 
 // safeWord keeps only ASCII letters, digits, "-" and "_" of s (def when

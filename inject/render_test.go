@@ -164,3 +164,27 @@ func TestItemsAndOptionsFrom(t *testing.T) {
 		t.Fatalf("OptionsFrom = %+v", o)
 	}
 }
+
+// fit counts a line as its prefix's tokens plus its text's, which holds
+// because every prefix ends with a space (see memory.CountTokens).
+func TestLineCostIsPrefixPlusText(t *testing.T) {
+	tiers := []memory.Tier{memory.TierProfile, memory.TierSemantic, memory.TierEvent, "we<ird", ""}
+	dates := []time.Time{{}, time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC), time.Date(1999, 12, 31, 23, 0, 0, 0, time.FixedZone("x", -5*3600))}
+	ids := []string{"", "8f2c19ab", "zz", "日本"}
+	for _, c := range sanitizeCases {
+		text := Sanitize(c.in)
+		for _, tier := range tiers {
+			for _, d := range dates {
+				for _, id := range ids {
+					p := linePrefix(Item{ID: id, Tier: tier, Date: d})
+					if !strings.HasSuffix(p, " ") {
+						t.Fatalf("prefix %q does not end with a space", p)
+					}
+					if got, want := memory.CountTokens(p)+memory.CountTokens(text), memory.CountTokens(p+text); got != want {
+						t.Errorf("%q + %q: parts cost %d, line %d", p, text, got, want)
+					}
+				}
+			}
+		}
+	}
+}

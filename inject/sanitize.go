@@ -24,7 +24,41 @@ import (
 //
 // Ordinary text, Chinese punctuation included, is left as it was.
 func Sanitize(s string) string {
-	rs := flatten(s)
+	if plain(s) {
+		return s
+	}
+	return sanitize(s)
+}
+
+// plain reports, by one look at the bytes, that Sanitize would return s as
+// it is: printable ASCII with single spaces inside only (flatten changes
+// nothing) and none of the characters every rewrite needs ("<", "[", "#",
+// ":"). Most memories are such text; the injector sanitises every
+// candidate line of every request, so they skip the rune slices.
+func plain(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '<', '[', '#', ':':
+			return false
+		case ' ':
+			if s[i-1] == ' ' {
+				return false
+			}
+		default:
+			if c < ' ' || c > '~' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sanitize is Sanitize for any text.
+func sanitize(s string) string {
+	rs, same := flatten(s)
 	if len(rs) == 0 {
 		return ""
 	}
@@ -49,6 +83,9 @@ func Sanitize(s string) string {
 		}
 	}
 	if len(out) == 0 {
+		if same {
+			return s
+		}
 		return string(rs)
 	}
 	var b strings.Builder
@@ -64,16 +101,24 @@ func Sanitize(s string) string {
 }
 
 // flatten drops control, format and invalid characters and collapses all
-// whitespace (line breaks included) to single spaces.
-func flatten(s string) []rune {
-	rs := make([]rune, 0, len(s))
+// whitespace (line breaks included) to single spaces; same reports that
+// the result is s's runes unchanged.
+func flatten(s string) (rs []rune, same bool) {
+	rs = make([]rune, 0, len(s))
+	v := strings.ToValidUTF8(s, "")
+	same = len(v) == len(s)
 	space := false
-	for _, r := range strings.ToValidUTF8(s, "") {
+	for _, r := range v {
 		switch {
 		case unicode.IsSpace(r) || r == '\u2028' || r == '\u2029':
+			// Kept only as one ' ' between two kept runes.
+			if space || r != ' ' || len(rs) == 0 {
+				same = false
+			}
 			space = true
 			continue
 		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == unicode.ReplacementChar:
+			same = false
 			continue
 		}
 		if space && len(rs) > 0 {
@@ -82,7 +127,10 @@ func flatten(s string) []rune {
 		space = false
 		rs = append(rs, r)
 	}
-	return rs
+	if space {
+		same = false
+	}
+	return rs, same
 }
 
 // tagNames are tag names that must never appear as a tag in a memory: the

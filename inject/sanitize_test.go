@@ -135,7 +135,50 @@ func FuzzSanitize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkSafe(t, s)
+		checkShortcuts(t, s)
 	})
+}
+
+// checkShortcuts checks that the ways Sanitize avoids building a string
+// return what building it would: plain text is left as it is, and flatten
+// says "same" only of text it did not change.
+func checkShortcuts(t *testing.T, s string) {
+	t.Helper()
+	if plain(s) {
+		if got := sanitize(s); got != s {
+			t.Errorf("plain(%q), but the full sanitiser gives %q", s, got)
+		}
+	}
+	if rs, same := flatten(s); same && string(rs) != s {
+		t.Errorf("flatten(%q) = %q, reported unchanged", s, string(rs))
+	}
+}
+
+func TestSanitizeShortcuts(t *testing.T) {
+	cases := []string{
+		"The user prefers TypeScript over JavaScript.", "a b", "x", "", " lead", "trail ", "two  spaces",
+		"tab\there", "ecosystem: fine", "C# is nice", "a < b", "[x]", "del\x7f", "用户对花生过敏。", "用户 对", "用户  对",
+		"nbsp\u00a0x", "soft\u00adhyphen", "\ufffd", "\xffbad",
+	}
+	for _, c := range sanitizeCases {
+		cases = append(cases, c.in)
+	}
+	plains := 0
+	for _, s := range cases {
+		checkShortcuts(t, s)
+		if plain(s) {
+			plains++
+		}
+	}
+	// The shortcut must actually be taken for ordinary text.
+	for _, s := range []string{"The user prefers TypeScript over JavaScript.", "a b", "x", "It costs $5 (or 4.50 EUR), she said!"} {
+		if !plain(s) {
+			t.Errorf("plain(%q) = false, want true", s)
+		}
+	}
+	if rs, same := flatten("用户对花生过敏。 别推荐"); !same || len(rs) == 0 {
+		t.Errorf("flatten of unchanged CJK text: same = %v", same)
+	}
 }
 
 func BenchmarkSanitize(b *testing.B) {
