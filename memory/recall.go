@@ -389,12 +389,17 @@ func (r *Recaller) Profile(ctx context.Context, s Scope) ([]*Memory, error) {
 // fused = vw/(k + rank_vec) + 1/(k + rank_lex), and keeps the best limit
 // candidates.
 func fuse(vec, lex []Candidate, k, vw float64, limit int) []*Scored {
-	byID := make(map[string]*Scored, len(vec)+len(lex))
-	var out []*Scored
+	n := len(vec) + len(lex)
+	byID := make(map[string]*Scored, n)
+	out := make([]*Scored, 0, n)
+	// One array holds every candidate (never grown past n, so the
+	// pointers stay put): a recall fuses ~100 of them.
+	all := make([]Scored, 0, n)
 	get := func(m *Memory) *Scored {
 		c, ok := byID[m.ID]
 		if !ok {
-			c = &Scored{Memory: m}
+			all = append(all, Scored{Memory: m})
+			c = &all[len(all)-1]
 			byID[m.ID] = c
 			out = append(out, c)
 		}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
@@ -193,21 +194,25 @@ func eachTerm(text string, emit func(string)) {
 // when each of its lines, role label removed, is: chat apps resend the
 // whole history, and a turn of this very conversation must not come back
 // as a memory.
-type excluder struct{ hay string }
+type excluder struct{ hay []byte }
 
 func newExcluder(texts []string) excluder {
-	var b strings.Builder
+	var hay []byte
 	for _, t := range texts {
-		b.WriteString(normalizeForMatch(t))
-		b.WriteByte('\n') // never produced by normalizeForMatch: no match spans two messages
+		hay = appendNormalized(hay, t)
+		hay = append(hay, '\n') // never produced by appendNormalized: no match spans two messages
 	}
-	return excluder{hay: b.String()}
+	return excluder{hay: hay}
 }
 
+// contains is asked of every candidate of every recall, so it normalises
+// each line into one scratch buffer instead of a string apiece.
 func (e excluder) contains(text string) bool {
 	if len(e.hay) == 0 {
 		return false
 	}
+	var scratch [256]byte
+	n := scratch[:0]
 	found := false
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
@@ -216,11 +221,11 @@ func (e excluder) contains(text string) bool {
 				line = line[len(label):]
 			}
 		}
-		n := normalizeForMatch(line)
-		if n == "" {
+		n = appendNormalized(n[:0], line)
+		if len(n) == 0 {
 			continue
 		}
-		if !strings.Contains(e.hay, n) {
+		if !bytes.Contains(e.hay, n) {
 			return false
 		}
 		found = true
@@ -231,24 +236,28 @@ func (e excluder) contains(text string) bool {
 // normalizeForMatch lowercases, folds fullwidth ASCII, keeps letters,
 // digits and CJK, and turns every other run into one space.
 func normalizeForMatch(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	return string(appendNormalized(make([]byte, 0, len(s)), s))
+}
+
+// appendNormalized appends normalizeForMatch(s) to b.
+func appendNormalized(b []byte, s string) []byte {
+	start := len(b)
 	space := false
 	for _, r := range s {
 		if r >= 0xff01 && r <= 0xff5e {
 			r -= 0xfee0
 		}
 		if termRune(r) {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
+			if space && len(b) > start {
+				b = append(b, ' ')
 			}
 			space = false
-			b.WriteRune(unicode.ToLower(r))
+			b = utf8.AppendRune(b, unicode.ToLower(r))
 			continue
 		}
 		space = true
 	}
-	return b.String()
+	return b
 }
 
 // termRune reports whether r belongs in a word: a letter, digit or
