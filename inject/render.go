@@ -129,7 +129,15 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 		return "", nil, 0
 	}
 
+	size := len(CloseFence)
+	for _, l := range head {
+		size += len(l) + 1
+	}
+	for _, l := range lines {
+		size += len(l) + 1
+	}
 	var b strings.Builder
+	b.Grow(size)
 	for _, l := range head {
 		b.WriteString(l)
 		b.WriteByte('\n')
@@ -178,12 +186,16 @@ func byTier(items []Item) (profile, rest []Item) {
 // as many of the best memories as it can.
 func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []Item, int) {
 	spent, taken := 0, 0
+	var buf [64]byte
 	for _, it := range items {
 		if max > 0 && taken >= max {
 			break
 		}
-		prefix := linePrefix(it)
-		np, left := memory.CountTokens(prefix), room-spent
+		// The prefix stays in buf until its line goes in; the conversion
+		// for counting does not escape, and Go makes one of ≤ 32 bytes
+		// (a usual prefix) on the stack.
+		prefix := appendPrefix(buf[:0], it)
+		np, left := memory.CountTokens(string(prefix)), room-spent
 		if taken > 0 && np >= left {
 			// Not even one token of text fits, and only a first line is
 			// ever truncated: no need to sanitise a text that cannot go
@@ -199,13 +211,13 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 		// not fit.
 		n := np + memory.CountTokens(text)
 		if n <= left {
-			lines, used, spent, taken = append(lines, prefix+text), append(used, it), spent+n, taken+1
+			lines, used, spent, taken = append(lines, string(prefix)+text), append(used, it), spent+n, taken+1
 			continue
 		}
 		if taken == 0 && n > room && left >= minTruncTokens {
 			// A single memory longer than the whole budget is cut rather
 			// than lost.
-			if t, ok := truncate(prefix, text, left); ok {
+			if t, ok := truncate(string(prefix), text, left); ok {
 				lines, used, spent, taken = append(lines, t), append(used, it), spent+memory.CountTokens(t), taken+1
 			}
 		}
@@ -219,11 +231,11 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 // (4 tokens by memory.CountTokens, 6 for "2023-05-08") and the short id in
 // letters only (see memory.ShortID). On LoCoMo events (~90 tokens of text) the
 // prefix fell from 16 to 12 tokens.
-//
-// It is built in a stack buffer, so the string is its only allocation.
-func linePrefix(it Item) string {
-	var buf [64]byte
-	b := append(buf[:0], "- ["...)
+func linePrefix(it Item) string { return string(appendPrefix(nil, it)) }
+
+// appendPrefix appends linePrefix(it) to b.
+func appendPrefix(b []byte, it Item) []byte {
+	b = append(b, "- ["...)
 	b = append(b, safeWord(string(it.Tier), "memory")...)
 	if !it.Date.IsZero() {
 		b = append(b, ' ')
@@ -233,8 +245,7 @@ func linePrefix(it Item) string {
 		b = append(b, " m:"...)
 		b = append(b, id...)
 	}
-	b = append(b, "] "...)
-	return string(b)
+	return append(b, "] "...)
 }
 
 // safeWord keeps only ASCII letters, digits, "-" and "_" of s (def when
