@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"context"
 	"log/slog"
-	"unsafe"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -42,28 +41,6 @@ type IndexStats struct {
 // scopeOverhead is what a scope's entry costs before anything is loaded,
 // so the entries of scopes that never load are bounded too.
 const scopeOverhead = 512
-
-// Per-slot and per-term estimates of the indexes' memory: slices'
-// elements, an id string (memory.NewID: 16 bytes) and its header, and a
-// map entry with Go's bucket overhead.
-const (
-	idBytes       = 16 + 16
-	mapEntryBytes = 48
-	vecSlotBytes  = idBytes + 8 + int64(unsafe.Sizeof(vecMeta{})) + 4 + mapEntryBytes
-	lexSlotBytes  = idBytes + 8 + int64(unsafe.Sizeof(vecMeta{})) + 4 + 24 + mapEntryBytes
-	lexPostBytes  = int64(unsafe.Sizeof(lexPost{}) + unsafe.Sizeof(lexTF{}))
-	lexTermBytes  = 24 + 16 + 8 + mapEntryBytes
-)
-
-// estimate is the vector index's memory; the caller holds its lock.
-func (ix *vecIndex) estimate() int64 {
-	return int64(cap(ix.vecs)) + int64(len(ix.ids))*vecSlotBytes
-}
-
-// estimate is the lexical index's memory; the caller holds its lock.
-func (lx *lexIndex) estimate() int64 {
-	return int64(len(lx.ids))*lexSlotBytes + lx.npost*lexPostBytes + int64(len(lx.post))*lexTermBytes
-}
 
 // indexBudget tracks the loaded scopes in least recently searched order.
 // Its fields are guarded by Store.idxMu; the sizes it sums are the

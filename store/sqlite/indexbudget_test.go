@@ -89,7 +89,7 @@ func TestIndexBudgetEvictsLeastRecentlySearched(t *testing.T) {
 
 	search(scs[0])
 	one := st.IndexStats().Bytes
-	if one < 300*(vecSlotBytes+storebench.Dim) {
+	if one < 300*storebench.Dim {
 		t.Fatalf("one scope's indexes estimated at %d bytes, less than its vectors", one)
 	}
 	// Room for three scopes of this size, not four.

@@ -1,23 +1,23 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
 )
 
 // chooseTerms returns the terms to match (unprefixed), rarest first, and
 // the sum of their document frequencies. Terms no memory of the scope
 // holds are dropped: they cannot match.
 func (s *Store) chooseTerms(ctx context.Context, prefix string, terms []string) ([]string, int, error) {
-	if len(terms) > lexMaxQueryTerms {
-		terms = terms[:lexMaxQueryTerms]
+	if len(terms) > scopeindex.LexMaxQueryTerms {
+		terms = terms[:scopeindex.LexMaxQueryTerms]
 	}
 	// Pad the IN list to a multiple of 8 so a few prepared shapes serve
 	// every query length.
@@ -49,32 +49,17 @@ func (s *Store) chooseTerms(ctx context.Context, prefix string, terms []string) 
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("term frequencies: %w", err)
 	}
-	cand := make([]lexTerm, 0, len(terms))
-	for i, t := range terms {
-		if d := df[prefix+t]; d > 0 {
-			cand = append(cand, lexTerm{term: t, df: d, pos: i})
-		}
-	}
-	slices.SortFunc(cand, func(a, b lexTerm) int { return cmp.Or(cmp.Compare(a.df, b.df), cmp.Compare(a.pos, b.pos)) })
-	var out []string
-	sum := 0
-	for _, c := range cand {
-		if len(out) >= lexMaxTerms || (len(out) >= lexMinTerms && sum+c.df > lexPostings) {
-			break
-		}
-		out = append(out, c.term)
-		sum += c.df
-	}
+	out, sum := scopeindex.PickTerms(terms, func(t string) int { return df[prefix+t] })
 	return out, sum, nil
 }
 
-// newestBound is the lowest rowid among the newest lexNewest matches of
+// newestBound is the lowest rowid among the newest scopeindex.LexNewest matches of
 // match, or 0 when there are fewer: ranking only rows at or above it
 // bounds the cost of a query whose rarest terms are still common.
 func (s *Store) newestBound(ctx context.Context, match string) (int64, error) {
 	var lo int64
 	err := s.queryRow(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET `+
-		strconv.Itoa(lexNewest-1), match).Scan(&lo)
+		strconv.Itoa(scopeindex.LexNewest-1), match).Scan(&lo)
 	if err == sql.ErrNoRows {
 		return 0, nil
 	}
@@ -98,7 +83,10 @@ func (s *Store) lexicalSearchFTS(ctx context.Context, sc memory.Scope, query str
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	f := newFilter(o)
+	at := o.At
+	if at.IsZero() {
+		at = time.Now()
+	}
 	prefix := scopePrefix(sc)
 	terms, postings, err := s.chooseTerms(ctx, prefix, terms)
 	if err != nil {
@@ -112,16 +100,16 @@ func (s *Store) lexicalSearchFTS(ctx context.Context, sc memory.Scope, query str
 	// leave fewer than limit, the window widens until the matches run out.
 	where := []string{"+m.user = ?", "+m.namespace = ?"}
 	var fargs []any
-	if !f.includeDead {
+	if !o.IncludeDead {
 		where = append(where, "m.valid_to IS NULL", "m.archived_at IS NULL", "(m.expires_at IS NULL OR +m.expires_at > ?)")
-		fargs = append(fargs, f.at)
+		fargs = append(fargs, micros(at))
 	}
-	if f.exclConsolid {
+	if o.ExcludeConsolidated {
 		where = append(where, "m.consolidated_at IS NULL")
 	}
-	if len(f.tiers) > 0 {
-		where = append(where, "+m.tier IN ("+placeholders(len(f.tiers))+")")
-		for _, t := range f.tiers {
+	if len(o.Tiers) > 0 {
+		where = append(where, "+m.tier IN ("+placeholders(len(o.Tiers))+")")
+		for _, t := range o.Tiers {
 			fargs = append(fargs, string(t))
 		}
 	}
@@ -139,7 +127,7 @@ func (s *Store) lexicalSearchFTS(ctx context.Context, sc memory.Scope, query str
 	// Even the rarest terms can be common in a large scope: then only the
 	// newest of their matches are ranked.
 	var lo int64
-	if postings > lexNewest {
+	if postings > scopeindex.LexNewest {
 		if lo, err = s.newestBound(ctx, match); err != nil {
 			return nil, fmt.Errorf("lexical search: %w", err)
 		}

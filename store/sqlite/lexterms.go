@@ -6,32 +6,6 @@ import (
 	"fmt"
 )
 
-// A long chat message has dozens of content terms, most of them common in
-// a large scope; matching all of them makes FTS5 rank nearly every row
-// (bm25 reads each match's size and walks every phrase's instances), which
-// costs tens of milliseconds at 10k memories. Lexical search therefore
-// matches the rarest terms within a postings budget. BM25 gives a term an
-// IDF that falls to nothing as it approaches half the scope, so the terms
-// left out are the ones that move the ranking least, and a query whose
-// terms all fit the budget (every query on a small scope) is matched whole
-// and ranked exactly as before.
-const (
-	// lexPostings is the budget: the sum of the chosen terms' document
-	// frequencies.
-	lexPostings = 600
-	// lexMaxTerms is the most terms a query is matched with.
-	lexMaxTerms = 10
-	// lexMinTerms are always matched (the rarest that match at all), over
-	// the budget if need be.
-	lexMinTerms = 2
-	// lexMaxQueryTerms bounds the frequency lookup of a pasted document:
-	// its first distinct content terms.
-	lexMaxQueryTerms = 64
-	// lexNewest bounds how many of the chosen terms' matches are ranked
-	// when even they exceed the budget: the newest ones.
-	lexNewest = lexPostings
-)
-
 // vocabTable exposes memories_fts's per-term document counts (fts5vocab,
 // row form). Its terms are scope-prefixed like the index, so the counts
 // are the scope's own. It stores nothing: created if missing at Open.
@@ -44,13 +18,6 @@ func ensureVocab(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("create lexical vocabulary table: %w", err)
 	}
 	return nil
-}
-
-// lexTerm is one query term with its document frequency in the scope.
-type lexTerm struct {
-	term string // unprefixed
-	df   int
-	pos  int // order in the query
 }
 
 // FTS5 adds a segment to its index at every write transaction and merges

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
 )
 
 // batchSize bounds the ids bound in one statement.
@@ -50,15 +51,6 @@ func provJSON(p memory.Provenance) string {
 
 const insertMemorySQL = `INSERT INTO memories (` + memCols + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
-
-// writtenMeta is the index metadata of m as Insert writes it (vecCols).
-func writtenMeta(m *memory.Memory) vecMeta {
-	var exp int64
-	if m.ExpiresAt != nil {
-		exp = micros(*m.ExpiresAt)
-	}
-	return newMeta(m.Tier, m.ValidTo != nil || m.ArchivedAt != nil, exp, m.ConsolidatedAt != nil)
-}
 
 // Insert writes ms in one transaction: all or none.
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
@@ -106,7 +98,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			}
 			text := m.SearchText()
 			rows = append(rows, ftsRow{seq, scopedLex(sc, text)})
-			written = append(written, writtenRow{id: m.ID, seq: seq, meta: writtenMeta(m), emb: emb, text: text})
+			written = append(written, writtenRow{id: m.ID, seq: seq, meta: scopeindex.MetaOf(m), emb: emb, text: text})
 		}
 		data, err := json.Marshal(rows)
 		if err != nil {

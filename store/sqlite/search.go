@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
 )
 
 // defaultLimit is the candidate count when SearchOptions.Limit is 0.
@@ -22,7 +22,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	if len(vec) != s.dim {
 		return nil, fmt.Errorf("vector search: %w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.dim)
 	}
-	q, ok := normalise(vec)
+	q, ok := scopeindex.Normalise(vec)
 	if !ok {
 		return nil, nil
 	}
@@ -30,18 +30,18 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	f := newFilter(o)
+	f := scopeindex.NewFilter(o)
 	ix, err := s.rlockIndex(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: load index: %w", err)
 	}
 	// The quantised scan ranks approximately: take a margin of extra
 	// candidates and re-score them exactly.
-	hits := ix.search(quantQuery(q, ix.stride), &f, limit+rerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
+	hits := ix.v.Search(q, &f, limit+scopeindex.RerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
 	ids := make([]string, len(hits))
 	seqs := make([]int64, len(hits))
 	for i, h := range hits {
-		ids[i], seqs[i] = ix.ids[h.slot], ix.seqs[h.slot]
+		ids[i], seqs[i] = ix.v.ID(h.Slot), ix.v.Seq(h.Slot)
 	}
 	ix.mu.RUnlock()
 
@@ -54,13 +54,13 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	for _, id := range ids {
 		// A row changed between the scan and the read is checked again.
 		m, ok := found[id]
-		if !ok || !f.keepMemory(m) || len(m.Embedding) != len(q) {
+		if !ok || !f.KeepMemory(m) || len(m.Embedding) != len(q) {
 			continue
 		}
-		if !normaliseInto(e, m.Embedding) {
+		if !scopeindex.NormaliseInto(e, m.Embedding) {
 			continue
 		}
-		out = append(out, memory.Candidate{Memory: m, Score: float64(dot(q, e))})
+		out = append(out, memory.Candidate{Memory: m, Score: float64(scopeindex.Dot(q, e))})
 	}
 	slices.SortStableFunc(out, func(a, b memory.Candidate) int { return cmp.Compare(b.Score, a.Score) })
 	if len(out) > limit {
@@ -113,35 +113,6 @@ func (s *Store) getBySeq(ctx context.Context, sc memory.Scope, seqs []int64) (ma
 	return readIn(ctx, s, sc, "seq", seqs)
 }
 
-// rerankMargin is how many candidates beyond the limit are re-scored
-// exactly, covering quantisation error near the cut.
-func rerankMargin(limit int) int { return max(16, limit/2) }
-
-func normalise(v []float32) ([]float32, bool) {
-	q := make([]float32, len(v))
-	if !normaliseInto(q, v) {
-		return nil, false
-	}
-	return q, true
-}
-
-// normaliseInto writes v/|v| to dst (of v's length); false when v has no
-// direction.
-func normaliseInto(dst, v []float32) bool {
-	var n float64
-	for _, f := range v {
-		n += float64(f) * float64(f)
-	}
-	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
-		return false
-	}
-	inv := 1 / math.Sqrt(n)
-	for i, f := range v {
-		dst[i] = float32(float64(f) * inv)
-	}
-	return true
-}
-
 // LexicalSearch ranks the scope's memories by BM25 over their lexical form
 // (memory.LexicalForm); any query term may match. Scores are -bm25 as FTS5
 // computes it, so higher is better and positive. The ranking runs over the
@@ -159,7 +130,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	f := newFilter(o)
+	f := scopeindex.NewFilter(o)
 	tot, err := s.totals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
@@ -168,12 +139,12 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: load index: %w", err)
 	}
-	chosen, postings := pickTerms(terms, lx.df)
-	hits := lx.search(chosen, postings, &f, limit, tot)
+	chosen, postings := scopeindex.PickTerms(terms, lx.x.DF)
+	hits := lx.x.Search(chosen, postings, &f, limit, tot)
 	ids := make([]string, len(hits))
 	seqs := make([]int64, len(hits))
 	for i, h := range hits {
-		ids[i], seqs[i] = lx.ids[h.slot], h.seq
+		ids[i], seqs[i] = lx.x.ID(h.Slot), h.Seq
 	}
 	lx.mu.RUnlock()
 
@@ -184,8 +155,8 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	out := make([]memory.Candidate, 0, len(hits))
 	for i, id := range ids {
 		// A row changed between the ranking and the read is checked again.
-		if m, ok := found[id]; ok && f.keepMemory(m) {
-			out = append(out, memory.Candidate{Memory: searchCopy(m, o), Score: hits[i].score})
+		if m, ok := found[id]; ok && f.KeepMemory(m) {
+			out = append(out, memory.Candidate{Memory: searchCopy(m, o), Score: hits[i].Score})
 		}
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/memory/storebench"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
 )
 
 // TestQuantisedSearchIsExact checks that the int8 scan plus exact re-scoring
@@ -33,15 +34,15 @@ func TestQuantisedSearchIsExact(t *testing.T) {
 	qs := storebench.NewQueries(12, 20)
 	misses := 0
 	for _, qv := range qs.Vecs {
-		q, _ := normalise(qv)
+		q, _ := scopeindex.Normalise(qv)
 		type scored struct {
 			id string
 			s  float32
 		}
 		var exact []scored
 		for _, m := range all {
-			e, _ := normalise(m.Embedding)
-			exact = append(exact, scored{m.ID, dot(q, e)})
+			e, _ := scopeindex.Normalise(m.Embedding)
+			exact = append(exact, scored{m.ID, scopeindex.Dot(q, e)})
 		}
 		sort.SliceStable(exact, func(i, j int) bool { return exact[i].s > exact[j].s })
 		got, err := st.VectorSearch(ctx, sc, qv, memory.SearchOptions{Limit: 50})

@@ -1,7 +1,7 @@
 //go:build !amd64
 
-package sqlite
+package scopeindex
 
-func dot(a, b []float32) float32 { return dotGeneric(a, b) }
+func Dot(a, b []float32) float32 { return dotGeneric(a, b) }
 
 func dotI8(q []int16, v []int8) int32 { return dotI8Generic(q, v) }

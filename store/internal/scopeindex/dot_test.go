@@ -1,4 +1,4 @@
-package sqlite
+package scopeindex
 
 import (
 	"math"
@@ -15,7 +15,7 @@ func TestDot(t *testing.T) {
 			a[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
 			want += float64(a[i]) * float64(b[i])
 		}
-		for name, got := range map[string]float32{"dot": dot(a, b), "generic": dotGeneric(a, b)} {
+		for name, got := range map[string]float32{"dot": Dot(a, b), "generic": dotGeneric(a, b)} {
 			if math.Abs(float64(got)-want) > 1e-4*math.Sqrt(float64(n)) {
 				t.Errorf("%s n=%d: %v, want %v", name, n, got, want)
 			}
@@ -30,7 +30,7 @@ func BenchmarkDot(b *testing.B) {
 	}
 	b.Run("dot", func(b *testing.B) {
 		for b.Loop() {
-			dot(a, v)
+			Dot(a, v)
 		}
 	})
 	b.Run("generic", func(b *testing.B) {

@@ -1,4 +1,4 @@
-package sqlite
+package scopeindex
 
 import "golang.org/x/sys/cpu"
 
@@ -9,7 +9,7 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dotAVX2(a, b *float32, n int) float32
 
-func dot(a, b []float32) float32 {
+func Dot(a, b []float32) float32 {
 	if useAVX2 && len(a) > 0 {
 		b = b[:len(a)]
 		return dotAVX2(&a[0], &b[0], len(a))

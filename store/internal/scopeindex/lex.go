@@ -1,0 +1,360 @@
+package scopeindex
+
+import (
+	"cmp"
+	"container/heap"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Lex is one scope's lexical index: an inverted index over the tokens of
+// memory.LexicalForm of each row's search text, ranked with BM25 as
+// SQLite's FTS5 computes it (fts5Bm25Function), with row and token totals
+// the store chooses (FTS5's table-wide ones on SQLite, the scope's own
+// elsewhere, Lex.Totals).
+type Lex struct {
+	slot  map[string]int32 // by memory id
+	ids   []string         // "" for a free slot
+	seqs  []int64
+	meta  []Meta
+	dl    []int32   // tokens in the row (FTS5's column size)
+	docs  [][]lexTF // the row's distinct terms
+	free  []int32
+	terms map[string]int32 // term → term id
+	post  [][]lexPost      // by term id: the rows holding it
+	npost int64            // postings over all terms
+	ntok  int64            // tokens over all rows
+}
+
+type lexTF struct {
+	term int32
+	n    int32
+}
+
+type lexPost struct {
+	slot int32
+	n    int32 // occurrences in the row
+}
+
+// NewLex returns an empty lexical index.
+func NewLex() *Lex {
+	lx := &Lex{}
+	lx.Reset()
+	return lx
+}
+
+// Totals are the row and token counts BM25 uses (the average row length
+// and the rarity of a term).
+type Totals struct {
+	Rows, Tokens int64
+}
+
+// Totals are the index's own counts.
+func (lx *Lex) Totals() Totals { return Totals{Rows: int64(len(lx.slot)), Tokens: lx.ntok} }
+
+// Len is the number of rows indexed.
+func (lx *Lex) Len() int { return len(lx.slot) }
+
+// ID is the memory id at slot.
+func (lx *Lex) ID(slot int32) string { return lx.ids[slot] }
+
+// Has reports whether id is indexed.
+func (lx *Lex) Has(id string) bool { _, ok := lx.slot[id]; return ok }
+
+// SetMeta changes an indexed row's metadata and order value; false when id
+// is not indexed.
+func (lx *Lex) SetMeta(id string, seq int64, m Meta) bool {
+	i, ok := lx.slot[id]
+	if ok {
+		lx.seqs[i], lx.meta[i] = seq, m
+	}
+	return ok
+}
+
+// Estimate is the index's memory in bytes.
+func (lx *Lex) Estimate() int64 {
+	return int64(len(lx.ids))*lexSlotBytes + lx.npost*lexPostBytes + int64(len(lx.post))*lexTermBytes
+}
+
+// Reset empties the index.
+func (lx *Lex) Reset() {
+	lx.slot, lx.terms = make(map[string]int32), make(map[string]int32)
+	lx.ids, lx.seqs, lx.meta, lx.dl, lx.docs, lx.free, lx.post = nil, nil, nil, nil, nil, nil, nil
+	lx.npost, lx.ntok = 0, 0
+}
+
+// Upsert (re)indexes the row id from its search text.
+func (lx *Lex) Upsert(id string, seq int64, m Meta, text string) {
+	counts := make(map[string]int32)
+	var order []string
+	n := int32(0)
+	for tok := range strings.FieldsSeq(memory.LexicalForm(text)) {
+		if counts[tok] == 0 {
+			order = append(order, tok)
+		}
+		counts[tok]++
+		n++
+	}
+	doc := make([]lexTF, len(order))
+	for i, tok := range order {
+		tid, ok := lx.terms[tok]
+		if !ok {
+			tid = int32(len(lx.post))
+			lx.terms[tok] = tid
+			lx.post = append(lx.post, nil)
+		}
+		doc[i] = lexTF{tid, counts[tok]}
+	}
+	i, ok := lx.slot[id]
+	if ok && slices.Equal(lx.docs[i], doc) {
+		// Same tokens (a write that left the text alone).
+		lx.seqs[i], lx.meta[i] = seq, m
+		return
+	}
+	if ok {
+		lx.unpost(i)
+		lx.ntok -= int64(lx.dl[i])
+	} else if k := len(lx.free); k > 0 {
+		i, lx.free = lx.free[k-1], lx.free[:k-1]
+	} else {
+		i = int32(len(lx.ids))
+		lx.ids, lx.seqs, lx.meta = append(lx.ids, ""), append(lx.seqs, 0), append(lx.meta, Meta{})
+		lx.dl, lx.docs = append(lx.dl, 0), append(lx.docs, nil)
+	}
+	lx.slot[id] = i
+	lx.ids[i], lx.seqs[i], lx.meta[i], lx.dl[i], lx.docs[i] = id, seq, m, n, doc
+	for _, t := range doc {
+		lx.post[t.term] = append(lx.post[t.term], lexPost{i, t.n})
+	}
+	lx.npost += int64(len(doc))
+	lx.ntok += int64(n)
+}
+
+// unpost takes slot i out of its terms' postings.
+func (lx *Lex) unpost(i int32) {
+	for _, t := range lx.docs[i] {
+		p := lx.post[t.term]
+		if k := slices.IndexFunc(p, func(x lexPost) bool { return x.slot == i }); k >= 0 {
+			p[k] = p[len(p)-1]
+			lx.post[t.term] = p[:len(p)-1]
+			lx.npost--
+		}
+	}
+	lx.docs[i] = nil
+}
+
+// Remove drops id from the index.
+func (lx *Lex) Remove(id string) {
+	i, ok := lx.slot[id]
+	if !ok {
+		return
+	}
+	lx.unpost(i)
+	lx.ntok -= int64(lx.dl[i])
+	delete(lx.slot, id)
+	lx.ids[i], lx.seqs[i], lx.meta[i], lx.dl[i] = "", 0, Meta{}, 0
+	lx.free = append(lx.free, i)
+}
+
+// DF is the number of the scope's rows holding term (FTS5's document
+// count of the scope-prefixed term).
+func (lx *Lex) DF(term string) int {
+	if tid, ok := lx.terms[term]; ok {
+		return len(lx.post[tid])
+	}
+	return 0
+}
+
+// LexHit is one ranked row of a lexical search.
+type LexHit struct {
+	Slot  int32
+	Seq   int64
+	Score float64 // -bm25: higher is better
+}
+
+// Search ranks the scope's rows for the chosen terms (rarest first, as
+// PickTerms returns them) exactly as the FTS5 query did: any term may
+// match; when the terms' postings exceed the budget only the newest
+// LexNewest matches are ranked, unless the filter leaves fewer than limit
+// of them; the best limit that pass f, best first. The caller holds the
+// read lock.
+func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int, tot Totals) []LexHit {
+	if len(chosen) == 0 || tot.Rows <= 0 {
+		return nil
+	}
+	// The matches, each with its count of every chosen term.
+	idx := make(map[int32]int32)
+	var slots []int32
+	var freq [][lexMaxTerms]int32
+	for ti, t := range chosen {
+		for _, p := range lx.post[lx.terms[t]] {
+			k, ok := idx[p.slot]
+			if !ok {
+				k = int32(len(slots))
+				idx[p.slot] = k
+				slots = append(slots, p.slot)
+				freq = append(freq, [lexMaxTerms]int32{})
+			}
+			freq[k][ti] = p.n
+		}
+	}
+	var lo int64
+	if postings > LexNewest && len(slots) >= LexNewest {
+		lo = lx.newestBound(slots)
+	}
+	// BM25 as FTS5's fts5Bm25Function computes it, term by term in the
+	// query's order, so the sums round the same way.
+	const k1, b = 1.2, 0.75
+	avgdl := float64(tot.Tokens) / float64(tot.Rows)
+	idf := make([]float64, len(chosen))
+	for i, t := range chosen {
+		nHit := int64(lx.DF(t))
+		v := math.Log((float64(tot.Rows-nHit) + 0.5) / (float64(nHit) + 0.5))
+		if v <= 0 {
+			v = 1e-6
+		}
+		idf[i] = v
+	}
+	rank := func(lo int64) []LexHit {
+		h := make(lexHeap, 0, limit+1)
+		for k, sl := range slots {
+			if lx.seqs[sl] < lo || !f.Keep(&lx.meta[sl]) {
+				continue
+			}
+			d := float64(lx.dl[sl])
+			var score float64
+			for i := range chosen {
+				fr := float64(freq[k][i])
+				score += idf[i] * ((fr * (k1 + 1.0)) / (fr + k1*(1-b+b*d/avgdl)))
+			}
+			x := LexHit{sl, lx.seqs[sl], score}
+			if len(h) < limit {
+				heap.Push(&h, x)
+			} else if worse(h[0], x) {
+				h[0] = x
+				heap.Fix(&h, 0)
+			}
+		}
+		out := make([]LexHit, len(h))
+		for i := len(h) - 1; i >= 0; i-- {
+			out[i] = heap.Pop(&h).(LexHit)
+		}
+		return out
+	}
+	out := rank(lo)
+	if len(out) < limit && lo > 0 {
+		// The newest matches ran out under the filter: rank them all.
+		out = rank(0)
+	}
+	return out
+}
+
+// worse orders hits by score, then the older row (lower seq) first.
+func worse(a, b LexHit) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	return a.Seq > b.Seq
+}
+
+// newestBound is the lowest seq among the newest LexNewest of slots.
+func (lx *Lex) newestBound(slots []int32) int64 {
+	h := make(seqHeap, 0, LexNewest+1)
+	for _, sl := range slots {
+		q := lx.seqs[sl]
+		if len(h) < LexNewest {
+			heap.Push(&h, q)
+		} else if q > h[0] {
+			h[0] = q
+			heap.Fix(&h, 0)
+		}
+	}
+	return h[0]
+}
+
+// lexHeap keeps the best hits with the worst on top.
+type lexHeap []LexHit
+
+func (h lexHeap) Len() int           { return len(h) }
+func (h lexHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h lexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lexHeap) Push(x any)        { *h = append(*h, x.(LexHit)) }
+func (h *lexHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type seqHeap []int64
+
+func (h seqHeap) Len() int           { return len(h) }
+func (h seqHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h seqHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *seqHeap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *seqHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// PickTerms returns the terms to match, rarest first, and the sum of their
+// document frequencies (df), under the postings budget; terms no row
+// holds are dropped: they cannot match.
+func PickTerms(terms []string, df func(string) int) ([]string, int) {
+	if len(terms) > LexMaxQueryTerms {
+		terms = terms[:LexMaxQueryTerms]
+	}
+	cand := make([]lexTerm, 0, len(terms))
+	for i, t := range terms {
+		if d := df(t); d > 0 {
+			cand = append(cand, lexTerm{term: t, df: d, pos: i})
+		}
+	}
+	slices.SortFunc(cand, func(a, b lexTerm) int { return cmp.Or(cmp.Compare(a.df, b.df), cmp.Compare(a.pos, b.pos)) })
+	var out []string
+	sum := 0
+	for _, c := range cand {
+		if len(out) >= lexMaxTerms || (len(out) >= lexMinTerms && sum+c.df > lexPostings) {
+			break
+		}
+		out = append(out, c.term)
+		sum += c.df
+	}
+	return out, sum
+}
+
+// A long chat message has dozens of content terms, most of them common in
+// a large scope; matching all of them ranks nearly every row. Lexical
+// search therefore matches the rarest terms within a postings budget.
+// BM25 gives a term an IDF that falls to nothing as it approaches half the
+// scope, so the terms left out are the ones that move the ranking least,
+// and a query whose terms all fit the budget (every query on a small
+// scope) is matched whole.
+const (
+	// lexPostings is the budget: the sum of the chosen terms' document
+	// frequencies.
+	lexPostings = 600
+	// lexMaxTerms is the most terms a query is matched with.
+	lexMaxTerms = 10
+	// lexMinTerms are always matched (the rarest that match at all), over
+	// the budget if need be.
+	lexMinTerms = 2
+	// LexMaxQueryTerms bounds the frequency lookup of a pasted document:
+	// its first distinct content terms.
+	LexMaxQueryTerms = 64
+	// LexNewest bounds how many of the chosen terms' matches are ranked
+	// when even they exceed the budget: the newest ones.
+	LexNewest = lexPostings
+)
+
+// lexTerm is one query term with its document frequency in the scope.
+type lexTerm struct {
+	term string
+	df   int
+	pos  int // order in the query
+}

@@ -1,0 +1,100 @@
+package scopeindex
+
+import (
+	"slices"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Meta is what a search filters a row on.
+type Meta struct {
+	tier         memory.Tier
+	tierBit      uint8 // tierBits(tier): filters test a bit, not a string
+	dead         bool  // superseded or archived
+	expires      int64 // unix micros, 0 = never
+	consolidated bool
+}
+
+// NewMeta is a row's index metadata; expires is in unix microseconds, 0
+// for never.
+func NewMeta(tier memory.Tier, dead bool, expires int64, consolidated bool) Meta {
+	return Meta{tier: tier, tierBit: tierBits(tier), dead: dead, expires: expires, consolidated: consolidated}
+}
+
+// MetaOf is the metadata of a memory.
+func MetaOf(m *memory.Memory) Meta {
+	var exp int64
+	if m.ExpiresAt != nil {
+		exp = m.ExpiresAt.UnixMicro()
+	}
+	return NewMeta(m.Tier, m.ValidTo != nil || m.ArchivedAt != nil, exp, m.ConsolidatedAt != nil)
+}
+
+// tierBits maps a tier to its bit in a filter's tier mask; an unknown tier
+// gets the bit no known tier has, and is then compared by name.
+func tierBits(t memory.Tier) uint8 {
+	switch t {
+	case memory.TierEvent:
+		return 1
+	case memory.TierEpisodic:
+		return 2
+	case memory.TierSemantic:
+		return 4
+	case memory.TierProfile:
+		return 8
+	}
+	return 128
+}
+
+// Filter is a search's predicate over index metadata.
+type Filter struct {
+	tiers        []memory.Tier
+	tierMask     uint8 // the known tiers' bits (tierBits)
+	includeDead  bool
+	at           int64
+	exclConsolid bool
+}
+
+// NewFilter is the predicate of o's filters; a zero o.At means now.
+func NewFilter(o memory.SearchOptions) Filter {
+	at := o.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	f := Filter{tiers: o.Tiers, includeDead: o.IncludeDead, at: at.UnixMicro(), exclConsolid: o.ExcludeConsolidated}
+	for _, t := range o.Tiers {
+		if b := tierBits(t); b != 128 {
+			f.tierMask |= b
+		}
+	}
+	return f
+}
+
+// Keep reports whether a row with metadata m passes.
+func (f *Filter) Keep(m *Meta) bool {
+	if !f.includeDead && (m.dead || (m.expires != 0 && m.expires <= f.at)) {
+		return false
+	}
+	if f.exclConsolid && m.consolidated {
+		return false
+	}
+	if len(f.tiers) > 0 {
+		if m.tierBit&f.tierMask != 0 {
+			return true
+		}
+		if m.tierBit != 128 {
+			return false
+		}
+		// A tier this build does not know: compare names.
+		return slices.Contains(f.tiers, m.tier)
+	}
+	return true
+}
+
+// KeepMemory applies the same filter to a memory re-read from the
+// database.
+func (f *Filter) KeepMemory(m *memory.Memory) bool {
+	vm := MetaOf(m)
+	return f.Keep(&vm)
+}

@@ -1,0 +1,313 @@
+// Package scopeindex holds the in-memory search structures both stores
+// keep per scope: a quantised vector matrix (Vec) and an inverted index
+// ranked with BM25 (Lex), with the metadata filter they share. They hold
+// no text and no database handle: a store loads them, keeps them coherent
+// with its writes and re-reads from its database every row a search
+// returns. None of the types locks; the store guards each with its own
+// lock.
+package scopeindex
+
+import (
+	"container/heap"
+	"math"
+	"sync"
+	"unsafe"
+)
+
+// Vec is one scope's vectors, quantised: each normalised vector as int8
+// (with its scale) in one contiguous slice, a quarter of the float32 size,
+// so a scan of 100k vectors reads 25 MB rather than 100 MB (the scan is
+// bound by memory bandwidth). The scan ranks approximately; stores
+// re-score the best few exactly from the rows they read back.
+type Vec struct {
+	dim    int
+	stride int // dim rounded up to 16 for the kernel; padding is zero
+	ids    []string
+	seqs   []int64 // a store's row order (SQLite's rowid, PostgreSQL's creation time)
+	meta   []Meta
+	scale  []float32
+	vecs   []int8 // slot i at [i*stride : (i+1)*stride]
+	slot   map[string]int
+}
+
+// rowLevels maps a stored row's largest component to 127.
+const rowLevels = 127
+
+// queryLevels maps the query's largest component; 16383 keeps the int32
+// accumulator from overflowing up to 4096 dimensions.
+const queryLevels = 16383
+
+func strideFor(dim int) int { return (dim + 15) &^ 15 }
+
+// NewVec returns an empty index for vectors of dim dimensions.
+func NewVec(dim int) *Vec {
+	v := &Vec{dim: dim, stride: strideFor(dim)}
+	v.Reset()
+	return v
+}
+
+// Reset empties the index.
+func (ix *Vec) Reset() {
+	ix.ids, ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil, nil
+	ix.slot = make(map[string]int)
+}
+
+// Len is the number of rows indexed.
+func (ix *Vec) Len() int { return len(ix.ids) }
+
+// ID is the memory id at slot.
+func (ix *Vec) ID(slot int) string { return ix.ids[slot] }
+
+// Seq is the row order value at slot.
+func (ix *Vec) Seq(slot int) int64 { return ix.seqs[slot] }
+
+// Has reports whether id is indexed.
+func (ix *Vec) Has(id string) bool { _, ok := ix.slot[id]; return ok }
+
+// Upsert stores the row's vector quantised; a vector of the wrong size,
+// without direction or not finite is dropped from the index.
+func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
+	if len(v) != ix.dim {
+		ix.Remove(id)
+		return
+	}
+	var mx float32
+	for _, f := range v {
+		mx = max(mx, f, -f)
+	}
+	if mx == 0 || math.IsNaN(float64(mx)) || math.IsInf(float64(mx), 0) {
+		ix.Remove(id)
+		return
+	}
+	// Scores are ranked per query, so the row's norm must cancel: the
+	// scale carries 1/|v| as well as the quantisation step.
+	i, ok := ix.slot[id]
+	if !ok {
+		i = len(ix.ids)
+		ix.slot[id] = i
+		ix.ids = append(ix.ids, id)
+		ix.seqs = append(ix.seqs, 0)
+		ix.meta = append(ix.meta, Meta{})
+		ix.scale = append(ix.scale, 0)
+		ix.vecs = append(ix.vecs, make([]int8, ix.stride)...)
+	}
+	q := ix.vecs[i*ix.stride : (i+1)*ix.stride]
+	var n float64
+	for k, f := range v {
+		q[k] = int8(math.Round(float64(f / mx * rowLevels)))
+		n += float64(f) * float64(f)
+	}
+	ix.seqs[i] = seq
+	ix.meta[i] = m
+	ix.scale[i] = float32(float64(mx) / rowLevels / math.Sqrt(n))
+}
+
+// SetMeta changes an indexed row's metadata and order value; false when id
+// is not indexed.
+func (ix *Vec) SetMeta(id string, seq int64, m Meta) bool {
+	i, ok := ix.slot[id]
+	if ok {
+		ix.seqs[i], ix.meta[i] = seq, m
+	}
+	return ok
+}
+
+// Remove drops id by moving the last slot into its place.
+func (ix *Vec) Remove(id string) {
+	i, ok := ix.slot[id]
+	if !ok {
+		return
+	}
+	last := len(ix.ids) - 1
+	if i != last {
+		ix.ids[i] = ix.ids[last]
+		ix.seqs[i] = ix.seqs[last]
+		ix.meta[i] = ix.meta[last]
+		ix.scale[i] = ix.scale[last]
+		copy(ix.vecs[i*ix.stride:(i+1)*ix.stride], ix.vecs[last*ix.stride:])
+		ix.slot[ix.ids[i]] = i
+	}
+	ix.ids = ix.ids[:last]
+	ix.seqs = ix.seqs[:last]
+	ix.meta = ix.meta[:last]
+	ix.scale = ix.scale[:last]
+	ix.vecs = ix.vecs[:last*ix.stride]
+	delete(ix.slot, id)
+}
+
+// Per-slot and per-term estimates of the indexes' memory: slices'
+// elements, an id string (memory.NewID: 16 bytes) and its header, and a
+// map entry with Go's bucket overhead.
+const (
+	idBytes       = 16 + 16
+	mapEntryBytes = 48
+	vecSlotBytes  = idBytes + 8 + int64(unsafe.Sizeof(Meta{})) + 4 + mapEntryBytes
+	lexSlotBytes  = idBytes + 8 + int64(unsafe.Sizeof(Meta{})) + 4 + 24 + mapEntryBytes
+	lexPostBytes  = int64(unsafe.Sizeof(lexPost{}) + unsafe.Sizeof(lexTF{}))
+	lexTermBytes  = 24 + 16 + 8 + mapEntryBytes
+)
+
+// Estimate is the index's memory in bytes.
+func (ix *Vec) Estimate() int64 {
+	return int64(cap(ix.vecs)) + int64(len(ix.ids))*vecSlotBytes
+}
+
+// quantQuery turns a normalised query into the kernel's int16 form.
+func quantQuery(q []float32, stride int) []int16 {
+	var mx float32
+	for _, f := range q {
+		mx = max(mx, f, -f)
+	}
+	out := make([]int16, stride)
+	for i, f := range q {
+		out[i] = int16(math.Round(float64(f / mx * queryLevels)))
+	}
+	return out
+}
+
+// Hit is one scanned row: its slot and approximate score (proportional to
+// cosine).
+type Hit struct {
+	Slot  int
+	Score float32
+}
+
+// minHeap keeps the best k hits with the worst on top.
+type minHeap []Hit
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i].Score < h[j].Score }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// parallelMin is the number of multiply-adds above which a search splits
+// the scan across goroutines.
+const parallelMin = 1 << 23
+
+// topK scans slots [lo, hi) and returns the best k that pass f.
+func (ix *Vec) topK(q []int16, f *Filter, k, lo, hi int) minHeap {
+	h := make(minHeap, 0, k+1)
+	d := ix.stride
+	for i := lo; i < hi; i++ {
+		if !f.Keep(&ix.meta[i]) {
+			continue
+		}
+		sc := float32(dotI8(q, ix.vecs[i*d:(i+1)*d])) * ix.scale[i]
+		if len(h) == k {
+			if sc <= h[0].Score {
+				continue
+			}
+			h[0] = Hit{i, sc}
+			heap.Fix(&h, 0)
+			continue
+		}
+		heap.Push(&h, Hit{i, sc})
+	}
+	return h
+}
+
+// Search returns the best k rows passing f for the normalised query q,
+// best first, by approximate score; large scans are split over up to
+// workers goroutines.
+func (ix *Vec) Search(q []float32, f *Filter, k, workers int) []Hit {
+	if len(q) != ix.dim || k <= 0 {
+		return nil
+	}
+	qq := quantQuery(q, ix.stride)
+	n := len(ix.ids)
+	var h minHeap
+	if workers < 2 || n*ix.stride < parallelMin {
+		h = ix.topK(qq, f, k, 0, n)
+	} else {
+		parts := make([]minHeap, workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := n*w/workers, n*(w+1)/workers
+			wg.Go(func() { parts[w] = ix.topK(qq, f, k, lo, hi) })
+		}
+		wg.Wait()
+		h = make(minHeap, 0, k+1)
+		for _, p := range parts {
+			for _, x := range p {
+				if len(h) < k {
+					heap.Push(&h, x)
+				} else if x.Score > h[0].Score {
+					h[0] = x
+					heap.Fix(&h, 0)
+				}
+			}
+		}
+	}
+	out := make([]Hit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(Hit)
+	}
+	return out
+}
+
+// RerankMargin is how many candidates beyond the limit a store re-scores
+// exactly, covering quantisation error near the cut.
+func RerankMargin(limit int) int { return max(16, limit/2) }
+
+// Normalise returns v/|v|; false when v has no direction or is not finite.
+func Normalise(v []float32) ([]float32, bool) {
+	q := make([]float32, len(v))
+	if !NormaliseInto(q, v) {
+		return nil, false
+	}
+	return q, true
+}
+
+// NormaliseInto writes v/|v| to dst (of v's length); false when v has no
+// direction.
+func NormaliseInto(dst, v []float32) bool {
+	var n float64
+	for _, f := range v {
+		n += float64(f) * float64(f)
+	}
+	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+		return false
+	}
+	inv := 1 / math.Sqrt(n)
+	for i, f := range v {
+		dst[i] = float32(float64(f) * inv)
+	}
+	return true
+}
+
+// dotGeneric is the inner product of two equal-length vectors, unrolled so
+// the compiler keeps four independent accumulators in registers.
+func dotGeneric(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// dotI8Generic is the portable kernel.
+func dotI8Generic(q []int16, v []int8) int32 {
+	v = v[:len(q)]
+	var s int32
+	for i := range q {
+		s += int32(q[i]) * int32(v[i])
+	}
+	return s
+}
+
+// Dim is the vector length the index holds.
+func (ix *Vec) Dim() int { return ix.dim }
