@@ -1,16 +1,16 @@
 package sqlite
 
 import (
-	"container/list"
 	"context"
 	"log/slog"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
 )
 
 // DefaultIndexBytes is the default bound on the memory the loaded scopes'
 // search indexes hold (Options.IndexBytes).
-const DefaultIndexBytes = 512 << 20
+const DefaultIndexBytes = scopeindex.DefaultBytes
 
 // Options tune an SQLite store beyond the embedder it is opened for. The
 // zero value is the default.
@@ -27,24 +27,11 @@ type Options struct {
 }
 
 // IndexStats describe the loaded search indexes (Store.IndexStats).
-type IndexStats struct {
-	// Scopes with an index entry (loaded, or being loaded).
-	Scopes int
-	// Bytes is the estimated memory of their indexes.
-	Bytes int64
-	// Limit is the bound (Options.IndexBytes); 0 means none.
-	Limit int64
-	// Evictions counts scopes unloaded to stay under Limit.
-	Evictions int64
-}
+type IndexStats = scopeindex.Stats
 
-// scopeOverhead is what a scope's entry costs before anything is loaded,
-// so the entries of scopes that never load are bounded too.
-const scopeOverhead = 512
-
-// indexBudget tracks the loaded scopes in least recently searched order.
-// Its fields are guarded by Store.idxMu; the sizes it sums are the
-// indexes' own (vecIndex.bytes, lexIndex.bytes), noted by account.
+// The index budget (Store.budget, guarded by Store.idxMu) tracks the
+// loaded scopes in least recently searched order; the sizes it sums are
+// the indexes' own (vecIndex.bytes, lexIndex.bytes), noted by account.
 //
 // Unloading a scope removes its indexes from Store.idx and Store.lex and
 // then resets them under their write locks: a search already holding one
@@ -54,81 +41,28 @@ const scopeOverhead = 512
 // it is never used again except by searches that started before the
 // write returned, and a scope loaded again afterwards reads the committed
 // rows: the refresh guarantees (see refresh) are unchanged.
-type indexBudget struct {
-	limit     int64 // 0: no bound
-	total     int64
-	lru       list.List // of *scopeUse, most recent first
-	use       map[memory.Scope]*list.Element
-	evictions int64
-	log       *slog.Logger
-}
-
-type scopeUse struct {
-	sc    memory.Scope
-	bytes int64 // as last accounted
-}
-
-func newIndexBudget(o Options) indexBudget {
-	b := indexBudget{limit: o.IndexBytes, use: make(map[memory.Scope]*list.Element), log: o.Logger}
-	if b.limit == 0 {
-		b.limit = DefaultIndexBytes
-	} else if b.limit < 0 {
-		b.limit = 0
-	}
-	if b.log == nil {
-		b.log = slog.New(slog.DiscardHandler)
-	}
-	return b
-}
 
 // touchLocked marks sc most recently searched, adding its entry; the
 // caller holds idxMu.
-func (s *Store) touchLocked(sc memory.Scope) {
-	b := &s.budget
-	if e, ok := b.use[sc]; ok {
-		b.lru.MoveToFront(e)
-		return
-	}
-	b.use[sc] = b.lru.PushFront(&scopeUse{sc: sc, bytes: scopeOverhead})
-	b.total += scopeOverhead
-}
+func (s *Store) touchLocked(sc memory.Scope) { s.budget.Touch(sc) }
 
 // account notes the current size of sc's indexes and unloads the least
 // recently searched other scopes while the total exceeds the bound. The
 // caller holds no index lock.
 func (s *Store) account(sc memory.Scope) {
 	s.idxMu.Lock()
-	b := &s.budget
-	if e, ok := b.use[sc]; ok {
-		u := e.Value.(*scopeUse)
-		n := int64(scopeOverhead)
-		if ix := s.idx[sc]; ix != nil {
-			n += ix.bytes.Load()
-		}
-		if lx := s.lex[sc]; lx != nil {
-			n += lx.bytes.Load()
-		}
-		b.total += n - u.bytes
-		u.bytes = n
+	var n int64
+	if ix := s.idx[sc]; ix != nil {
+		n += ix.bytes.Load()
+	}
+	if lx := s.lex[sc]; lx != nil {
+		n += lx.bytes.Load()
 	}
 	var victims []unloaded
-	for b.limit > 0 && b.total > b.limit {
-		e := b.lru.Back()
-		if e == nil {
-			break
-		}
-		u := e.Value.(*scopeUse)
-		if u.sc == sc {
-			// The scope in use stays, even alone over the bound.
-			if e = e.Prev(); e == nil {
-				break
-			}
-			u = e.Value.(*scopeUse)
-		}
-		victims = append(victims, s.unloadLocked(u.sc))
-		b.evictions++
-		b.log.Debug("sqlite: unloaded search indexes over budget", "user", u.sc.User, "namespace", u.sc.Namespace,
-			"bytes", u.bytes, "total", b.total, "limit", b.limit)
+	for _, v := range s.budget.Account(sc, n) {
+		victims = append(victims, s.unloadLocked(v.Scope))
+		s.log.Debug("sqlite: unloaded search indexes over budget", "user", v.Scope.User, "namespace", v.Scope.Namespace,
+			"bytes", v.Bytes, "total", v.Total)
 	}
 	s.idxMu.Unlock()
 	for _, v := range victims {
@@ -145,12 +79,7 @@ type unloaded struct {
 // unloadLocked removes sc's indexes from the maps and the budget; the
 // caller holds idxMu and then resets them (without it).
 func (s *Store) unloadLocked(sc memory.Scope) unloaded {
-	b := &s.budget
-	if e, ok := b.use[sc]; ok {
-		b.total -= e.Value.(*scopeUse).bytes
-		b.lru.Remove(e)
-		delete(b.use, sc)
-	}
+	s.budget.Remove(sc)
 	v := unloaded{s.idx[sc], s.lex[sc]}
 	delete(s.idx, sc)
 	delete(s.lex, sc)
@@ -208,6 +137,12 @@ func (s *Store) rlockLexIndex(ctx context.Context, sc memory.Scope) (*lexIndex, 
 func (s *Store) IndexStats() IndexStats {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
-	b := &s.budget
-	return IndexStats{Scopes: b.lru.Len(), Bytes: b.total, Limit: b.limit, Evictions: b.evictions}
+	return s.budget.Stats()
+}
+
+func logOrDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

@@ -61,7 +61,7 @@ func loadedScopes(st *Store) []string {
 	st.idxMu.Lock()
 	defer st.idxMu.Unlock()
 	var out []string
-	for sc := range st.budget.use {
+	for _, sc := range st.budget.Scopes() {
 		if st.idx[sc] == nil || st.lex[sc] == nil {
 			out = append(out, sc.User+"(partial)")
 			continue
@@ -74,7 +74,7 @@ func loadedScopes(st *Store) []string {
 
 func setLimit(st *Store, n int64) {
 	st.idxMu.Lock()
-	st.budget.limit = n
+	st.budget.SetLimit(n)
 	st.idxMu.Unlock()
 }
 

@@ -28,12 +28,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
 
 	msqlite "modernc.org/sqlite" // also registers the "sqlite" driver
 )
@@ -66,7 +68,8 @@ type Store struct {
 	idxMu  sync.Mutex
 	idx    map[memory.Scope]*vecIndex
 	lex    map[memory.Scope]*lexIndex
-	budget indexBudget
+	budget *scopeindex.Budget
+	log    *slog.Logger
 
 	stmts stmtCache
 
@@ -151,7 +154,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), budget: newIndexBudget(o), rows: newRowCache(rowCacheBytes)}
+	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), budget: scopeindex.NewBudget(o.IndexBytes), log: logOrDiscard(o.Logger), rows: newRowCache(rowCacheBytes)}
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -261,7 +261,7 @@ func (s *Store) forgetUser(user, ns string) {
 	s.lexTotals.gen.Add(1)
 	s.idxMu.Lock()
 	var drop []unloaded
-	for sc := range s.budget.use {
+	for _, sc := range s.budget.Scopes() {
 		if sc.User == user && (ns == "" || sc.Namespace == ns) {
 			drop = append(drop, s.unloadLocked(sc))
 		}
