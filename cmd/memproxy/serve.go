@@ -46,7 +46,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		}
 		indexMiB = n
 	}
-	fs.Int64Var(&cfg.IndexMiB, "index-memory", indexMiB, "MiB the SQLite store's loaded search indexes may hold before the least recently searched users' are unloaded; 0 or less: no bound (MEMPROXY_INDEX_MEMORY)")
+	fs.Int64Var(&cfg.IndexMiB, "index-memory", indexMiB, "MiB the store's loaded in-process search indexes may hold before the least recently searched users' are unloaded; 0 or less: no bound (MEMPROXY_INDEX_MEMORY)")
 	fs.BoolVar(&cfg.Check, "check", false, "validate the policy and configuration, then exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log 
 	})
 }
 
-// indexBytes maps --index-memory to sqlite.Options.IndexBytes.
+// indexBytes maps --index-memory to the stores' Options.IndexBytes.
 func indexBytes(mib int64) int64 {
 	if mib <= 0 {
 		return -1

@@ -41,9 +41,9 @@ type Options struct {
 	// set.
 	DB          string
 	DatabaseURL string
-	// IndexBytes bounds the SQLite store's loaded search indexes
-	// (sqlite.Options.IndexBytes): 0 means sqlite.DefaultIndexBytes,
-	// negative no bound. PostgreSQL ignores it.
+	// IndexBytes bounds the store's loaded in-process search indexes
+	// (sqlite.Options.IndexBytes, postgres.Options.IndexBytes): 0 means
+	// the default (512 MiB), negative no bound.
 	IndexBytes int64
 	// AdminToken enables the management API and the replay clock.
 	AdminToken string
@@ -222,12 +222,15 @@ func (a *App) openEmbedder(o Options) error {
 func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Driver, error) {
 	ident := memory.OpenOptions{Model: a.Embedder.Model(), Dim: a.Embedder.Dim()}
 	if o.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, o.DatabaseURL, ident)
+		s, err := postgres.OpenWith(ctx, o.DatabaseURL, ident, postgres.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 		if err != nil {
 			return nil, "", fmt.Errorf("open postgres store: %w", err)
 		}
 		a.Store, a.Backend = s, "postgres"
 		a.closers = append(a.closers, s.Close)
+		if err := registerIndexMetrics(o.Registry, s); err != nil {
+			return nil, "", err
+		}
 		return s.DB(), background.DriverPostgres, nil
 	}
 	path := o.DB

@@ -9,21 +9,24 @@ import (
 	"github.com/memproxy/memproxy/store/sqlite"
 )
 
-// registerIndexMetrics exposes the SQLite store's loaded search indexes
-// against their bound. A registry shared by two apps (tests) keeps the
-// first store's.
-func registerIndexMetrics(reg prometheus.Registerer, s *sqlite.Store) error {
+// indexStatser is a store with in-process search indexes (both stores).
+type indexStatser interface{ IndexStats() sqlite.IndexStats }
+
+// registerIndexMetrics exposes the store's loaded in-process search
+// indexes against their bound. A registry shared by two apps (tests)
+// keeps the first store's.
+func registerIndexMetrics(reg prometheus.Registerer, s indexStatser) error {
 	cs := []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "memproxy_sqlite_index_bytes",
-			Help: "Estimated memory of the SQLite store's loaded per-scope search indexes.",
+			Name: "memproxy_index_bytes",
+			Help: "Estimated memory of the store's loaded per-scope search indexes (in this process).",
 		}, func() float64 { return float64(s.IndexStats().Bytes) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "memproxy_sqlite_index_scopes",
-			Help: "Scopes whose search indexes the SQLite store holds.",
+			Name: "memproxy_index_scopes",
+			Help: "Scopes whose search indexes this process holds.",
 		}, func() float64 { return float64(s.IndexStats().Scopes) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "memproxy_sqlite_index_evictions_total",
+			Name: "memproxy_index_evictions_total",
 			Help: "Scopes whose search indexes were unloaded to stay under the bound (--index-memory).",
 		}, func() float64 { return float64(s.IndexStats().Evictions) }),
 	}

@@ -27,10 +27,10 @@ func TestSQLiteIndexMetrics(t *testing.T) {
 			}
 		}
 	}
-	if got["memproxy_sqlite_index_scopes"] < 1 || got["memproxy_sqlite_index_bytes"] <= 0 {
+	if got["memproxy_index_scopes"] < 1 || got["memproxy_index_bytes"] <= 0 {
 		t.Errorf("index metrics after a recall: %v", got)
 	}
-	if v, ok := got["memproxy_sqlite_index_evictions_total"]; !ok || v != 0 {
+	if v, ok := got["memproxy_index_evictions_total"]; !ok || v != 0 {
 		t.Errorf("evictions under a 64 MiB bound = %v (present %v), want 0", v, ok)
 	}
 }

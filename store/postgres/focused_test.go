@@ -24,6 +24,29 @@ func openTest(t testing.TB, dim int) *Store {
 	return st
 }
 
+// usePaths runs f once per search path named: "local" (the in-process
+// indexes), "sql" or "sql-exact" (PostgreSQL, exact vector scan) and
+// "sql-hnsw" (PostgreSQL, HNSW for any scope size). Not for parallel
+// tests: it switches st's fields.
+func usePaths(t *testing.T, st *Store, paths []string, f func(t *testing.T)) {
+	t.Helper()
+	local := st.local
+	defer func() { st.local, st.exactLimit = local, DefaultExactLimit }()
+	for _, p := range paths {
+		switch p {
+		case "local":
+			st.local, st.exactLimit = local, DefaultExactLimit
+		case "sql", "sql-exact":
+			st.local, st.exactLimit = nil, 1<<30
+		case "sql-hnsw":
+			st.local, st.exactLimit = nil, 0
+		default:
+			t.Fatalf("unknown search path %q", p)
+		}
+		t.Run(p, f)
+	}
+}
+
 // randVec is a random unit-ish vector from r.
 func randVec(r *rand.Rand, dim int) []float32 {
 	v := make([]float32, dim)
@@ -69,9 +92,11 @@ func TestVectorPathsAgree(t *testing.T) {
 	if _, err := st.db.ExecContext(ctx, `ANALYZE memories`); err != nil {
 		t.Fatal(err)
 	}
+	local := st.local
+	defer func() { st.local, st.exactLimit = local, DefaultExactLimit }()
 	for q := range 20 {
 		vec := randVec(r, dim)
-		st.exactLimit = 1_000_000
+		st.local, st.exactLimit = nil, 1_000_000
 		// The default limit runs on the session's HNSW settings, another
 		// in a transaction that sets its own.
 		limit := 10
@@ -82,13 +107,32 @@ func TestVectorPathsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st.exactLimit = 100
+		st.local, st.exactLimit = nil, 100
 		hnsw, err := st.VectorSearch(ctx, mine, vec, memory.SearchOptions{Limit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(exact) != limit || len(hnsw) != limit {
-			t.Fatalf("query %d: exact %d, hnsw %d results, want %d each", q, len(exact), len(hnsw), limit)
+		st.local = local
+		inproc, err := st.VectorSearch(ctx, mine, vec, memory.SearchOptions{Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(exact) != limit || len(hnsw) != limit || len(inproc) != limit {
+			t.Fatalf("query %d: exact %d, hnsw %d, in-process %d results, want %d each", q, len(exact), len(hnsw), len(inproc), limit)
+		}
+		// The in-process index re-scores from the full vectors as the
+		// exact path does: the same top, short of a near tie at the cut.
+		if exact[0].Memory.ID != inproc[0].Memory.ID {
+			t.Errorf("query %d: top result differs: exact %s, in-process %s", q, exact[0].Memory.ID, inproc[0].Memory.ID)
+		}
+		shared := 0
+		for _, id := range candIDs(inproc) {
+			if slices.Contains(candIDs(exact), id) {
+				shared++
+			}
+		}
+		if shared < limit-1 {
+			t.Errorf("query %d: in-process top-%d shares %d with exact", q, limit, shared)
 		}
 		for _, c := range hnsw {
 			if c.Memory.Scope != mine {
@@ -193,19 +237,18 @@ func TestHalfvec(t *testing.T) {
 	if err := st.Insert(ctx, sc, ms...); err != nil {
 		t.Fatal(err)
 	}
-	for _, exactLimit := range []int{1000, 5} {
-		st.exactLimit = exactLimit
+	usePaths(t, st, []string{"local", "sql-exact", "sql-hnsw"}, func(t *testing.T) {
 		got, err := st.VectorSearch(ctx, sc, ms[7].Embedding, memory.SearchOptions{Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got) == 0 || got[0].Memory.ID != ms[7].ID || got[0].Score < 0.999 {
-			t.Fatalf("exactLimit %d: nearest to memory 7 = %v", exactLimit, candIDs(got))
+			t.Fatalf("nearest to memory 7 = %v", candIDs(got))
 		}
 		if len(got[0].Memory.Embedding) != dim {
 			t.Fatalf("embedding came back with %d dimensions", len(got[0].Memory.Embedding))
 		}
-	}
+	})
 }
 
 // TestEmbedderMismatch reopens a database with another model and dimension.
@@ -248,7 +291,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	st := openTest(t, 8)
 	dsn := testDSN(t, st)
 	if _, err := st.db.Exec(`DROP TABLE schema_migrations, meta, memories, memory_vectors, turns, audit, recall, gate_state, client_keys;
-		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex`); err != nil {
+		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex, memory_stamp`); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 4)
@@ -285,13 +328,15 @@ func TestLexicalChinese(t *testing.T) {
 	if err := st.Insert(ctx, sc, a, b); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.LexicalSearch(ctx, sc, "交货日期是哪天？", memory.SearchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Memory.ID != a.ID || got[0].Score <= 0 {
-		t.Fatalf("lexical search for 交货日期 = %v", candIDs(got))
-	}
+	usePaths(t, st, []string{"local", "sql"}, func(t *testing.T) {
+		got, err := st.LexicalSearch(ctx, sc, "交货日期是哪天？", memory.SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Memory.ID != a.ID || got[0].Score <= 0 {
+			t.Fatalf("lexical search for 交货日期 = %v", candIDs(got))
+		}
+	})
 }
 
 // TestLexicalStopwords: function words do not drown the content words of a
@@ -305,20 +350,22 @@ func TestLexicalStopwords(t *testing.T) {
 	if err := st.Insert(ctx, sc, tea, chatter); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.LexicalSearch(ctx, sc, "what is my favourite tea", memory.SearchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Memory.ID != tea.ID {
-		t.Errorf("content query = %v, want only the tea memory", candIDs(got))
-	}
-	got, err = st.LexicalSearch(ctx, sc, "what is it", memory.SearchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) == 0 || got[0].Memory.ID != chatter.ID {
-		t.Errorf("function-word query = %v, want the chatter first", candIDs(got))
-	}
+	usePaths(t, st, []string{"local", "sql"}, func(t *testing.T) {
+		got, err := st.LexicalSearch(ctx, sc, "what is my favourite tea", memory.SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Memory.ID != tea.ID {
+			t.Errorf("content query = %v, want only the tea memory", candIDs(got))
+		}
+		got, err = st.LexicalSearch(ctx, sc, "what is it", memory.SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0].Memory.ID != chatter.ID {
+			t.Errorf("function-word query = %v, want the chatter first", candIDs(got))
+		}
+	})
 }
 
 // TestLexicalQuoting: lexemes holding quotes or backslashes survive the
@@ -331,15 +378,17 @@ func TestLexicalQuoting(t *testing.T) {
 	if err := st.Insert(ctx, sc, m); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`O'Brien's`, `C:\temp\o'k`, `'quoted'`, `path`} {
-		got, err := st.LexicalSearch(ctx, sc, q, memory.SearchOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
+	usePaths(t, st, []string{"local", "sql"}, func(t *testing.T) {
+		for _, q := range []string{`O'Brien's`, `C:\temp\o'k`, `'quoted'`, `path`} {
+			got, err := st.LexicalSearch(ctx, sc, q, memory.SearchOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if len(got) != 1 || got[0].Memory.ID != m.ID {
+				t.Errorf("lexical search for %s = %v, want [%s]", q, candIDs(got), m.ID)
+			}
 		}
-		if len(got) != 1 || got[0].Memory.ID != m.ID {
-			t.Errorf("lexical search for %s = %v, want [%s]", q, candIDs(got), m.ID)
-		}
-	}
+	})
 }
 
 // TestSearchPathIndependent: the scoped lexical index's expression is

@@ -53,6 +53,7 @@ var migrations = []migration{
 	{4, "compact vector table for exact search", func(int) string { return vectorsSchema }, nil},
 	{5, "scope-prefixed lexical index", func(int) string { return scopedLexSchema }, nil},
 	{6, "room for in-place touches, statistics", func(int) string { return touchSchema }, nil},
+	{7, "change stamps for in-process indexes", func(int) string { return stampSchema }, nil},
 }
 
 // vectorsSchema adds memory_vectors, a narrow copy of each memory's
@@ -167,6 +168,40 @@ BEGIN
 END $$;
 ANALYZE memories;
 ANALYZE memory_vectors;
+`
+
+// stampSchema stamps every memories row with the transaction that last
+// changed what a search reads of it (xid) and a per-row version (ver), so
+// that each process can keep its in-process search indexes of a scope
+// coherent with every other writer (localindex.go): a search re-reads the
+// scope's rows stamped at or after the oldest transaction that was still
+// running at its previous read (pg_snapshot_xmin), whichever process
+// wrote them. ver orders two reads of one row, since transactions do not
+// commit in xid order. Touch (hits, last_used_at) is not in the column
+// list, so it neither restamps a row nor stops it being updated in place.
+// Existing rows keep xid 0: a first load reads a scope whole.
+const stampSchema = `
+ALTER TABLE memories ADD COLUMN xid xid8 NOT NULL DEFAULT '0', ADD COLUMN ver bigint NOT NULL DEFAULT 0;
+
+CREATE FUNCTION memory_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.xid := pg_current_xact_id();
+	IF TG_OP = 'UPDATE' THEN
+		NEW.ver := OLD.ver + 1;
+	END IF;
+	RETURN NEW;
+END $$;
+
+` + stampTrigger + `
+CREATE INDEX memories_changed ON memories (user_id, namespace, xid);
+`
+
+// stampTrigger stamps memories rows (stampSchema); re-embedding drops and
+// recreates it around the column's retyping.
+const stampTrigger = `
+CREATE TRIGGER memory_stamp
+BEFORE INSERT OR UPDATE OF user_id, namespace, id, tier, text, context, embedding, valid_to, expires_at, archived_at, consolidated_at, created_at
+ON memories FOR EACH ROW EXECUTE FUNCTION memory_stamp();
 `
 
 const contextSchema = `ALTER TABLE memories ADD COLUMN context text NOT NULL DEFAULT '';`

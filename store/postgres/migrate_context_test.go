@@ -12,6 +12,11 @@ import (
 // undo reverts the schema changes of migrations 4 and later, so tests can
 // rebuild an older schema and upgrade it.
 var undo = map[int][]string{
+	7: {
+		`DROP TRIGGER memory_stamp ON memories`,
+		`DROP FUNCTION memory_stamp`,
+		`ALTER TABLE memories DROP COLUMN xid, DROP COLUMN ver`,
+	},
 	5: {
 		`DROP INDEX memories_scoped_lex`,
 		`DROP FUNCTION memory_scoped_query, memory_scoped_lex`,

@@ -79,9 +79,11 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 	// and the updates below write the new ones through the trigger.
 	for _, q := range []string{
 		`DROP TRIGGER memory_vectors_sync ON memories`,
+		`DROP TRIGGER memory_stamp ON memories`,
 		`ALTER TABLE memories ALTER COLUMN embedding TYPE ` + colType + ` USING NULL`,
 		`TRUNCATE memory_vectors`,
 		vectorsTrigger,
+		stampTrigger,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("reembed: retype embedding to %s: %w", colType, err)

@@ -108,16 +108,16 @@ func TestReembed(t *testing.T) {
 				t.Errorf("index %q does not use %s", def, opclass)
 			}
 			// Exact search and the HNSW index both find the fact.
-			for _, limit := range []int{DefaultExactLimit, 0} {
-				st.exactLimit = limit
+			// Every search path finds the fact.
+			usePaths(t, st, []string{"local", "sql-exact", "sql-hnsw"}, func(t *testing.T) {
 				got, err := st.VectorSearch(ctx, sc, b.Vector("what is my dog called"), memory.SearchOptions{Limit: 3})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(got) == 0 || got[0].Memory.Text != reembedFacts[0] {
-					t.Fatalf("exact limit %d: top result %v, want %q", limit, got, reembedFacts[0])
+					t.Fatalf("top result %v, want %q", got, reembedFacts[0])
 				}
-			}
+			})
 			p, err := st.List(ctx, memory.Scope{User: "bob", Namespace: "work"}, memory.ListFilter{})
 			if err != nil || len(p.Data) != 1 {
 				t.Fatalf("bob's memories: %v %v", p, err)

@@ -53,6 +53,9 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		return nil, fmt.Errorf("vector search: %w: query vector is zero or not finite", memory.ErrInvalid)
 	}
 	limit := limitOf(o)
+	if s.local != nil {
+		return s.vectorLocal(ctx, sc, vec, o, limit)
+	}
 	large, err := s.largeScope(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
@@ -195,6 +198,9 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	terms := memory.ContentTerms(memory.QueryTerms(query))
 	if len(terms) == 0 {
 		return nil, nil
+	}
+	if s.local != nil {
+		return s.lexicalLocal(ctx, sc, terms, o)
 	}
 	terms = s.chooseTerms(ctx, terms)
 	w := scoped(sc)

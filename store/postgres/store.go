@@ -29,6 +29,9 @@ type Store struct {
 	exactLimit int
 	sizes      scopeSizes
 	freqs      termFreqs
+	// local are the in-process search indexes (localindex.go); nil when
+	// Options turned them off.
+	local *localIndexes
 }
 
 // Interface guards.
@@ -55,6 +58,11 @@ const scopeSizeTTL = 30 * time.Second
 // (scripts/install-pgvector.sh, then CREATE EXTENSION vector) or be
 // creatable by this role.
 func Open(ctx context.Context, dsn string, o memory.OpenOptions) (*Store, error) {
+	return OpenWith(ctx, dsn, o, Options{})
+}
+
+// OpenWith is Open with store options.
+func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options) (*Store, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -69,7 +77,7 @@ func Open(ctx context.Context, dsn string, o memory.OpenOptions) (*Store, error)
 	db := sql.OpenDB(connector)
 	// Keep warm connections: a fresh connection costs more than a search.
 	db.SetMaxIdleConns(16)
-	s, err := open(ctx, db, o)
+	s, err := open(ctx, db, o, po)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -119,14 +127,14 @@ func sessionConfig(cfg pq.Config) pq.Config {
 	return cfg
 }
 
-func open(ctx context.Context, db *sql.DB, o memory.OpenOptions) (*Store, error) {
+func open(ctx context.Context, db *sql.DB, o memory.OpenOptions, po Options) (*Store, error) {
 	if err := db.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit, sizes: scopeSizes{ttl: scopeSizeTTL}}
+	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit, sizes: scopeSizes{ttl: scopeSizeTTL}, local: newLocalIndexes(po)}
 	s.vecTyp, _ = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
 	if err := s.Migrate(ctx); err != nil {

@@ -1,0 +1,364 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/scopeindex"
+)
+
+// replicas opens two stores on one schema, as two processes would: every
+// write goes through a, every search through b, whose in-process indexes
+// must see a's writes as soon as they returned.
+func replicas(t *testing.T, dim int) (a, b *Store) {
+	t.Helper()
+	a = openTest(t, dim)
+	b, err := Open(context.Background(), testDSN(t, a), memory.OpenOptions{Model: "test-model", Dim: dim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	if a.local == nil || b.local == nil {
+		t.Fatal("in-process indexes are off by default")
+	}
+	return a, b
+}
+
+// found reports whether b's vector and lexical searches return id for
+// the vector and query, with the options.
+func found(t *testing.T, b *Store, sc memory.Scope, vec []float32, query, id string, o memory.SearchOptions) (vector, lexical bool) {
+	t.Helper()
+	ctx := context.Background()
+	vs, err := b.VectorSearch(ctx, sc, vec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := b.LexicalSearch(ctx, sc, query, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(vs, ls...) {
+		if c.Memory.Scope != sc {
+			t.Fatalf("search of %v returned a memory of %v", sc, c.Memory.Scope)
+		}
+	}
+	return slices.Contains(candIDs(vs), id), slices.Contains(candIDs(ls), id)
+}
+
+// TestLocalIndexSeesOtherWriters checks every kind of write made by one
+// store against the loaded indexes of another on the same database.
+func TestLocalIndexSeesOtherWriters(t *testing.T) {
+	const dim = 16
+	a, b := replicas(t, dim)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	var seed []*memory.Memory
+	for i := range 50 {
+		seed = append(seed, &memory.Memory{Tier: memory.TierSemantic, Text: fmt.Sprintf("filler note %d", i), Embedding: randVec(r, dim)})
+	}
+	if err := a.Insert(ctx, sc, seed...); err != nil {
+		t.Fatal(err)
+	}
+	// b loads the scope now, before the writes below.
+	if v, l := found(t, b, sc, seed[3].Embedding, "filler", seed[3].ID, memory.SearchOptions{}); !v || !l {
+		t.Fatalf("seeded memory not found: vector %v lexical %v", v, l)
+	}
+	check := func(step string, vec []float32, query, id string, o memory.SearchOptions, want bool) {
+		t.Helper()
+		v, l := found(t, b, sc, vec, query, id, o)
+		if v != want || l != want {
+			t.Errorf("%s: found by vector %v, lexical %v; want %v", step, v, l, want)
+		}
+	}
+
+	m := &memory.Memory{Tier: memory.TierSemantic, Text: "the user's cat is called Bartholomew", Embedding: randVec(r, dim)}
+	if err := a.Insert(ctx, sc, m); err != nil {
+		t.Fatal(err)
+	}
+	check("insert", m.Embedding, "Bartholomew", m.ID, memory.SearchOptions{}, true)
+
+	old := m.Embedding
+	m.Text, m.Embedding = "the user's cat is called Ferdinand", randVec(r, dim)
+	if err := a.Update(ctx, sc, m); err != nil {
+		t.Fatal(err)
+	}
+	check("update, new text", m.Embedding, "Ferdinand", m.ID, memory.SearchOptions{}, true)
+	if _, l := found(t, b, sc, old, "Bartholomew", m.ID, memory.SearchOptions{}); l {
+		t.Error("update: the old text still matches")
+	}
+	vs, err := b.VectorSearch(ctx, sc, m.Embedding, memory.SearchOptions{Limit: 1})
+	if err != nil || len(vs) != 1 || vs[0].Memory.ID != m.ID || vs[0].Score < 0.999 {
+		t.Errorf("update: nearest to the new vector = %v (%v), want %s at 1", candIDs(vs), err, m.ID)
+	}
+
+	if err := a.Archive(ctx, sc, []string{m.ID}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	check("archive", m.Embedding, "Ferdinand", m.ID, memory.SearchOptions{}, false)
+	check("archive, dead included", m.Embedding, "Ferdinand", m.ID, memory.SearchOptions{IncludeDead: true}, true)
+	if err := a.Restore(ctx, sc, []string{m.ID}); err != nil {
+		t.Fatal(err)
+	}
+	check("restore", m.Embedding, "Ferdinand", m.ID, memory.SearchOptions{}, true)
+
+	if err := a.MarkConsolidated(ctx, sc, []string{m.ID}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	check("consolidated, excluded", m.Embedding, "Ferdinand", m.ID, memory.SearchOptions{ExcludeConsolidated: true}, false)
+
+	n := &memory.Memory{Tier: memory.TierSemantic, Text: "the user's cat is called Gertrude", Embedding: randVec(r, dim)}
+	if err := a.Insert(ctx, sc, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Supersede(ctx, sc, m.ID, n.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	check("superseded", m.Embedding, "Ferdinand", m.ID, memory.SearchOptions{}, false)
+	check("superseding", n.Embedding, "Gertrude", n.ID, memory.SearchOptions{}, true)
+
+	// A touch changes nothing a search reads: it must not restamp.
+	var before, after string
+	if err := a.db.QueryRow(`SELECT xid::text FROM memories WHERE id = $1`, n.ID).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Touch(ctx, sc, []string{n.ID}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.db.QueryRow(`SELECT xid::text FROM memories WHERE id = $1`, n.ID).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if before != after {
+		t.Errorf("touch restamped the row: %s -> %s", before, after)
+	}
+
+	if err := a.Delete(ctx, sc, n.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("delete", n.Embedding, "Gertrude", n.ID, memory.SearchOptions{}, false)
+	b.local.mu.Lock()
+	ix := b.local.scopes[sc]
+	b.local.mu.Unlock()
+	ix.mu.RLock()
+	stale := ix.vec.Has(n.ID) || ix.lex.Has(n.ID)
+	ix.mu.RUnlock()
+	if stale {
+		t.Error("delete: the row the search found gone is still indexed")
+	}
+
+	if _, err := a.DeleteUser(ctx, sc.User, ""); err != nil {
+		t.Fatal(err)
+	}
+	check("user deleted", seed[3].Embedding, "filler", seed[3].ID, memory.SearchOptions{}, false)
+}
+
+// TestLocalIndexHorizon: a transaction that began before others and
+// commits after them is still seen. Its stamp (xid) is lower than the
+// stamps of rows the index has already read, so a horizon taken as "the
+// highest stamp seen" would skip it; the snapshot's xmin does not.
+func TestLocalIndexHorizon(t *testing.T) {
+	const dim = 8
+	a, b := replicas(t, dim)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	sc := memory.Scope{User: "bob", Namespace: "default"}
+	first := &memory.Memory{Tier: memory.TierSemantic, Text: "first note", Embedding: randVec(r, dim)}
+	if err := a.Insert(ctx, sc, first); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := found(t, b, sc, first.Embedding, "first", first.ID, memory.SearchOptions{}); !v {
+		t.Fatal("first note not found")
+	}
+	long, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = long.Rollback() }()
+	slow := &memory.Memory{ID: memory.NewID(), Tier: memory.TierSemantic, Text: "slow transaction note", Embedding: randVec(r, dim)}
+	if err := a.prepare(sc, slow); err != nil {
+		t.Fatal(err)
+	}
+	fillDefaults(sc, slow, time.Now())
+	if err := insertRows(ctx, long, []*memory.Memory{slow}); err != nil {
+		t.Fatal(err)
+	}
+	// Later transactions commit while the long one is open, and b reads
+	// them (its index reads rows stamped above the long one's xid).
+	for i := range 3 {
+		m := &memory.Memory{Tier: memory.TierSemantic, Text: fmt.Sprintf("quick note %d", i), Embedding: randVec(r, dim)}
+		if err := a.Insert(ctx, sc, m); err != nil {
+			t.Fatal(err)
+		}
+		if v, l := found(t, b, sc, m.Embedding, "quick", m.ID, memory.SearchOptions{}); !v || !l {
+			t.Fatalf("quick note %d: vector %v lexical %v", i, v, l)
+		}
+		if v, _ := found(t, b, sc, slow.Embedding, "slow", slow.ID, memory.SearchOptions{}); v {
+			t.Fatal("an uncommitted row was found")
+		}
+	}
+	if err := long.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if v, l := found(t, b, sc, slow.Embedding, "slow", slow.ID, memory.SearchOptions{}); !v || !l {
+		t.Errorf("the long transaction's row after its commit: vector %v lexical %v, want both", v, l)
+	}
+}
+
+// TestLocalIndexConcurrent: searches on one store run while another
+// inserts and archives; every write is visible to every search that
+// starts after it returned, and none after its archive returned.
+func TestLocalIndexConcurrent(t *testing.T) {
+	const dim = 16
+	a, b := replicas(t, dim)
+	ctx := context.Background()
+	sc := memory.Scope{User: "carol", Namespace: "default"}
+	r := rand.New(rand.NewPCG(9, 10))
+	var seed []*memory.Memory
+	for i := range 200 {
+		seed = append(seed, &memory.Memory{Tier: memory.TierEvent, Text: fmt.Sprintf("background chatter %d", i), Embedding: randVec(r, dim)})
+	}
+	if err := a.Insert(ctx, sc, seed...); err != nil {
+		t.Fatal(err)
+	}
+	type written struct {
+		m        *memory.Memory
+		word     string
+		archived bool
+		gen      int // bumped when an archive starts and ends: a search that overlaps it may see either state
+	}
+	var (
+		mu   sync.Mutex
+		done []written
+	)
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	// Searchers: after a write is listed, a search must agree with it.
+	for g := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mu.Lock()
+				if len(done) == 0 {
+					mu.Unlock()
+					continue
+				}
+				k := (i*7 + g) % len(done)
+				w := done[k]
+				mu.Unlock()
+				vs, err := b.VectorSearch(ctx, sc, w.m.Embedding, memory.SearchOptions{Limit: 5})
+				if err != nil {
+					errs <- err
+					return
+				}
+				ls, err := b.LexicalSearch(ctx, sc, w.word, memory.SearchOptions{Limit: 5})
+				if err != nil {
+					errs <- err
+					return
+				}
+				inV, inL := slices.Contains(candIDs(vs), w.m.ID), slices.Contains(candIDs(ls), w.m.ID)
+				mu.Lock()
+				overlapped := done[k].gen != w.gen
+				mu.Unlock()
+				if !overlapped && (inV == w.archived || inL == w.archived) {
+					errs <- fmt.Errorf("%s (archived %v): found by vector %v, lexical %v", w.m.ID, w.archived, inV, inL)
+					return
+				}
+			}
+		})
+	}
+	for i := range 40 {
+		word := fmt.Sprintf("zeta%dword", i)
+		m := &memory.Memory{Tier: memory.TierSemantic, Text: "note about " + word, Embedding: randVec(r, dim)}
+		if err := a.Insert(ctx, sc, m); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		done = append(done, written{m: m, word: word})
+		mu.Unlock()
+		if i%4 == 3 {
+			k := len(done) - 2
+			mu.Lock()
+			done[k].gen++
+			id := done[k].m.ID
+			mu.Unlock()
+			if err := a.Archive(ctx, sc, []string{id}, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			done[k].archived = true
+			done[k].gen++
+			mu.Unlock()
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestScopeIdxApplyOrder: a row read at an older version than the one
+// indexed (two reads finishing out of order) leaves the newer in place.
+func TestScopeIdxApplyOrder(t *testing.T) {
+	ix := &scopeIdx{vec: scopeindex.NewVec(2), lex: scopeindex.NewLex(), vers: map[string]int64{}}
+	m := scopeindex.NewMeta(memory.TierSemantic, false, 0, false)
+	if !ix.apply("a", 1, m, []float32{1, 0}, "new words", 2) {
+		t.Fatal("first apply refused")
+	}
+	if ix.apply("a", 1, m, []float32{0, 1}, "old words", 1) {
+		t.Error("an older version replaced a newer one")
+	}
+	if ix.lex.DF("old") != 0 || ix.lex.DF("new") != 1 {
+		t.Errorf("lexical index holds old %d, new %d", ix.lex.DF("old"), ix.lex.DF("new"))
+	}
+	if ix.apply("a", 1, m, []float32{0, 1}, "new words", 2) {
+		t.Error("the same version applied twice")
+	}
+}
+
+// TestLocalIndexBudget: past the bound, least recently searched scopes
+// are unloaded and searches stay right.
+func TestLocalIndexBudget(t *testing.T) {
+	const dim = 16
+	a := openTest(t, dim)
+	st, err := OpenWith(context.Background(), testDSN(t, a), memory.OpenOptions{Model: "test-model", Dim: dim}, Options{IndexBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 12))
+	var scs []memory.Scope
+	var ms []*memory.Memory
+	for u := range 3 {
+		sc := memory.Scope{User: fmt.Sprintf("user%d", u), Namespace: "default"}
+		m := &memory.Memory{Tier: memory.TierSemantic, Text: fmt.Sprintf("marker%d", u), Embedding: randVec(r, dim)}
+		if err := a.Insert(ctx, sc, m); err != nil {
+			t.Fatal(err)
+		}
+		scs, ms = append(scs, sc), append(ms, m)
+	}
+	for round := range 2 {
+		for i, sc := range scs {
+			if v, l := found(t, st, sc, ms[i].Embedding, ms[i].Text, ms[i].ID, memory.SearchOptions{}); !v || !l {
+				t.Fatalf("round %d, %s: vector %v lexical %v", round, sc.User, v, l)
+			}
+		}
+	}
+	s := st.IndexStats()
+	if s.Evictions < 4 || s.Scopes != 1 {
+		t.Errorf("stats %+v: want one scope loaded and evictions at each switch", s)
+	}
+}
