@@ -250,7 +250,7 @@ func Search(b *testing.B, st memory.Store, sizes []Sized) {
 			b.Fatal(err)
 		}
 		b.Run("vector/"+sz.Name, func(b *testing.B) {
-			run(b, func(i int) error {
+			Run(b, func(i int) error {
 				got, err := st.VectorSearch(ctx, sz.Scope, q.Vecs[i%len(q.Vecs)], SearchOptions)
 				if err == nil && len(got) != SearchOptions.Limit {
 					err = fmt.Errorf("vector search returned %d candidates, want %d", len(got), SearchOptions.Limit)
@@ -259,13 +259,13 @@ func Search(b *testing.B, st memory.Store, sizes []Sized) {
 			})
 		})
 		b.Run("lexical/"+sz.Name, func(b *testing.B) {
-			run(b, func(i int) error {
+			Run(b, func(i int) error {
 				_, err := st.LexicalSearch(ctx, sz.Scope, q.Texts[i%len(q.Texts)], SearchOptions)
 				return err
 			})
 		})
 		b.Run("hybrid/"+sz.Name, func(b *testing.B) {
-			run(b, func(i int) error {
+			Run(b, func(i int) error {
 				if _, err := st.VectorSearch(ctx, sz.Scope, q.Vecs[i%len(q.Vecs)], SearchOptions); err != nil {
 					return err
 				}
@@ -276,7 +276,9 @@ func Search(b *testing.B, st memory.Store, sizes []Sized) {
 	}
 }
 
-func run(b *testing.B, op func(i int) error) {
+// Run times op (given the iteration) over the benchmark's iterations and
+// reports its latency percentiles and process CPU per operation.
+func Run(b *testing.B, op func(i int) error) {
 	lat := make(Latencies, 0, b.N)
 	i := 0
 	cpu0 := cpuTime()

@@ -13,16 +13,17 @@ package postgres
 //	go test ./store/postgres -run '^$' -bench . -benchtime 2000x
 //
 // Each search benchmark reports p50_ms and p99_ms over its iterations, and
-// min_ms, which approximates the unloaded cost when the machine is shared.
+// the process CPU per search (cpu_ms/op: memproxy's share; the server's is
+// not in it).
+// The default path is the in-process indexes (load_ms: loading the scope
+// before timing); "-sql" sub-benchmarks search in PostgreSQL.
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/memproxy/memproxy/internal/testpg"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/memory/storebench"
 )
 
 const (
@@ -292,24 +294,6 @@ func copyUsers(ctx context.Context, st *Store, c *corpus, first, users, perUser 
 	})
 }
 
-// latencies collects per-operation durations and reports percentiles.
-type latencies []time.Duration
-
-func (l latencies) report(b *testing.B) {
-	if len(l) == 0 {
-		return
-	}
-	slices.Sort(l)
-	pct := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(l)))) - 1
-		return float64(l[max(i, 0)]) / float64(time.Millisecond)
-	}
-	// min_ms approximates the unloaded cost on a shared machine.
-	b.ReportMetric(float64(l[0])/float64(time.Millisecond), "min_ms")
-	b.ReportMetric(pct(0.50), "p50_ms")
-	b.ReportMetric(pct(0.99), "p99_ms")
-}
-
 func BenchmarkSearch(b *testing.B) {
 	st := benchStore(b)
 	ctx := context.Background()
@@ -321,58 +305,66 @@ func BenchmarkSearch(b *testing.B) {
 		texts = append(texts, qc.query())
 	}
 	opts := memory.SearchOptions{Limit: 50, At: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+	local := st.local
+	// path selects the in-process indexes ("") or a SQL path for the
+	// sub-benchmark: "sql" lets the scope size choose, "sql-exact" scans.
+	path := func(b *testing.B, p string) {
+		st.local, st.exactLimit = local, DefaultExactLimit
+		switch p {
+		case "sql":
+			st.local = nil
+		case "sql-exact":
+			st.local, st.exactLimit = nil, 1<<30
+		}
+		b.Cleanup(func() { st.local, st.exactLimit = local, DefaultExactLimit })
+	}
+	// warm loads the scope's in-process indexes before timing, and
+	// reports how long that took (a scope's first search after start or
+	// after it was unloaded).
+	warm := func(b *testing.B, sc memory.Scope) {
+		if st.local == nil {
+			return
+		}
+		st.local.forgetUser(sc.User, sc.Namespace)
+		t := time.Now()
+		if _, err := st.VectorSearch(ctx, sc, vecs[0], opts); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(time.Since(t))/float64(time.Millisecond), "load_ms")
+	}
 	for _, sc := range []memory.Scope{bench10k, bench100k} {
 		size := strings.TrimPrefix(sc.User, "bench-")
-		b.Run("vector/"+size, func(b *testing.B) {
-			lat := make(latencies, 0, b.N)
-			i := 0
-			for b.Loop() {
-				t := time.Now()
-				got, err := st.VectorSearch(ctx, sc, vecs[i%len(vecs)], opts)
-				lat = append(lat, time.Since(t))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(got) != opts.Limit {
-					b.Fatalf("vector search returned %d candidates, want %d", len(got), opts.Limit)
-				}
-				i++
+		for _, p := range []string{"", "sql", "sql-exact"} {
+			if p == "sql-exact" && sc != bench10k {
+				continue // the exact path on the small scope places DefaultExactLimit
 			}
-			lat.report(b)
-		})
-		if sc == bench10k {
-			// The exact path on the same scope, to place DefaultExactLimit.
-			b.Run("vector-exact/"+size, func(b *testing.B) {
-				st.exactLimit = 1 << 30
-				defer func() { st.exactLimit = DefaultExactLimit }()
-				lat := make(latencies, 0, b.N)
-				i := 0
-				for b.Loop() {
-					t := time.Now()
-					_, err := st.VectorSearch(ctx, sc, vecs[i%len(vecs)], opts)
-					lat = append(lat, time.Since(t))
-					if err != nil {
-						b.Fatal(err)
+			suffix := ""
+			if p != "" {
+				suffix = "-" + p
+			}
+			b.Run("vector"+suffix+"/"+size, func(b *testing.B) {
+				path(b, p)
+				warm(b, sc)
+				storebench.Run(b, func(i int) error {
+					got, err := st.VectorSearch(ctx, sc, vecs[i%len(vecs)], opts)
+					if err == nil && len(got) != opts.Limit {
+						err = fmt.Errorf("vector search returned %d candidates, want %d", len(got), opts.Limit)
 					}
-					i++
-				}
-				lat.report(b)
+					return err
+				})
+			})
+			if p == "sql-exact" {
+				continue
+			}
+			b.Run("lexical"+suffix+"/"+size, func(b *testing.B) {
+				path(b, p)
+				warm(b, sc)
+				storebench.Run(b, func(i int) error {
+					_, err := st.LexicalSearch(ctx, sc, texts[i%len(texts)], opts)
+					return err
+				})
 			})
 		}
-		b.Run("lexical/"+size, func(b *testing.B) {
-			lat := make(latencies, 0, b.N)
-			i := 0
-			for b.Loop() {
-				t := time.Now()
-				_, err := st.LexicalSearch(ctx, sc, texts[i%len(texts)], opts)
-				lat = append(lat, time.Since(t))
-				if err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			lat.report(b)
-		})
 	}
 }
 

@@ -1,13 +1,11 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"log/slog"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,6 +69,10 @@ type scopeIdx struct {
 	lex    *scopeindex.Lex
 	vers   map[string]int64 // applied row versions (memories.ver), by id
 	from   uint64           // xid8: rows stamped at or after it are read again
+	// gen counts changes to the index: a search whose ranking is older
+	// than the index ranks again (its read, or another search's, applied
+	// rows it ranked without).
+	gen atomic.Uint64
 	// bytes is estimate() as of the last change, for the budget (read
 	// without the lock).
 	bytes atomic.Int64
@@ -89,6 +91,7 @@ func (ix *scopeIdx) reset() {
 	ix.vers = make(map[string]int64)
 	ix.from = 0
 	ix.loaded = false
+	ix.gen.Add(1)
 	ix.bytes.Store(0)
 }
 
@@ -298,13 +301,13 @@ func (ix *scopeIdx) drop(ids []string) {
 
 // readRows reads the scope's rows ids and every row changed since the
 // index's horizon from, in one statement, and applies the changes (see
-// scopeIdx). It returns the rows read by id and whether the index changed.
-func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, from uint64, ids []string) (map[string]*memory.Memory, bool, error) {
+// scopeIdx). It returns the rows read by id.
+func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, from uint64, ids []string) (map[string]*memory.Memory, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+horizonQuery+`), xid >= $3::xid8, ver FROM memories
 		WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR id = ANY($4))`,
 		sc.User, sc.Namespace, strconv.FormatUint(from, 10), pq.Array(ids))
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer rows.Close()
 	found := make(map[string]*memory.Memory, len(ids))
@@ -321,10 +324,10 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 		)
 		m, err := scanMemory(rows, &h, &isNew, &version)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if horizon, err = strconv.ParseUint(h, 10, 64); err != nil {
-			return nil, false, fmt.Errorf("horizon %q: %w", h, err)
+			return nil, fmt.Errorf("horizon %q: %w", h, err)
 		}
 		found[m.ID] = m
 		if isNew {
@@ -333,7 +336,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var missing []string
 	for _, id := range ids {
@@ -342,7 +345,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 		}
 	}
 	if len(changed) == 0 && len(missing) == 0 && horizon <= from {
-		return found, false, nil
+		return found, nil
 	}
 	ix.mu.Lock()
 	defer func() {
@@ -351,7 +354,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 	}()
 	if !ix.loaded {
 		// Unloaded meanwhile: the next search loads it afresh.
-		return found, false, nil
+		return found, nil
 	}
 	moved := len(missing) > 0
 	ix.drop(missing)
@@ -360,12 +363,15 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 			moved = true
 		}
 	}
+	if moved {
+		ix.gen.Add(1)
+	}
 	// Only a read that saw a row can move the horizon: a read of none
 	// has nothing more to say than the last one.
 	if horizon > ix.from {
 		ix.from = horizon
 	}
-	return found, moved, nil
+	return found, nil
 }
 
 // rankFunc ranks the scope's loaded index: ids best first with their
@@ -373,7 +379,9 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 type rankFunc func(ix *scopeIdx) ([]string, []float64)
 
 // localSearch ranks with rank and reads the rows ranked, ranking again
-// (up to twice) when the read brought changes to the index. It returns
+// (up to twice) when the index changed meanwhile: by this read's changes
+// or another search's. A read that brings a change another search applied
+// first still sees it in the index's generation. It returns
 // the ids and scores of the last ranking and the rows read for them.
 func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc) ([]string, []float64, map[string]*memory.Memory, error) {
 	found := map[string]*memory.Memory{}
@@ -389,7 +397,7 @@ func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 			continue
 		}
 		ids, scores := rank(ix)
-		from := ix.from
+		from, gen := ix.from, ix.gen.Load()
 		ix.mu.RUnlock()
 		var need []string
 		for _, id := range ids {
@@ -400,14 +408,14 @@ func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 		if try > 0 && len(need) == 0 {
 			return ids, scores, found, nil
 		}
-		got, changed, err := s.readRows(ctx, sc, ix, from, need)
+		got, err := s.readRows(ctx, sc, ix, from, need)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		for id, m := range got {
 			found[id] = m
 		}
-		if !changed || try == 2 {
+		if ix.gen.Load() == gen || try == 2 {
 			return ids, scores, found, nil
 		}
 	}
@@ -434,21 +442,7 @@ func (s *Store) vectorLocal(ctx context.Context, sc memory.Scope, vec []float32,
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	out := make([]memory.Candidate, 0, len(ids))
-	e := make([]float32, len(q))
-	for _, id := range ids {
-		// A row changed between the ranking and the read is checked again.
-		m, ok := found[id]
-		if !ok || !f.KeepMemory(m) || len(m.Embedding) != len(q) || !scopeindex.NormaliseInto(e, m.Embedding) {
-			continue
-		}
-		out = append(out, memory.Candidate{Memory: m, Score: float64(scopeindex.Dot(q, e))})
-	}
-	sortCandidates(out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return scopeindex.Rescore(q, ids, found, &f, limit), nil
 }
 
 // lexicalLocal is LexicalSearch over the in-process index: BM25 as FTS5
@@ -476,11 +470,4 @@ func (s *Store) lexicalLocal(ctx context.Context, sc memory.Scope, terms []strin
 		}
 	}
 	return out, nil
-}
-
-// sortCandidates orders by score, best first, then by id.
-func sortCandidates(c []memory.Candidate) {
-	slices.SortFunc(c, func(a, b memory.Candidate) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Memory.ID, b.Memory.ID))
-	})
 }

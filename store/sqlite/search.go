@@ -1,11 +1,9 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/store/internal/scopeindex"
@@ -49,23 +47,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	out := make([]memory.Candidate, 0, len(ids))
-	e := make([]float32, len(q))
-	for _, id := range ids {
-		// A row changed between the scan and the read is checked again.
-		m, ok := found[id]
-		if !ok || !f.KeepMemory(m) || len(m.Embedding) != len(q) {
-			continue
-		}
-		if !scopeindex.NormaliseInto(e, m.Embedding) {
-			continue
-		}
-		out = append(out, memory.Candidate{Memory: m, Score: float64(scopeindex.Dot(q, e))})
-	}
-	slices.SortStableFunc(out, func(a, b memory.Candidate) int { return cmp.Compare(b.Score, a.Score) })
-	if len(out) > limit {
-		out = out[:limit]
-	}
+	out := scopeindex.Rescore(q, ids, found, &f, limit)
 	// Only what is returned is copied out of the cache.
 	for i := range out {
 		out[i].Memory = searchCopy(out[i].Memory, o)

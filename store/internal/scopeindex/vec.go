@@ -8,10 +8,14 @@
 package scopeindex
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // Vec is one scope's vectors, quantised: each normalised vector as int8
@@ -311,3 +315,25 @@ func dotI8Generic(q []int16, v []int8) int32 {
 
 // Dim is the vector length the index holds.
 func (ix *Vec) Dim() int { return ix.dim }
+
+// Rescore scores the rows ids (ranked approximately) exactly against the
+// normalised query q and returns the best limit, best first; ties keep the
+// ranking's order. A row missing from rows, changed since the ranking so
+// that f no longer passes it, or without a vector of q's length is left
+// out.
+func Rescore(q []float32, ids []string, rows map[string]*memory.Memory, f *Filter, limit int) []memory.Candidate {
+	out := make([]memory.Candidate, 0, len(ids))
+	e := make([]float32, len(q))
+	for _, id := range ids {
+		m, ok := rows[id]
+		if !ok || !f.KeepMemory(m) || len(m.Embedding) != len(q) || !NormaliseInto(e, m.Embedding) {
+			continue
+		}
+		out = append(out, memory.Candidate{Memory: m, Score: float64(Dot(q, e))})
+	}
+	slices.SortStableFunc(out, func(a, b memory.Candidate) int { return cmp.Compare(b.Score, a.Score) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
