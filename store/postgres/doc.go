@@ -10,7 +10,17 @@
 //     be filtered by scope; partitioning shrinks the share of foreign rows
 //     an index scan has to step over, so filtered HNSW searches stay cheap
 //     when one database holds millions of other users' memories.
-//   - Vector search counts the scope's rows (bounded) first: small scopes get
+//   - Searches run in this process by default (localindex.go): each scope's
+//     vectors (int8) and lexical index are loaded on its first search, and
+//     a search reads back only the rows it returns, in one statement that
+//     also brings every row of the scope another writer changed since
+//     (change stamps of migration 7: the writing transaction's id and a
+//     row version), so every replica sees every committed write. The
+//     server then spends well under a millisecond per search, where an
+//     exact scan of 10k vectors cost it 8 ms and a filtered HNSW walk at
+//     100k 150 ms. Options.SQLSearch keeps the searches in PostgreSQL, as
+//     below.
+//   - In SQL, vector search counts the scope's rows (bounded) first: small scopes get
 //     an exact scan of memory_vectors, a narrow copy of each embedding (as
 //     halfvec) and of the filtered columns that a trigger on memories keeps
 //     in step, re-ranked by the full vector; large ones use the HNSW index

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,24 +52,24 @@ type IndexStats = scopeindex.Stats
 // writer through the change stamps of migration 7: each memories row
 // carries the transaction that last changed what a search reads of it
 // (xid) and a version (ver). The query that reads a search's rows also
-// returns every row of the scope stamped at or after scopeIdx.from, the
-// oldest transaction still running when the index last read the scope
-// (pg_snapshot_xmin of that statement's snapshot): any transaction that
-// committed since is at or after it, and every one before it was already
-// visible then. Rows come back more than once while a long transaction
-// holds the horizon; ver makes applying them idempotent and
-// order-independent, since two searches' reads may finish in either
-// order. When a search's read brought changes, it ranks again with them.
-// A deleted row leaves no stamp: the read finds it missing, and it is
-// dropped from the index then. So a search sees every write committed
-// before it began, whichever process made it, as a search in SQL would.
+// returns every row of the scope whose stamp the index has not read yet
+// (scopeIdx.mark): transactions that were still running at the index's
+// last read, or began after it. Those are exactly the transactions whose
+// writes that read could not see, so nothing committed is ever skipped,
+// however long a transaction runs, and nothing is read again once seen.
+// ver makes applying reads idempotent and order-independent, since two
+// searches' reads may finish in either order; when the index changed
+// after a search ranked (its read or another's), it ranks again. A deleted
+// row leaves no stamp: the read finds it missing, and it is dropped from
+// the index then. So a search sees every write committed before it
+// began, whichever process made it, as a search in SQL would.
 type scopeIdx struct {
 	mu     sync.RWMutex
 	loaded bool
 	vec    *scopeindex.Vec
 	lex    *scopeindex.Lex
 	vers   map[string]int64 // applied row versions (memories.ver), by id
-	from   uint64           // xid8: rows stamped at or after it are read again
+	mark   snapMark         // which stamps are still to read
 	// gen counts changes to the index: a search whose ranking is older
 	// than the index ranks again (its read, or another search's, applied
 	// rows it ranked without).
@@ -89,7 +90,7 @@ func (ix *scopeIdx) reset() {
 	ix.vec.Reset()
 	ix.lex.Reset()
 	ix.vers = make(map[string]int64)
-	ix.from = 0
+	ix.mark = snapMark{}
 	ix.loaded = false
 	ix.gen.Add(1)
 	ix.bytes.Store(0)
@@ -101,6 +102,8 @@ type localIndexes struct {
 	scopes map[memory.Scope]*scopeIdx
 	budget *scopeindex.Budget
 	log    *slog.Logger
+	// changed counts the changed rows searches have read (tests).
+	changed atomic.Int64
 }
 
 func newLocalIndexes(o Options) *localIndexes {
@@ -208,13 +211,46 @@ func (s *Store) indexCols() string {
 		created_at, ` + emb + `, text, context, ver`
 }
 
-// horizonQuery is the oldest transaction running at the statement's
-// snapshot.
-const horizonQuery = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`
+// snapMark is what a read's snapshot could not see: transactions still
+// running (xip) and every one from xmax on. A row whose stamp is among
+// them is read again; any other was committed (or aborted) before the
+// snapshot and read then, or before.
+type snapMark struct {
+	xmax uint64
+	xip  []string // decimal xid8s
+}
 
-// load reads the scope whole. The horizon is read first, in an earlier
-// snapshot than the rows: an older horizon only makes the next search
-// read a few rows again.
+// snapshotQuery is the statement's snapshot as xmin:xmax:xip,... (the
+// text form of pg_snapshot).
+const snapshotQuery = `SELECT pg_current_snapshot()::text`
+
+func parseSnapshot(t string) (snapMark, error) {
+	parts := strings.Split(t, ":")
+	if len(parts) != 3 {
+		return snapMark{}, fmt.Errorf("snapshot %q", t)
+	}
+	xmax, err := strconv.ParseUint(parts[1], 10, 64)
+	if err != nil {
+		return snapMark{}, fmt.Errorf("snapshot %q: %w", t, err)
+	}
+	m := snapMark{xmax: xmax}
+	if parts[2] != "" {
+		m.xip = strings.Split(parts[2], ",")
+	}
+	return m, nil
+}
+
+// newer reports whether m is a later snapshot than o: a larger xmax, or
+// the same xmax with fewer transactions still running (a later snapshot's
+// running set at the same xmax is a subset of an earlier one's). Keeping
+// an older mark is always safe; it only reads more.
+func (m snapMark) newer(o snapMark) bool {
+	return m.xmax > o.xmax || (m.xmax == o.xmax && len(m.xip) < len(o.xip))
+}
+
+// load reads the scope whole. The mark is read first, in an earlier
+// snapshot than the rows: an older mark only makes the next search read a
+// few rows again.
 func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -222,13 +258,13 @@ func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 		return nil
 	}
 	ix.reset()
-	var h string
-	if err := s.db.QueryRowContext(ctx, horizonQuery).Scan(&h); err != nil {
+	var snap string
+	if err := s.db.QueryRowContext(ctx, snapshotQuery).Scan(&snap); err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
-	from, err := strconv.ParseUint(h, 10, 64)
+	mark, err := parseSnapshot(snap)
 	if err != nil {
-		return fmt.Errorf("load index: horizon %q: %w", h, err)
+		return fmt.Errorf("load index: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+s.indexCols()+` FROM memories WHERE user_id = $1 AND namespace = $2`,
 		sc.User, sc.Namespace)
@@ -268,7 +304,7 @@ func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 		ix.reset()
 		return fmt.Errorf("load index: %w", err)
 	}
-	ix.from = from
+	ix.mark = mark
 	ix.loaded = true
 	ix.bytes.Store(ix.estimate())
 	return nil
@@ -299,13 +335,13 @@ func (ix *scopeIdx) drop(ids []string) {
 	}
 }
 
-// readRows reads the scope's rows ids and every row changed since the
-// index's horizon from, in one statement, and applies the changes (see
-// scopeIdx). It returns the rows read by id.
-func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, from uint64, ids []string) (map[string]*memory.Memory, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+horizonQuery+`), xid >= $3::xid8, ver FROM memories
-		WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR id = ANY($4))`,
-		sc.User, sc.Namespace, strconv.FormatUint(from, 10), pq.Array(ids))
+// readRows reads the scope's rows ids and every row whose stamp mark
+// has not read, in one statement, and applies the changes (see scopeIdx).
+// It returns the rows read by id.
+func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mark snapMark, ids []string) (map[string]*memory.Memory, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+snapshotQuery+`), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
+		FROM memories WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))`,
+		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(mark.xip), pq.Array(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -314,20 +350,16 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 	var (
 		changed []*memory.Memory
 		vers    []int64
-		horizon uint64
+		snap    string
 	)
 	for rows.Next() {
 		var (
-			h       string
 			isNew   bool
 			version int64
 		)
-		m, err := scanMemory(rows, &h, &isNew, &version)
+		m, err := scanMemory(rows, &snap, &isNew, &version)
 		if err != nil {
 			return nil, err
-		}
-		if horizon, err = strconv.ParseUint(h, 10, 64); err != nil {
-			return nil, fmt.Errorf("horizon %q: %w", h, err)
 		}
 		found[m.ID] = m
 		if isNew {
@@ -344,7 +376,16 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 			missing = append(missing, id)
 		}
 	}
-	if len(changed) == 0 && len(missing) == 0 && horizon <= from {
+	// Only a read that returned a row says what its snapshot was; one
+	// that returned none has nothing to apply either.
+	var next snapMark
+	if snap != "" {
+		if next, err = parseSnapshot(snap); err != nil {
+			return nil, err
+		}
+	}
+	s.local.changed.Add(int64(len(changed)))
+	if len(changed) == 0 && len(missing) == 0 && !next.newer(mark) {
 		return found, nil
 	}
 	ix.mu.Lock()
@@ -366,10 +407,8 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, fro
 	if moved {
 		ix.gen.Add(1)
 	}
-	// Only a read that saw a row can move the horizon: a read of none
-	// has nothing more to say than the last one.
-	if horizon > ix.from {
-		ix.from = horizon
+	if next.newer(ix.mark) {
+		ix.mark = next
 	}
 	return found, nil
 }
@@ -397,7 +436,7 @@ func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 			continue
 		}
 		ids, scores := rank(ix)
-		from, gen := ix.from, ix.gen.Load()
+		mark, gen := ix.mark, ix.gen.Load()
 		ix.mu.RUnlock()
 		var need []string
 		for _, id := range ids {
@@ -408,7 +447,7 @@ func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 		if try > 0 && len(need) == 0 {
 			return ids, scores, found, nil
 		}
-		got, err := s.readRows(ctx, sc, ix, from, need)
+		got, err := s.readRows(ctx, sc, ix, mark, need)
 		if err != nil {
 			return nil, nil, nil, err
 		}

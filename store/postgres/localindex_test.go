@@ -160,8 +160,9 @@ func TestLocalIndexSeesOtherWriters(t *testing.T) {
 
 // TestLocalIndexHorizon: a transaction that began before others and
 // commits after them is still seen. Its stamp (xid) is lower than the
-// stamps of rows the index has already read, so a horizon taken as "the
-// highest stamp seen" would skip it; the snapshot's xmin does not.
+// stamps of rows the index has already read, so a mark taken as "the
+// highest stamp seen" (or the snapshot's xmax alone) would skip it; the
+// snapshot's list of running transactions does not.
 func TestLocalIndexHorizon(t *testing.T) {
 	const dim = 8
 	a, b := replicas(t, dim)
@@ -361,5 +362,54 @@ func TestLocalIndexBudget(t *testing.T) {
 	s := st.IndexStats()
 	if s.Evictions < 4 || s.Scopes != 1 {
 		t.Errorf("stats %+v: want one scope loaded and evictions at each switch", s)
+	}
+}
+
+// TestLocalIndexLongTransactionElsewhere: a long transaction that writes
+// elsewhere does not make searches read the scope's recent rows again and
+// again (a mark taken as the snapshot's xmin would: every row written
+// since that transaction began).
+func TestLocalIndexLongTransactionElsewhere(t *testing.T) {
+	const dim = 8
+	a, b := replicas(t, dim)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(13, 14))
+	long, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = long.Rollback() }()
+	if _, err := long.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('long-running', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	sc := memory.Scope{User: "dave", Namespace: "default"}
+	q := &memory.Memory{Tier: memory.TierSemantic, Text: "first", Embedding: randVec(r, dim)}
+	if err := a.Insert(ctx, sc, q); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := found(t, b, sc, q.Embedding, "first", q.ID, memory.SearchOptions{}); !v {
+		t.Fatal("not found")
+	}
+	var ms []*memory.Memory
+	for i := range 30 {
+		ms = append(ms, &memory.Memory{Tier: memory.TierSemantic, Text: fmt.Sprintf("note %d", i), Embedding: randVec(r, dim)})
+	}
+	if err := a.Insert(ctx, sc, ms...); err != nil {
+		t.Fatal(err)
+	}
+	before := b.local.changed.Load()
+	if v, _ := found(t, b, sc, ms[0].Embedding, "note", ms[0].ID, memory.SearchOptions{}); !v {
+		t.Fatal("new note not found")
+	}
+	first := b.local.changed.Load() - before
+	if first < 30 {
+		t.Fatalf("the searches after the insert read %d changed rows, want the 30 inserted", first)
+	}
+	before = b.local.changed.Load()
+	for range 5 {
+		found(t, b, sc, ms[1].Embedding, "note", ms[1].ID, memory.SearchOptions{})
+	}
+	if n := b.local.changed.Load() - before; n != 0 {
+		t.Errorf("later searches read %d changed rows again while a transaction elsewhere runs, want 0", n)
 	}
 }
