@@ -339,9 +339,11 @@ func (ix *scopeIdx) drop(ids []string) {
 // has not read, in one statement, and applies the changes (see scopeIdx).
 // It returns the rows read by id.
 func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mark snapMark, ids []string) (map[string]*memory.Memory, error) {
+	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
+	// the running list goes as an array, empty or not.
 	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+snapshotQuery+`), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
 		FROM memories WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))`,
-		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(mark.xip), pq.Array(ids))
+		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(append([]string{}, mark.xip...)), pq.Array(ids))
 	if err != nil {
 		return nil, err
 	}
