@@ -5,24 +5,31 @@ import (
 	"database/sql"
 )
 
-// Batch runs fn with a context under which the store's Touch and
-// AppendRecall join one write transaction, committed when fn returns: the
-// recall path's background writer hands over all the touches and recall-log
-// rows of a flush window at once. A write transaction per request made
-// every other pooled connection empty its page cache at its next read
-// (SQLite does after another connection wrote), which cost more than the
-// writes. Each joined call runs in its own savepoint, so one that fails
-// leaves the others in place and returns its error as usual. Other writes
-// made with the context run on their own. Touch's effect on the row cache
-// is applied once the batch committed.
+// Batch runs fn with a context under which the store's Touch, AppendRecall,
+// Insert and AppendTurn join one write transaction, committed when fn
+// returns: the recall path's background writer hands over all the touches
+// and recall-log rows of a flush window at once, and ingest the events and
+// turn-log rows of the jobs that finish together. A write transaction per
+// request made every other pooled connection empty its page cache at its
+// next read (SQLite does after another connection wrote), and a commit per
+// ingest job wrote the same table and index pages to the WAL once per job;
+// both cost more than the writes. Each joined call runs in its own
+// savepoint, so one that fails leaves the others in place and returns its
+// error as usual. Other writes made with the context fail at once instead
+// of waiting for the batch's lock. What a joined write changes in memory
+// (the row cache, the search indexes) is applied once the batch committed,
+// before its lock is released.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	b := &batch{s: s}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeThen(ctx, func(tx *sql.Tx) error {
 		b.tx = tx
 		return fn(context.WithValue(ctx, batchKey{}, b))
-	})
-	for _, f := range b.after {
-		f(err == nil)
+	}, func() { b.end(true) })
+	if err != nil {
+		b.end(false)
+	}
+	if b.lexRows > 0 {
+		s.noteLexWrites(ctx, b.lexRows)
 	}
 	return err
 }
@@ -31,9 +38,18 @@ type batchKey struct{}
 
 // batch is an open Batch transaction.
 type batch struct {
-	s     *Store
-	tx    *sql.Tx
-	after []func(committed bool) // run when the batch ended
+	s       *Store
+	tx      *sql.Tx
+	after   []func(committed bool) // run when the batch ended
+	lexRows int                    // rows its Inserts added to memories_fts
+}
+
+// end runs the after functions once.
+func (b *batch) end(committed bool) {
+	for _, f := range b.after {
+		f(committed)
+	}
+	b.after = nil
 }
 
 // batchOf returns the batch of s that ctx carries, if any.
@@ -48,9 +64,16 @@ func (s *Store) batchOf(ctx context.Context) *batch {
 // joinWrite runs fn in the batch ctx carries, inside a savepoint, or else
 // in a transaction of its own (write).
 func (s *Store) joinWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.joinWriteThen(ctx, fn, nil)
+}
+
+// joinWriteThen is joinWrite, running committed (when not nil) once the
+// write is committed and before the write lock is released: at once
+// without a batch, when the batch commits with one.
+func (s *Store) joinWriteThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
 	b := s.batchOf(ctx)
 	if b == nil {
-		return s.write(ctx, fn)
+		return s.writeThen(ctx, fn, committed)
 	}
 	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT joined`); err != nil {
 		return err
@@ -60,6 +83,15 @@ func (s *Store) joinWrite(ctx context.Context, fn func(tx *sql.Tx) error) error 
 		_, _ = b.tx.ExecContext(ctx, `RELEASE joined`)
 		return err
 	}
-	_, err := b.tx.ExecContext(ctx, `RELEASE joined`)
-	return err
+	if _, err := b.tx.ExecContext(ctx, `RELEASE joined`); err != nil {
+		return err
+	}
+	if committed != nil {
+		b.after = append(b.after, func(ok bool) {
+			if ok {
+				committed()
+			}
+		})
+	}
+	return nil
 }

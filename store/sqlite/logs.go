@@ -27,7 +27,7 @@ func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	if err != nil {
 		return fmt.Errorf("append turn: %w", err)
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.joinWrite(ctx, func(tx *sql.Tx) error {
 		_, err := s.txExec(ctx, tx, `INSERT INTO turns (user, namespace, request_id, session, time, data) VALUES (?, ?, ?, ?, ?, ?)`,
 			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, micros(t.Time), string(data))
 		return err

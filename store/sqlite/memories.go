@@ -69,7 +69,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	// The rows as written refresh the indexes: reading them back cost as
 	// much as writing them.
 	written := make([]writtenRow, 0, len(ms))
-	err := s.writeThen(ctx, func(tx *sql.Tx) error {
+	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		written = written[:0]
 		ins, err := s.txStmt(ctx, tx, insertMemorySQL)
 		if err != nil {
@@ -111,7 +111,11 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
-	s.noteLexWrites(ctx, len(ms))
+	if b := s.batchOf(ctx); b != nil {
+		b.lexRows += len(ms) // the batch merges once committed
+	} else {
+		s.noteLexWrites(ctx, len(ms))
+	}
 	return nil
 }
 
