@@ -53,15 +53,21 @@ func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) err
 			return err
 		}
 	}
-	for i := range done {
-		if q.pol.Ingest.TurnLog {
-			if err := q.cfg.Store.AppendTurn(ctx, &done[i]); err != nil {
-				return fmt.Errorf("append turn: %w", err)
+	if q.pol.Ingest.TurnLog && len(done) > 0 {
+		err := q.writer.write(ctx, func(ctx context.Context) error {
+			for i := range done {
+				if err := q.cfg.Store.AppendTurn(ctx, &done[i]); err != nil {
+					return fmt.Errorf("append turn: %w", err)
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		q.met.ingested.Inc()
-		q.met.nIngested.Add(1)
 	}
+	q.met.ingested.Add(float64(len(done)))
+	q.met.nIngested.Add(int64(len(done)))
 	if len(failed) == 0 {
 		return nil
 	}
@@ -261,7 +267,7 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch)
 // the insert fails, the events already stored are left out and the rest
 // written; the result then holds only those.
 func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
-	err := q.cfg.Store.Insert(ctx, s, evs...)
+	err := q.insertEvents(ctx, s, evs)
 	if err == nil {
 		return evs, nil
 	}
@@ -289,10 +295,15 @@ func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Mem
 	if len(fresh) == 0 {
 		return nil, nil
 	}
-	if err := q.cfg.Store.Insert(ctx, s, fresh...); err != nil {
+	if err := q.insertEvents(ctx, s, fresh); err != nil {
 		return nil, fmt.Errorf("insert events: %w", err)
 	}
 	return fresh, nil
+}
+
+// insertEvents writes the events in the group commit of concurrent jobs.
+func (q *Queue) insertEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) error {
+	return q.writer.write(ctx, func(ctx context.Context) error { return q.cfg.Store.Insert(ctx, s, evs...) })
 }
 
 // clusterBatch checks each new event for a repeated pattern and enqueues

@@ -120,6 +120,7 @@ type Queue struct {
 	llm    LLM
 	met    *metrics
 	budget *budget
+	writer *groupWriter // nil: ingest writes on its own
 
 	reqs      chan *enqueueReq
 	sendMu    sync.RWMutex
@@ -156,6 +157,9 @@ func New(cfg Config) (*Queue, error) {
 		q.gate = gate.New(q.pol.Gate, q.pol.Explicit)
 	}
 	q.met = newMetrics(cfg.Registry)
+	if b, ok := cfg.Store.(Batcher); ok && !cfg.InsertOnly {
+		q.writer = newGroupWriter(b)
+	}
 	q.budget = newBudget(q.pol.Consolidation.MaxCallsPerHour)
 	if cfg.LLM != nil {
 		q.llm = cfg.LLM
@@ -281,9 +285,11 @@ func (q *Queue) Start(ctx context.Context) error {
 	q.cancel = cancel
 	go q.commitLoop(cctx)
 	if !q.cfg.InsertOnly {
+		q.writer.start()
 		// Workers get their own lifetime: cancelling it would be a hard
 		// stop, and Stop wants a graceful drain.
 		if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+			q.writer.close()
 			cancel()
 			<-q.done
 			q.stopped = true // the committer is gone; a new Queue is needed
@@ -325,6 +331,8 @@ func (q *Queue) Stop(ctx context.Context) error {
 				}
 				err = fmt.Errorf("background: stop: %w", e)
 			}
+			// The jobs have returned: nothing writes through it any more.
+			q.writer.close()
 		}
 	})
 	return err
