@@ -23,13 +23,16 @@ func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) e
 	b := &batch{s: s}
 	err := s.writeThen(ctx, func(tx *sql.Tx) error {
 		b.tx = tx
-		return fn(context.WithValue(ctx, batchKey{}, b))
+		if err := fn(context.WithValue(ctx, batchKey{}, b)); err != nil {
+			return err
+		}
+		return s.insertFTS(ctx, tx, b.fts)
 	}, func() { b.end(true) })
 	if err != nil {
 		b.end(false)
 	}
-	if b.lexRows > 0 {
-		s.noteLexWrites(ctx, b.lexRows)
+	if len(b.fts) > 0 {
+		s.noteLexWrites(ctx, len(b.fts))
 	}
 	return err
 }
@@ -38,10 +41,14 @@ type batchKey struct{}
 
 // batch is an open Batch transaction.
 type batch struct {
-	s       *Store
-	tx      *sql.Tx
-	after   []func(committed bool) // run when the batch ended
-	lexRows int                    // rows its Inserts added to memories_fts
+	s     *Store
+	tx    *sql.Tx
+	after []func(committed bool) // run when the batch ended
+	// fts holds the lexical rows of the batch's inserts, written with one
+	// statement before the commit: FTS5 writes a segment at every
+	// savepoint, so a segment per joined insert made the merges outweigh
+	// the inserts. Should that statement fail, the whole batch does.
+	fts []ftsRow
 }
 
 // end runs the after functions once.
@@ -59,6 +66,18 @@ func (s *Store) batchOf(ctx context.Context) *batch {
 		return nil
 	}
 	return b
+}
+
+// batchQuery is query, through the batch ctx carries when there is one:
+// a read made with a batch's context sees the batch's own writes (ingest
+// looks up which of its events a failed insert collided with, and the
+// other row may be one an earlier job wrote in the same batch).
+func (s *Store) batchQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	b := s.batchOf(ctx)
+	if b == nil {
+		return s.query(ctx, query, args...)
+	}
+	return b.tx.QueryContext(ctx, query, args...)
 }
 
 // joinWrite runs fn in the batch ctx carries, inside a savepoint, or else

@@ -114,6 +114,12 @@ func TestBatchInsert(t *testing.T) {
 		if err := st.Insert(ctx, sc, ev("old", "a retry of the old event")); err == nil {
 			t.Error("a duplicate id inside a batch was accepted")
 		}
+		if err := st.Insert(ctx, sc, ev("a", "a retry of a")); err == nil {
+			t.Error("a duplicate of the batch's own row was accepted")
+		}
+		if ms, err := st.GetMany(ctx, sc, []string{"a", "old", "none"}); err != nil || len(ms) != 2 {
+			t.Errorf("GetMany inside the batch: %d rows, %v; want its own row and the old one", len(ms), err)
+		}
 		if err := st.AppendTurn(ctx, &memory.Turn{RequestID: "r1", Scope: sc, Time: t0, User: "hi"}); err != nil {
 			return err
 		}
@@ -164,5 +170,10 @@ func TestBatchInsert(t *testing.T) {
 	}
 	if turns, err := st.Turns(ctx, sc, memory.TurnFilter{}); err != nil || len(turns.Data) != 1 {
 		t.Errorf("turn log after a failed batch: %d turns, %v", len(turns.Data), err)
+	}
+	// The batch writes its inserts' lexical rows at once, before it commits.
+	var fts int
+	if err := st.db.QueryRowContext(ctx, `SELECT count(*) FROM memories_fts WHERE rowid IN (SELECT seq FROM memories)`).Scan(&fts); err != nil || fts != 3 {
+		t.Errorf("memories_fts holds %d of the 3 stored rows (%v)", fts, err)
 	}
 }

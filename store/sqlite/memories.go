@@ -52,7 +52,8 @@ func provJSON(p memory.Provenance) string {
 const insertMemorySQL = `INSERT INTO memories (` + memCols + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
 
-// Insert writes ms in one transaction: all or none.
+// Insert writes ms in one transaction (a savepoint of the Batch ctx
+// carries): all or none.
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
 	if err := s.check(sc); err != nil {
 		return err
@@ -69,6 +70,8 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	// The rows as written refresh the indexes: reading them back cost as
 	// much as writing them.
 	written := make([]writtenRow, 0, len(ms))
+	b := s.batchOf(ctx)
+	var rows []ftsRow
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		written = written[:0]
 		ins, err := s.txStmt(ctx, tx, insertMemorySQL)
@@ -76,14 +79,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			return err
 		}
 		defer ins.Close()
-		// The lexical rows go in with one statement: FTS5 flushes its
-		// pending terms at every statement savepoint, and a flush per row
-		// costs a third of the insert.
-		type ftsRow struct {
-			Seq int64  `json:"s"`
-			Lex string `json:"l"`
-		}
-		rows := make([]ftsRow, 0, len(ms))
+		rows = make([]ftsRow, 0, len(ms))
 		for _, m := range ms {
 			var seq int64
 			emb := encodeVec(m.Embedding)
@@ -100,23 +96,42 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			rows = append(rows, ftsRow{seq, scopedLex(sc, text)})
 			written = append(written, writtenRow{id: m.ID, seq: seq, meta: scopeindex.MetaOf(m), emb: emb, text: text})
 		}
-		data, err := json.Marshal(rows)
-		if err != nil {
-			return err
+		if b != nil {
+			return nil // the batch writes the lexical rows of all its inserts at once
 		}
-		_, err = s.txExec(ctx, tx, `INSERT INTO memories_fts (rowid, lex)
-			SELECT value ->> '$.s', value ->> '$.l' FROM json_each(?)`, string(data))
-		return err
+		return s.insertFTS(ctx, tx, rows)
 	}, func() { s.refreshWritten(sc, written) })
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
-	if b := s.batchOf(ctx); b != nil {
-		b.lexRows += len(ms) // the batch merges once committed
+	if b != nil {
+		b.fts = append(b.fts, rows...)
 	} else {
 		s.noteLexWrites(ctx, len(ms))
 	}
 	return nil
+}
+
+// ftsRow is a row of memories_fts.
+type ftsRow struct {
+	Seq int64  `json:"s"`
+	Lex string `json:"l"`
+}
+
+// insertFTS writes lexical rows with one statement: FTS5 flushes its
+// pending terms to a new segment at every savepoint, statement savepoints
+// included, and a flush per row cost a third of the insert.
+func (s *Store) insertFTS(ctx context.Context, tx *sql.Tx, rows []ftsRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = s.txExec(ctx, tx, `INSERT INTO memories_fts (rowid, lex)
+		SELECT value ->> '$.s', value ->> '$.l' FROM json_each(?)`, string(data))
+	return err
 }
 
 // Update rewrites every mutable field of m (all but id, scope, created_at).
@@ -188,7 +203,8 @@ func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Me
 }
 
 // GetMany returns the memories of the scope found among ids, in the order
-// given.
+// given. With a Batch's context it reads through the batch, its own
+// uncommitted rows included.
 func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*memory.Memory, error) {
 	if err := s.check(sc); err != nil {
 		return nil, err
@@ -217,7 +233,7 @@ func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, co
 	found := make(map[string]*memory.Memory, len(keys))
 	for _, part := range chunks(keys, batchSize) {
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+col+` IN (`+
+		rows, err := s.batchQuery(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+col+` IN (`+
 			placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, err
