@@ -118,3 +118,47 @@ func TestUserTermsOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestRetryLogsOnce: the turn log is written with the events, before
+// the cluster checks that may fail the job; a retry logs only the turns
+// the failed attempt did not (and stores no event twice).
+func TestIngestRetryLogsOnce(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{insertOnly: true})
+		ctx := context.Background()
+		s := scope("retry")
+		at := e.clock.Now()
+		turn := func(i int) memory.Turn {
+			return memory.Turn{
+				RequestID: fmt.Sprintf("rt-%d", i), Scope: s, Time: at.Add(time.Duration(i/2) * time.Second),
+				User: oneOff(i), Assistant: "Here is an answer about it.",
+			}
+		}
+		w := &ingestWorker{q: e.q}
+		job := func(attempt int, turns ...memory.Turn) *river.Job[IngestArgs] {
+			return &river.Job[IngestArgs]{JobRow: &rivertype.JobRow{Attempt: attempt}, Args: IngestArgs{Scope: s, Turns: turns}}
+		}
+		if err := w.Work(ctx, job(1, turn(0), turn(1))); err != nil {
+			t.Fatal(err)
+		}
+		// The retry carries the same turns; turn 2 shares turn 1's second,
+		// turn 3 is new.
+		if err := w.Work(ctx, job(2, turn(0), turn(1), turn(2), turn(3))); err != nil {
+			t.Fatal(err)
+		}
+		page, err := e.st.Turns(ctx, s, memory.TurnFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tn := range page.Data {
+			got = append(got, tn.RequestID)
+		}
+		if want := []string{"rt-0", "rt-1", "rt-2", "rt-3"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("turn log %v, want %v", got, want)
+		}
+		if evs := e.list(s, memory.StateAny, memory.TierEvent); len(evs) != 4 {
+			t.Errorf("%d events, want 4", len(evs))
+		}
+	})
+}

@@ -21,11 +21,13 @@ type ingestWorker struct {
 }
 
 // Work ingests the job's turns in order. Events of the whole job are
-// embedded in one call and written in one transaction; the turn log is
-// written last. A turn that fails is requeued alone (the others are done);
-// when every turn fails, or the shared write fails, the job fails and
-// River retries it: every write is idempotent (ids derive from request
-// ids).
+// embedded in one call and written, with the turn log, in one group
+// commit shared with the jobs running alongside; the cluster checks and
+// session schedules follow. A turn that fails is requeued alone (the
+// others are done); when every turn fails, or the shared write fails, the
+// job fails and River retries it: every write is idempotent (ids derive
+// from request ids, and a retry leaves out the turns an earlier attempt
+// logged).
 func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) error {
 	q := w.q
 	start := time.Now()
@@ -45,24 +47,21 @@ func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) err
 	if len(done) == 0 && firstErr != nil {
 		return firstErr
 	}
-	if err := q.flushEvents(ctx, job.Args.Scope, b); err != nil {
+	var log []memory.Turn
+	if q.pol.Ingest.TurnLog {
+		log = done
+		if job.Attempt > 1 {
+			var err error
+			if log, err = q.unlogged(ctx, job.Args.Scope, done); err != nil {
+				return err
+			}
+		}
+	}
+	if err := q.flushEvents(ctx, job.Args.Scope, b, log); err != nil {
 		return err
 	}
 	for _, t := range b.sessions {
 		if err := q.scheduleSession(ctx, t); err != nil {
-			return err
-		}
-	}
-	if q.pol.Ingest.TurnLog && len(done) > 0 {
-		err := q.writer.write(ctx, func(ctx context.Context) error {
-			for i := range done {
-				if err := q.cfg.Store.AppendTurn(ctx, &done[i]); err != nil {
-					return fmt.Errorf("append turn: %w", err)
-				}
-			}
-			return nil
-		})
-		if err != nil {
 			return err
 		}
 	}
@@ -222,12 +221,10 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 	}
 }
 
-// flushEvents embeds the batch's events in one call, writes them in one
-// transaction, then checks them for repeated patterns.
-func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch) error {
-	if len(b.events) == 0 {
-		return nil
-	}
+// flushEvents embeds the batch's events in one call, writes them and the
+// turns to log in one group commit, then checks the new events for
+// repeated patterns.
+func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch, log []memory.Turn) error {
 	// A request id twice in one job (a client's retry) is one event.
 	seen := make(map[string]bool, len(b.events))
 	evs := make([]*memory.Memory, 0, len(b.events))
@@ -237,24 +234,43 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch)
 			evs = append(evs, m)
 		}
 	}
-	texts := make([]string, len(evs))
-	for i, m := range evs {
-		// The whole event, reply included: it says as much as the
-		// user's words (LoCoMo dev, end to end: R@5 0.468 → 0.563
-		// against the user text alone). Not the context: consecutive
-		// turns share it, so their vectors drew together and
-		// consolidation folded neighbours into clusters (LLM calls per
-		// turn 0.078 → 0.145, R@5 0.506); lexical search has it.
-		texts[i] = embedText(m.Text)
+	if len(evs) == 0 && len(log) == 0 {
+		return nil
 	}
-	vecs, err := q.cfg.Embedder.Embed(ctx, texts)
-	if err != nil {
-		return fmt.Errorf("embed events: %w", err)
+	if len(evs) > 0 {
+		texts := make([]string, len(evs))
+		for i, m := range evs {
+			// The whole event, reply included: it says as much as the
+			// user's words (LoCoMo dev, end to end: R@5 0.468 → 0.563
+			// against the user text alone). Not the context: consecutive
+			// turns share it, so their vectors drew together and
+			// consolidation folded neighbours into clusters (LLM calls per
+			// turn 0.078 → 0.145, R@5 0.506); lexical search has it.
+			texts[i] = embedText(m.Text)
+		}
+		vecs, err := q.cfg.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embed events: %w", err)
+		}
+		for i, m := range evs {
+			m.Embedding = vecs[i]
+		}
 	}
-	for i, m := range evs {
-		m.Embedding = vecs[i]
-	}
-	if evs, err = q.insertNew(ctx, s, evs); err != nil || len(evs) == 0 {
+	// One hand-over to the group writer per job: each is a wait for a
+	// commit shared with the other running jobs.
+	err := q.writer.write(ctx, func(ctx context.Context) error {
+		var err error
+		if evs, err = q.insertNew(ctx, s, evs); err != nil {
+			return err
+		}
+		for i := range log {
+			if err := q.cfg.Store.AppendTurn(ctx, &log[i]); err != nil {
+				return fmt.Errorf("append turn: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(evs) == 0 {
 		return err
 	}
 	q.met.memories.WithLabelValues(string(memory.TierEvent)).Add(float64(len(evs)))
@@ -267,7 +283,10 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch)
 // the insert fails, the events already stored are left out and the rest
 // written; the result then holds only those.
 func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
-	err := q.insertEvents(ctx, s, evs)
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	err := q.cfg.Store.Insert(ctx, s, evs...)
 	if err == nil {
 		return evs, nil
 	}
@@ -295,15 +314,56 @@ func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Mem
 	if len(fresh) == 0 {
 		return nil, nil
 	}
-	if err := q.insertEvents(ctx, s, fresh); err != nil {
+	if err := q.cfg.Store.Insert(ctx, s, fresh...); err != nil {
 		return nil, fmt.Errorf("insert events: %w", err)
 	}
 	return fresh, nil
 }
 
-// insertEvents writes the events in the group commit of concurrent jobs.
-func (q *Queue) insertEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) error {
-	return q.writer.write(ctx, func(ctx context.Context) error { return q.cfg.Store.Insert(ctx, s, evs...) })
+// unlogged returns the turns an earlier attempt of the job did not log:
+// the turn log and the events are written before the cluster checks and
+// session schedules, whose failure retries the job. A turn without a
+// request id cannot be recognised and is logged again.
+func (q *Queue) unlogged(ctx context.Context, s memory.Scope, turns []memory.Turn) ([]memory.Turn, error) {
+	var out []memory.Turn
+	for i := range turns {
+		ok, err := q.logged(ctx, s, &turns[i])
+		if err != nil {
+			return nil, fmt.Errorf("read turn log: %w", err)
+		}
+		if !ok {
+			out = append(out, turns[i])
+		}
+	}
+	return out, nil
+}
+
+// logged reports whether the scope's turn log holds t: a turn of its
+// request id at its time (the log is ordered by time; only turns of the
+// same time are read).
+func (q *Queue) logged(ctx context.Context, s memory.Scope, t *memory.Turn) (bool, error) {
+	if t.RequestID == "" {
+		return false, nil
+	}
+	f := memory.TurnFilter{Since: t.Time, Limit: 50}
+	for {
+		page, err := q.cfg.Store.Turns(ctx, s, f)
+		if err != nil {
+			return false, err
+		}
+		for _, l := range page.Data {
+			if l.Time.After(t.Time) {
+				return false, nil
+			}
+			if l.RequestID == t.RequestID {
+				return true, nil
+			}
+		}
+		if page.Next == "" {
+			return false, nil
+		}
+		f.Cursor = page.Next
+	}
 }
 
 // clusterBatch checks each new event for a repeated pattern and enqueues
