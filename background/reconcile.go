@@ -116,12 +116,29 @@ func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory,
 	return DecisionSupersede, nil
 }
 
+// insert writes m and its audit row, in one transaction when the store
+// can batch them.
 func (q *Queue) insert(ctx context.Context, s memory.Scope, m *memory.Memory, actor string) error {
-	if err := q.cfg.Store.Insert(ctx, s, m); err != nil {
-		return fmt.Errorf("insert %s: %w", m.Tier, err)
+	err := q.together(ctx, func(ctx context.Context) error {
+		if err := q.cfg.Store.Insert(ctx, s, m); err != nil {
+			return fmt.Errorf("insert %s: %w", m.Tier, err)
+		}
+		return q.audit(ctx, s, actor, "insert", m.ID, "", snapshot(m), "")
+	})
+	if err != nil {
+		return err
 	}
 	q.met.memories.WithLabelValues(string(m.Tier)).Inc()
-	return q.audit(ctx, s, actor, "insert", m.ID, "", snapshot(m), "")
+	return nil
+}
+
+// together runs fn's store writes (those a Batcher joins) in one
+// transaction when the store can batch, else one by one.
+func (q *Queue) together(ctx context.Context, fn func(ctx context.Context) error) error {
+	if b, ok := q.cfg.Store.(Batcher); ok {
+		return b.Batch(ctx, fn)
+	}
+	return fn(ctx)
 }
 
 func (q *Queue) reinforce(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {

@@ -67,7 +67,7 @@ func TestBatch(t *testing.T) {
 	}
 }
 
-// TestBatchInsert checks that Insert and AppendTurn join a Batch: the rows
+// TestBatchInsert checks that Insert, AppendTurn and AppendAudit join a Batch: the rows
 // are searchable once the batch committed (not before), a failing Insert
 // leaves the batch's other writes in place, and a batch that fails leaves
 // nothing behind, in the table or in the search indexes.
@@ -123,6 +123,9 @@ func TestBatchInsert(t *testing.T) {
 		if err := st.AppendTurn(ctx, &memory.Turn{RequestID: "r1", Scope: sc, Time: t0, User: "hi"}); err != nil {
 			return err
 		}
+		if err := st.AppendAudit(ctx, &memory.AuditEntry{Scope: sc, Time: t0, Actor: "test", Action: "insert", MemoryID: "a"}); err != nil {
+			return err
+		}
 		if err := st.Insert(ctx, sc, ev("b", "sourdough crumb")); err != nil {
 			return err
 		}
@@ -157,6 +160,9 @@ func TestBatchInsert(t *testing.T) {
 		if err := st.AppendTurn(ctx, &memory.Turn{RequestID: "r2", Scope: sc, Time: t0, User: "hi"}); err != nil {
 			return err
 		}
+		if err := st.AppendAudit(ctx, &memory.AuditEntry{Scope: sc, Time: t0, Actor: "test", Action: "insert", MemoryID: "c"}); err != nil {
+			return err
+		}
 		return failed
 	})
 	if !errors.Is(err, failed) {
@@ -170,6 +176,9 @@ func TestBatchInsert(t *testing.T) {
 	}
 	if turns, err := st.Turns(ctx, sc, memory.TurnFilter{}); err != nil || len(turns.Data) != 1 {
 		t.Errorf("turn log after a failed batch: %d turns, %v", len(turns.Data), err)
+	}
+	if audit, err := st.Audit(ctx, sc, time.Time{}, 10); err != nil || len(audit) != 1 || audit[0].MemoryID != "a" {
+		t.Errorf("audit after the batches: %+v, %v; want the committed batch's row alone", audit, err)
 	}
 	// The batch writes its inserts' lexical rows at once, before it commits.
 	var fts int

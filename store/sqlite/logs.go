@@ -111,7 +111,7 @@ func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.joinWrite(ctx, func(tx *sql.Tx) error {
 		ins, err := s.txStmt(ctx, tx, `INSERT INTO audit (user, namespace, time, actor, action, memory_id, before, after, detail)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
 		if err != nil {
