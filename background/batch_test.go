@@ -162,3 +162,62 @@ func TestIngestRetryLogsOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestEnqueueJoinsWaitingJob: on SQLite a turn joins its scope's last job
+// while that job waits in the queue, never another scope's, never a job a
+// worker took, never beyond maxTurnsPerJob; each turn is committed when
+// Enqueue returns either way.
+func TestEnqueueJoinsWaitingJob(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{insertOnly: true})
+	ctx := context.Background()
+	n := 0
+	enqueue := func(user string) {
+		t.Helper()
+		n++
+		if err := e.q.Enqueue(ctx, &memory.Turn{RequestID: fmt.Sprintf("j-%d", n), Scope: scope(user), User: oneOff(n), Assistant: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := func() map[string][]int {
+		t.Helper()
+		res, err := e.q.Client().JobList(ctx, river.NewJobListParams().Kinds(kindIngest).
+			States(rivertype.JobStateAvailable, rivertype.JobStateRunning).First(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := map[string][]int{}
+		for _, j := range res.Jobs {
+			ts := ingestTurnsOf(t, j)
+			for _, tn := range ts[1:] {
+				if tn.Scope != ts[0].Scope {
+					t.Fatalf("job %d mixes scopes %v and %v", j.ID, ts[0].Scope, tn.Scope)
+				}
+			}
+			jobs[ts[0].Scope.User] = append(jobs[ts[0].Scope.User], len(ts))
+		}
+		return jobs
+	}
+	enqueue("a")
+	enqueue("b")
+	enqueue("a")
+	enqueue("a")
+	if got := fmt.Sprint(waiting()); got != "map[a:[3] b:[1]]" {
+		t.Errorf("jobs after a b a a: %s, want a's three turns in one job", got)
+	}
+	// A worker takes a's job: the next turn of a makes a job of its own.
+	if _, err := e.river.ExecContext(ctx, `UPDATE river_job SET state = 'running', attempt = 1 WHERE kind = ? AND json_array_length(args, '$.turns') = 3`, kindIngest); err != nil {
+		t.Fatal(err)
+	}
+	enqueue("a")
+	enqueue("a")
+	if got := fmt.Sprint(waiting()); got != "map[a:[3 2] b:[1]]" {
+		t.Errorf("jobs after a's job started: %s, want a new job for the next two turns", got)
+	}
+	for range maxTurnsPerJob {
+		enqueue("c")
+	}
+	enqueue("c")
+	if got := waiting()["c"]; fmt.Sprint(got) != fmt.Sprint([]int{maxTurnsPerJob, 1}) {
+		t.Errorf("c's jobs: %v, want one full job and one more", got)
+	}
+}

@@ -30,7 +30,8 @@ type enqueueReq struct {
 // Enqueue durably queues one turn for ingest: it returns nil only after the
 // job row is committed. Secrets are redacted before the row is written.
 // Concurrent calls are group-committed: turns arriving while a commit is in
-// flight share the next transaction.
+// flight share the next transaction. On SQLite a turn whose scope's last
+// job still waits in the queue joins it (see joinWaiting).
 func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 	if t == nil {
 		return fmt.Errorf("background: enqueue: %w: nil turn", memory.ErrInvalid)
@@ -199,18 +200,13 @@ func (q *Queue) flushPending(batch []*enqueueReq) {
 }
 
 func (q *Queue) commit(batch []*enqueueReq) {
-	params := ingestParams(batch)
 	turns := 0
 	for _, r := range batch {
 		turns += len(r.turns)
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	// Ingest jobs are never unique: the fast insert skips reading every
-	// new row (the turns included) back, which InsertMany does to report
-	// unique conflicts. It returns once the rows are committed all the
-	// same.
-	_, err := q.client.InsertManyFast(ctx, params)
+	err := q.insertTurns(ctx, groupTurns(batch))
 	cancel()
 	q.met.enqueueLatency.Observe(time.Since(start).Seconds())
 	if err != nil {
@@ -224,23 +220,66 @@ func (q *Queue) commit(batch []*enqueueReq) {
 	}
 }
 
-// ingestParams packs a batch's turns into jobs: one per scope (so deleting
-// a user's pending jobs never takes another user's turns), at most
-// maxTurnsPerJob turns each, in arrival order.
-func ingestParams(batch []*enqueueReq) []river.InsertManyParams {
-	var order []memory.Scope
-	byScope := map[memory.Scope][]memory.Turn{}
-	for _, r := range batch {
-		for _, t := range r.turns {
-			if _, ok := byScope[t.Scope]; !ok {
-				order = append(order, t.Scope)
+// insertTurns commits the turns: on SQLite, to their scopes' jobs still
+// waiting where it can (see joinWaiting), the rest in new jobs.
+func (q *Queue) insertTurns(ctx context.Context, g scopeTurns) error {
+	if q.waiting == nil {
+		// Ingest jobs are never unique: the fast insert skips reading
+		// every new row (the turns included) back, which InsertMany does
+		// to report unique conflicts. It returns once the rows are
+		// committed all the same.
+		_, err := q.client.InsertManyFast(ctx, ingestParams(g))
+		return err
+	}
+	if j, err := q.joinWaiting(ctx, g); err != nil {
+		// New jobs take them all.
+		q.log.WarnContext(ctx, "enqueue: joining waiting jobs", "err", err)
+		clear(q.waiting)
+	} else {
+		g = j
+	}
+	params := ingestParams(g)
+	if len(params) == 0 {
+		return nil
+	}
+	// The new jobs' ids are read back: the next turns of their scopes
+	// join them while they wait.
+	res, err := q.client.InsertMany(ctx, params)
+	if err != nil {
+		return err
+	}
+	// Rows come back in no promised order: the scope tag names each job's
+	// scope. A scope's last job (the highest id) is the one to join.
+	byTag := make(map[string]memory.Scope, len(g.order))
+	for _, s := range g.order {
+		byTag[scopeTag(s)] = s
+	}
+	for _, r := range res {
+		if r.Job == nil {
+			continue
+		}
+		for _, tag := range r.Job.Tags {
+			if s, ok := byTag[tag]; ok && r.Job.ID > q.waiting[s].id {
+				q.waiting[s] = waitingJob{id: r.Job.ID}
 			}
-			byScope[t.Scope] = append(byScope[t.Scope], *t)
 		}
 	}
+	if len(q.waiting) > maxWaitingScopes {
+		clear(q.waiting) // scopes long idle; the next turns make new jobs
+	}
+	return nil
+}
+
+// maxWaitingScopes bounds the scopes whose last job is remembered.
+const maxWaitingScopes = 10_000
+
+// ingestParams packs turns into jobs: one per scope (so deleting a user's
+// pending jobs never takes another user's turns), at most maxTurnsPerJob
+// turns each, in arrival order.
+func ingestParams(g scopeTurns) []river.InsertManyParams {
 	var params []river.InsertManyParams
-	for _, s := range order {
-		ts := byScope[s]
+	for _, s := range g.order {
+		ts := g.turns[s]
 		for len(ts) > 0 {
 			n := min(len(ts), maxTurnsPerJob)
 			params = append(params, river.InsertManyParams{

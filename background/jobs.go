@@ -27,7 +27,9 @@ const (
 
 // IngestArgs carries captured turns of one scope (already redacted). The
 // group commit packs the turns of one scope that arrive together into one
-// job: River's per-job overhead then is paid per batch, not per turn.
+// job, and on SQLite later turns join the scope's job while it still waits
+// (see joinWaiting): River's per-job overhead then is paid per batch, not
+// per turn.
 type IngestArgs struct {
 	Scope memory.Scope  `json:"scope"`
 	Turns []memory.Turn `json:"turns"`

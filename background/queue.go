@@ -123,6 +123,7 @@ type Queue struct {
 	writer *groupWriter // nil: ingest writes on its own
 
 	reqs      chan *enqueueReq
+	waiting   map[memory.Scope]waitingJob // owned by the committer; nil: no joining
 	sendMu    sync.RWMutex
 	accepting bool // guarded by sendMu
 	decayRuns atomic.Int64
@@ -174,6 +175,7 @@ func New(cfg Config) (*Queue, error) {
 	switch cfg.Driver {
 	case DriverSQLite:
 		q.driver = riversqlite.New(cfg.DB)
+		q.waiting = map[memory.Scope]waitingJob{}
 	case DriverPostgres:
 		q.driver = riverdatabasesql.New(cfg.DB)
 	}
