@@ -258,7 +258,7 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch,
 	}
 	// One hand-over to the group writer per job: each is a wait for a
 	// commit shared with the other running jobs.
-	err := q.writer.write(ctx, func(ctx context.Context) error {
+	err := q.writer.write(ctx, len(evs)+len(log), func(ctx context.Context) error {
 		var err error
 		if evs, err = q.insertNew(ctx, s, evs); err != nil {
 			return err

@@ -19,12 +19,19 @@ type Batcher interface {
 // maxJoined bounds the writes committed together.
 const maxJoined = 256
 
+// maxJoinedRows bounds the rows (events, turn-log rows) committed together,
+// about: a commit holds SQLite's write lock, which consolidation and the
+// recall path's writer wait for, and jobs of 64 turns each made commits of
+// a thousand rows. A write larger than the bound is committed alone.
+const maxJoinedRows = 256
+
 // joinTimeout bounds one group write.
 const joinTimeout = 30 * time.Second
 
 // writeReq is one job's store write waiting for the group writer.
 type writeReq struct {
 	fn   func(ctx context.Context) error
+	rows int // rows fn writes, about
 	done chan error
 }
 
@@ -74,16 +81,17 @@ func (w *groupWriter) close() {
 	}
 }
 
-// write (nil-safe) runs fn with a context under which the store's batchable writes
-// join a group commit, and returns fn's error or the commit's. Once handed
-// over, the write's outcome is waited for even if ctx ends: a job must not
-// report failure for writes that then commit (a retry would write its
-// turn-log rows twice).
-func (w *groupWriter) write(ctx context.Context, fn func(ctx context.Context) error) error {
+// write (nil-safe) runs fn, which writes about rows rows, with a context
+// under which the store's batchable writes join a group commit, and
+// returns fn's error or the commit's. Once handed over, the write's
+// outcome is waited for even if ctx ends: a job must not report failure
+// for writes that then commit (a retry would write its turn-log rows
+// twice).
+func (w *groupWriter) write(ctx context.Context, rows int, fn func(ctx context.Context) error) error {
 	if w == nil {
 		return fn(ctx)
 	}
-	r := &writeReq{fn: fn, done: make(chan error, 1)}
+	r := &writeReq{fn: fn, rows: rows, done: make(chan error, 1)}
 	// The read lock spans the hand-over so close cannot stop the loop
 	// between the check and the send.
 	w.mu.RLock()
@@ -122,11 +130,13 @@ func (w *groupWriter) loop() {
 				}
 			}
 		}
+		rows := batch[0].rows
 	gather:
-		for len(batch) < maxJoined {
+		for len(batch) < maxJoined && rows < maxJoinedRows {
 			select {
 			case r := <-w.reqs:
 				batch = append(batch, r)
+				rows += r.rows
 			default:
 				break gather
 			}

@@ -3,6 +3,7 @@ package background
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -61,14 +62,14 @@ func TestGroupWriter(t *testing.T) {
 	w.start()
 
 	first := make(chan error, 1)
-	go func() { first <- w.write(ctx, func(ctx context.Context) error { return joined(ctx, "first", nil) }) }()
+	go func() { first <- w.write(ctx, 1, func(ctx context.Context) error { return joined(ctx, "first", nil) }) }()
 	<-f.entered
 	bad := errors.New("bad write")
 	var wg sync.WaitGroup
 	errs := make([]error, 5)
 	for i := range errs {
 		wg.Go(func() {
-			errs[i] = w.write(ctx, func(ctx context.Context) error {
+			errs[i] = w.write(ctx, 1, func(ctx context.Context) error {
 				if i == 2 {
 					return joined(ctx, "bad", bad)
 				}
@@ -102,18 +103,54 @@ func TestGroupWriter(t *testing.T) {
 	f.mu.Unlock()
 
 	f.fail = errors.New("commit failed")
-	if err := w.write(ctx, func(ctx context.Context) error { return joined(ctx, "lost", nil) }); !errors.Is(err, f.fail) {
+	if err := w.write(ctx, 1, func(ctx context.Context) error { return joined(ctx, "lost", nil) }); !errors.Is(err, f.fail) {
 		t.Errorf("write in a failed commit: %v", err)
 	}
 
 	w.close()
 	w.close()
 	ran := false
-	if err := w.write(ctx, func(ctx context.Context) error { ran = true; return nil }); err != nil || !ran {
+	if err := w.write(ctx, 1, func(ctx context.Context) error { ran = true; return nil }); err != nil || !ran {
 		t.Errorf("write after close: ran %v, err %v", ran, err)
 	}
 	var nilWriter *groupWriter
-	if err := nilWriter.write(ctx, func(ctx context.Context) error { return nil }); err != nil {
+	if err := nilWriter.write(ctx, 1, func(ctx context.Context) error { return nil }); err != nil {
 		t.Errorf("nil writer: %v", err)
+	}
+}
+
+// TestGroupWriterRows: a commit gathers writes until about maxJoinedRows
+// rows; the rest wait for the next.
+func TestGroupWriterRows(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeBatcher{entered: make(chan struct{}), release: make(chan struct{})}
+	w := newGroupWriter(f)
+	w.start()
+	defer w.close()
+	first := make(chan error, 1)
+	go func() { first <- w.write(ctx, 1, func(ctx context.Context) error { return joined(ctx, "first", nil) }) }()
+	<-f.entered
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			if err := w.write(ctx, maxJoinedRows*3/4, func(ctx context.Context) error { return joined(ctx, "big", nil) }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for len(w.reqs) < 3 {
+		runtime.Gosched()
+	}
+	close(f.release)
+	wg.Wait()
+	<-first
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var sizes []int
+	for _, b := range f.batches {
+		sizes = append(sizes, len(b))
+	}
+	if fmt.Sprint(sizes) != "[1 2 1]" {
+		t.Errorf("writes per commit: %v, want [1 2 1]", sizes)
 	}
 }
