@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -32,9 +33,62 @@ const appendTurnSQL = `UPDATE river_job SET args = jsonb_insert(args, '$.turns[#
 WHERE id = ? AND kind = '` + kindIngest + `' AND state = 'available' AND attempt = 0
   AND json_array_length(args, '$.turns') < ?`
 
-// waitingJob is the last ingest job this process committed for a scope.
-type waitingJob struct {
-	id int64
+// waitingJobs holds the last ingest job this process committed for each
+// scope, while it may still wait in the queue: the committer sets them,
+// and forgets one when the job refuses a turn or a worker here starts it
+// (so a scope whose job was taken costs no append attempt).
+type waitingJobs struct {
+	mu sync.Mutex
+	m  map[memory.Scope]int64
+}
+
+// maxWaitingScopes bounds the scopes remembered.
+const maxWaitingScopes = 10_000
+
+func newWaitingJobs() *waitingJobs { return &waitingJobs{m: map[memory.Scope]int64{}} }
+
+// of returns the waiting jobs of the scopes.
+func (w *waitingJobs) of(scopes []memory.Scope) map[memory.Scope]int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[memory.Scope]int64{}
+	for _, s := range scopes {
+		if id, ok := w.m[s]; ok {
+			out[s] = id
+		}
+	}
+	return out
+}
+
+// set records id as the scope's last job (the highest id is the last).
+func (w *waitingJobs) set(s memory.Scope, id int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if id > w.m[s] {
+		if len(w.m) >= maxWaitingScopes {
+			clear(w.m) // scopes long idle; their next turns make new jobs
+		}
+		w.m[s] = id
+	}
+}
+
+// forget drops the scope's job id, if it is still the one recorded. Safe
+// on a nil *waitingJobs (PostgreSQL).
+func (w *waitingJobs) forget(s memory.Scope, id int64) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[s] == id {
+		delete(w.m, s)
+	}
+}
+
+func (w *waitingJobs) clear() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	clear(w.m)
 }
 
 // scopeTurns are a commit's turns by scope, scopes in arrival order.
@@ -57,24 +111,22 @@ func groupTurns(batch []*enqueueReq) scopeTurns {
 }
 
 // joinWaiting appends each scope's turns, in order, to the scope's job
-// still waiting in the queue, and removes them from g; the turns left need
-// jobs of their own. A scope whose job was taken (or is full) is
-// forgotten at its first refused turn, so its later turns keep their
-// order in the new job. It runs on the committer's goroutine, which owns
-// q.waiting. On any error nothing was appended and g is as given.
+// still waiting in the queue, and returns the turns left, which need jobs
+// of their own. A scope whose job was taken (or is full) is forgotten at
+// its first refused turn, so its later turns keep their order in the new
+// job. On any error nothing was appended and g is returned as given.
 func (q *Queue) joinWaiting(ctx context.Context, g scopeTurns) (scopeTurns, error) {
-	if len(q.waiting) == 0 {
+	jobs := q.waiting.of(g.order)
+	if len(jobs) == 0 {
 		return g, nil
 	}
-	type change struct {
-		s    memory.Scope
-		left []memory.Turn
-		gone bool
-	}
-	var changes []change
+	left := map[memory.Scope][]memory.Turn{}
+	var refused []memory.Scope
 	err := q.riverTx(ctx, func(tx *sql.Tx) error {
+		clear(left)
+		refused = refused[:0]
 		for _, s := range g.order {
-			w, ok := q.waiting[s]
+			id, ok := jobs[s]
 			if !ok {
 				continue
 			}
@@ -85,37 +137,35 @@ func (q *Queue) joinWaiting(ctx context.Context, g scopeTurns) (scopeTurns, erro
 				if err != nil {
 					return err
 				}
-				res, err := tx.ExecContext(ctx, appendTurnSQL, string(data), w.id, maxTurnsPerJob)
+				res, err := tx.ExecContext(ctx, appendTurnSQL, string(data), id, maxTurnsPerJob)
 				if err != nil {
 					return err
 				}
 				if k, err := res.RowsAffected(); err != nil || k != 1 {
+					refused = append(refused, s)
 					break
 				}
 				n++
 			}
-			changes = append(changes, change{s: s, left: ts[n:], gone: n < len(ts)})
+			left[s] = ts[n:]
 		}
 		return nil
 	})
 	if err != nil {
 		return g, fmt.Errorf("join waiting jobs: %w", err)
 	}
+	for _, s := range refused {
+		q.waiting.forget(s, jobs[s])
+	}
 	out := scopeTurns{turns: make(map[memory.Scope][]memory.Turn, len(g.turns))}
-	for s, ts := range g.turns {
-		out.turns[s] = ts
-	}
-	for _, c := range changes {
-		out.turns[c.s] = c.left
-		if c.gone {
-			delete(q.waiting, c.s)
-		}
-	}
 	for _, s := range g.order {
-		if len(out.turns[s]) > 0 {
+		ts, ok := left[s]
+		if !ok {
+			ts = g.turns[s]
+		}
+		if len(ts) > 0 {
 			out.order = append(out.order, s)
-		} else {
-			delete(out.turns, s)
+			out.turns[s] = ts
 		}
 	}
 	return out, nil

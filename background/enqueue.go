@@ -234,7 +234,7 @@ func (q *Queue) insertTurns(ctx context.Context, g scopeTurns) error {
 	if j, err := q.joinWaiting(ctx, g); err != nil {
 		// New jobs take them all.
 		q.log.WarnContext(ctx, "enqueue: joining waiting jobs", "err", err)
-		clear(q.waiting)
+		q.waiting.clear()
 	} else {
 		g = j
 	}
@@ -249,7 +249,7 @@ func (q *Queue) insertTurns(ctx context.Context, g scopeTurns) error {
 		return err
 	}
 	// Rows come back in no promised order: the scope tag names each job's
-	// scope. A scope's last job (the highest id) is the one to join.
+	// scope.
 	byTag := make(map[string]memory.Scope, len(g.order))
 	for _, s := range g.order {
 		byTag[scopeTag(s)] = s
@@ -259,19 +259,13 @@ func (q *Queue) insertTurns(ctx context.Context, g scopeTurns) error {
 			continue
 		}
 		for _, tag := range r.Job.Tags {
-			if s, ok := byTag[tag]; ok && r.Job.ID > q.waiting[s].id {
-				q.waiting[s] = waitingJob{id: r.Job.ID}
+			if s, ok := byTag[tag]; ok {
+				q.waiting.set(s, r.Job.ID)
 			}
 		}
 	}
-	if len(q.waiting) > maxWaitingScopes {
-		clear(q.waiting) // scopes long idle; the next turns make new jobs
-	}
 	return nil
 }
-
-// maxWaitingScopes bounds the scopes whose last job is remembered.
-const maxWaitingScopes = 10_000
 
 // ingestParams packs turns into jobs: one per scope (so deleting a user's
 // pending jobs never takes another user's turns), at most maxTurnsPerJob

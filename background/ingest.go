@@ -32,6 +32,7 @@ func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) err
 	q := w.q
 	start := time.Now()
 	defer func() { q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
+	q.waiting.forget(job.Args.Scope, job.ID) // taken: the next turns need a job of their own
 	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
 	var failed, done []memory.Turn
 	var firstErr error

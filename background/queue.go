@@ -123,7 +123,7 @@ type Queue struct {
 	writer *groupWriter // nil: ingest writes on its own
 
 	reqs      chan *enqueueReq
-	waiting   map[memory.Scope]waitingJob // owned by the committer; nil: no joining
+	waiting   *waitingJobs // nil: turns never join a waiting job (PostgreSQL)
 	sendMu    sync.RWMutex
 	accepting bool // guarded by sendMu
 	decayRuns atomic.Int64
@@ -175,7 +175,7 @@ func New(cfg Config) (*Queue, error) {
 	switch cfg.Driver {
 	case DriverSQLite:
 		q.driver = riversqlite.New(cfg.DB)
-		q.waiting = map[memory.Scope]waitingJob{}
+		q.waiting = newWaitingJobs()
 	case DriverPostgres:
 		q.driver = riverdatabasesql.New(cfg.DB)
 	}
