@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -336,4 +337,37 @@ type RankedCandidate struct {
 	Refs      []string `json:"refs,omitempty"`
 	Injected  bool     `json:"injected"`
 	Filtered  string   `json:"filtered,omitempty"` // why it was dropped, if it was
+}
+
+// Clone copies m deeply enough that changing the copy (its vector,
+// provenance or times) cannot change the original.
+func (m *Memory) Clone() *Memory {
+	c := *m
+	c.Embedding = slices.Clone(m.Embedding)
+	c.Provenance.RequestIDs = slices.Clone(m.Provenance.RequestIDs)
+	c.Provenance.TurnRefs = slices.Clone(m.Provenance.TurnRefs)
+	c.Provenance.MemoryIDs = slices.Clone(m.Provenance.MemoryIDs)
+	c.ValidTo = cloneTime(m.ValidTo)
+	c.ExpiresAt = cloneTime(m.ExpiresAt)
+	c.ArchivedAt = cloneTime(m.ArchivedAt)
+	c.ConsolidatedAt = cloneTime(m.ConsolidatedAt)
+	return &c
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
+
+// SearchCopy is what a store's search returns of a memory it keeps
+// cached: the memory itself when the caller promised to only read it
+// (SearchOptions.ReadOnly), else a Clone.
+func SearchCopy(m *Memory, o SearchOptions) *Memory {
+	if o.ReadOnly {
+		return m
+	}
+	return m.Clone()
 }

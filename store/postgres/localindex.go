@@ -69,6 +69,9 @@ type scopeIdx struct {
 	vec    *scopeindex.Vec
 	lex    *scopeindex.Lex
 	vers   map[string]int64 // applied row versions (memories.ver), by id
+	rows   map[string]cachedRow
+	// rowBytes is the cached rows' estimated memory.
+	rowBytes int64
 	mark   snapMark         // which stamps are still to read
 	// gen counts changes to the index: a search whose ranking is older
 	// than the index ranks again (its read, or another search's, applied
@@ -83,13 +86,15 @@ type scopeIdx struct {
 const versBytes = 16 + 16 + 8 + 48
 
 func (ix *scopeIdx) estimate() int64 {
-	return ix.vec.Estimate() + ix.lex.Estimate() + int64(len(ix.vers))*versBytes
+	return ix.vec.Estimate() + ix.lex.Estimate() + int64(len(ix.vers))*versBytes + ix.rowBytes
 }
 
 func (ix *scopeIdx) reset() {
 	ix.vec.Reset()
 	ix.lex.Reset()
 	ix.vers = make(map[string]int64)
+	ix.rows = make(map[string]cachedRow)
+	ix.rowBytes = 0
 	ix.mark = snapMark{}
 	ix.loaded = false
 	ix.gen.Add(1)
@@ -136,7 +141,7 @@ func (l *localIndexes) entry(sc memory.Scope, dim int) *scopeIdx {
 	l.budget.Touch(sc)
 	ix, ok := l.scopes[sc]
 	if !ok {
-		ix = &scopeIdx{vec: scopeindex.NewVec(dim), lex: scopeindex.NewLex(), vers: make(map[string]int64)}
+		ix = &scopeIdx{vec: scopeindex.NewVec(dim), lex: scopeindex.NewLex(), vers: make(map[string]int64), rows: make(map[string]cachedRow)}
 		l.scopes[sc] = ix
 	}
 	return ix
@@ -223,6 +228,11 @@ type snapMark struct {
 // snapshotQuery is the statement's snapshot as xmin:xmax:xip,... (the
 // text form of pg_snapshot).
 const snapshotQuery = `SELECT pg_current_snapshot()::text`
+
+// tombstoneCols shape a memory_deletions row as memColsTemplate, for the
+// UNION with the rows a search reads.
+const tombstoneCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::float8, '', '{}'::jsonb, '', '', false,
+	now(), now(), 0, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, ''`
 
 func parseSnapshot(t string) (snapMark, error) {
 	parts := strings.Split(t, ":")
@@ -329,6 +339,10 @@ func (ix *scopeIdx) apply(id string, seq int64, m scopeindex.Meta, vec []float32
 // drop removes ids a read found deleted; the caller holds the write lock.
 func (ix *scopeIdx) drop(ids []string) {
 	for _, id := range ids {
+		if r, ok := ix.rows[id]; ok {
+			ix.rowBytes -= rowBytes(r.m)
+			delete(ix.rows, id)
+		}
 		delete(ix.vers, id)
 		ix.vec.Remove(id)
 		ix.lex.Remove(id)
@@ -339,20 +353,35 @@ func (ix *scopeIdx) drop(ids []string) {
 // has not read, in one statement, and applies the changes (see scopeIdx).
 // It returns the rows read by id.
 func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mark snapMark, ids []string) (map[string]*memory.Memory, error) {
+	found := make(map[string]*memory.Memory, len(ids))
+	var need []string
+	now := time.Now()
+	ix.mu.RLock()
+	for _, id := range ids {
+		if r, ok := ix.rows[id]; ok && now.Sub(r.at) < rowTTL {
+			found[id] = r.m
+		} else {
+			need = append(need, id)
+		}
+	}
+	ix.mu.RUnlock()
 	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
 	// the running list goes as an array, empty or not.
 	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+snapshotQuery+`), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
-		FROM memories WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))`,
-		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(append([]string{}, mark.xip...)), pq.Array(ids))
+		FROM memories WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))
+		UNION ALL SELECT `+tombstoneCols+`, (`+snapshotQuery+`), true, -1
+		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))`,
+		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(append([]string{}, mark.xip...)), pq.Array(need))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	found := make(map[string]*memory.Memory, len(ids))
 	var (
-		changed []*memory.Memory
-		vers    []int64
-		snap    string
+		read     []*memory.Memory // rows read, changed or asked for
+		vers     []int64
+		isChange []bool
+		gone     []string // deleted since the mark
+		snap     string
 	)
 	for rows.Next() {
 		var (
@@ -363,20 +392,14 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		if err != nil {
 			return nil, err
 		}
-		found[m.ID] = m
-		if isNew {
-			changed = append(changed, m)
-			vers = append(vers, version)
+		if version < 0 {
+			gone = append(gone, m.ID)
+			continue
 		}
+		read, vers, isChange = append(read, m), append(vers, version), append(isChange, isNew)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	var missing []string
-	for _, id := range ids {
-		if _, ok := found[id]; !ok {
-			missing = append(missing, id)
-		}
 	}
 	// Only a read that returned a row says what its snapshot was; one
 	// that returned none has nothing to apply either.
@@ -386,25 +409,42 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 			return nil, err
 		}
 	}
-	s.local.changed.Add(int64(len(changed)))
-	if len(changed) == 0 && len(missing) == 0 && !next.newer(mark) {
-		return found, nil
+	nChanged := 0
+	for _, c := range isChange {
+		if c {
+			nChanged++
+		}
 	}
+	s.local.changed.Add(int64(nChanged))
 	ix.mu.Lock()
 	defer func() {
 		ix.bytes.Store(ix.estimate())
 		ix.mu.Unlock()
 	}()
+	for _, m := range read {
+		found[m.ID] = m
+	}
+	for _, id := range gone {
+		delete(found, id)
+	}
 	if !ix.loaded {
 		// Unloaded meanwhile: the next search loads it afresh.
 		return found, nil
 	}
-	moved := len(missing) > 0
+	var missing []string
+	for _, id := range need {
+		if _, ok := found[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	moved := len(missing) > 0 || len(gone) > 0
 	ix.drop(missing)
-	for i, m := range changed {
-		if ix.apply(m.ID, m.CreatedAt.UnixMicro(), scopeindex.MetaOf(m), m.Embedding, m.SearchText(), vers[i]) {
+	ix.drop(gone)
+	for i, m := range read {
+		if isChange[i] && ix.apply(m.ID, m.CreatedAt.UnixMicro(), scopeindex.MetaOf(m), m.Embedding, m.SearchText(), vers[i]) {
 			moved = true
 		}
+		ix.cache(m, vers[i], now)
 	}
 	if moved {
 		ix.gen.Add(1)
@@ -413,6 +453,63 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		ix.mark = next
 	}
 	return found, nil
+}
+
+// rowTTL is how long a cached row is served without reading it again.
+// Every change a search reads (text, vector, state: migration 7's
+// stamps) and every deletion (migration 8's) reaches the cache at once;
+// only a touch by another process (hits, last_used_at) waits for the row
+// to be read again. A touch by this process updates the cache itself.
+const rowTTL = 30 * time.Second
+
+// cachedRow is a memory as a search last read it.
+type cachedRow struct {
+	m   *memory.Memory
+	ver int64
+	at  time.Time
+}
+
+// cache keeps m (read at version ver at t) unless a newer version is in;
+// the caller holds the write lock.
+func (ix *scopeIdx) cache(m *memory.Memory, ver int64, t time.Time) {
+	if r, ok := ix.rows[m.ID]; ok {
+		if r.ver > ver {
+			return
+		}
+		ix.rowBytes -= rowBytes(r.m)
+	}
+	ix.rows[m.ID] = cachedRow{m: m, ver: ver, at: t}
+	ix.rowBytes += rowBytes(m)
+}
+
+// rowBytes estimates a cached row's memory.
+func rowBytes(m *memory.Memory) int64 {
+	return int64(len(m.Text)+len(m.Context)+len(m.Key)+len(m.Session)+4*len(m.Embedding)) + 400
+}
+
+// touched applies a touch this process committed to the cached rows:
+// copies with hits+1 and last_used_at t, since searches may still hold
+// the old ones.
+func (l *localIndexes) touched(sc memory.Scope, ids []string, t time.Time) {
+	l.mu.Lock()
+	ix := l.scopes[sc]
+	l.mu.Unlock()
+	if ix == nil {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, id := range ids {
+		if r, ok := ix.rows[id]; ok {
+			c := r.m.Clone()
+			c.Hits++
+			if t.After(c.LastUsedAt) {
+				c.LastUsedAt = t.UTC()
+			}
+			r.m = c
+			ix.rows[id] = r
+		}
+	}
 }
 
 // rankFunc ranks the scope's loaded index: ids best first with their
@@ -483,7 +580,11 @@ func (s *Store) vectorLocal(ctx context.Context, sc memory.Scope, vec []float32,
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	return scopeindex.Rescore(q, ids, found, &f, limit), nil
+	out := scopeindex.Rescore(q, ids, found, &f, limit)
+	for i := range out {
+		out[i].Memory = memory.SearchCopy(out[i].Memory, o)
+	}
+	return out, nil
 }
 
 // lexicalLocal is LexicalSearch over the in-process index: BM25 as FTS5
@@ -507,7 +608,7 @@ func (s *Store) lexicalLocal(ctx context.Context, sc memory.Scope, terms []strin
 	out := make([]memory.Candidate, 0, len(ids))
 	for i, id := range ids {
 		if m, ok := found[id]; ok && f.KeepMemory(m) {
-			out = append(out, memory.Candidate{Memory: m, Score: scores[i]})
+			out = append(out, memory.Candidate{Memory: memory.SearchCopy(m, o), Score: scores[i]})
 		}
 	}
 	return out, nil

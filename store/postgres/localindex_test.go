@@ -95,7 +95,20 @@ func TestLocalIndexSeesOtherWriters(t *testing.T) {
 	}
 	vs, err := b.VectorSearch(ctx, sc, m.Embedding, memory.SearchOptions{Limit: 1})
 	if err != nil || len(vs) != 1 || vs[0].Memory.ID != m.ID || vs[0].Score < 0.999 {
-		t.Errorf("update: nearest to the new vector = %v (%v), want %s at 1", candIDs(vs), err, m.ID)
+		t.Fatalf("update: nearest to the new vector = %v (%v), want %s at 1", candIDs(vs), err, m.ID)
+	}
+	// The row b cached before the update is not served.
+	if vs[0].Memory.Text != m.Text {
+		t.Errorf("update: b returned the text %q, want %q", vs[0].Memory.Text, m.Text)
+	}
+	// A touch by b shows in b's next search at once (another process's
+	// within rowTTL).
+	hits := vs[0].Memory.Hits
+	if err := b.Touch(ctx, sc, []string{m.ID}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err = b.VectorSearch(ctx, sc, m.Embedding, memory.SearchOptions{Limit: 1}); err != nil || len(vs) != 1 || vs[0].Memory.Hits != hits+1 {
+		t.Errorf("after b's touch: %v (%v), want hits %d", vs, err, hits+1)
 	}
 
 	if err := a.Archive(ctx, sc, []string{m.ID}, time.Now()); err != nil {

@@ -381,7 +381,13 @@ func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []str
 // increment happens in the UPDATE itself, so concurrent touches never lose
 // a hit.
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	return s.batch(ctx, "touch memories", sc, ids, `hits = hits + 1, last_used_at = $4`, micro(t))
+	if err := s.batch(ctx, "touch memories", sc, ids, `hits = hits + 1, last_used_at = $4`, micro(t)); err != nil {
+		return err
+	}
+	if s.local != nil {
+		s.local.touched(sc, ids, micro(t))
+	}
+	return nil
 }
 
 // MarkConsolidated sets consolidated_at=t on the given events.

@@ -54,6 +54,7 @@ var migrations = []migration{
 	{5, "scope-prefixed lexical index", func(int) string { return scopedLexSchema }, nil},
 	{6, "room for in-place touches, statistics", func(int) string { return touchSchema }, nil},
 	{7, "change stamps for in-process indexes", func(int) string { return stampSchema }, nil},
+	{8, "deletion stamps for in-process indexes", func(int) string { return deletionSchema }, nil},
 }
 
 // vectorsSchema adds memory_vectors, a narrow copy of each memory's
@@ -194,6 +195,36 @@ END $$;
 
 ` + stampTrigger + `
 CREATE INDEX memories_changed ON memories (user_id, namespace, xid);
+`
+
+// deletionSchema records each deleted memory's id with the deleting
+// transaction (memory_deletions), so that the processes caching a scope's
+// rows (localindex.go) drop them at their next search, as migration 7's
+// stamps bring them changed rows. A record holds no content and is kept a
+// day: a process re-reads any cached row after rowTTL anyway, so only
+// deletions newer than that need the record. The trigger is per
+// statement, so deleting a user's memories writes one INSERT.
+const deletionSchema = `
+CREATE TABLE memory_deletions (
+	user_id   text NOT NULL,
+	namespace text NOT NULL,
+	id        text NOT NULL,
+	xid       xid8 NOT NULL DEFAULT pg_current_xact_id(),
+	at        timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX memory_deletions_scope ON memory_deletions (user_id, namespace, xid);
+CREATE INDEX memory_deletions_at ON memory_deletions (at);
+
+CREATE FUNCTION memory_deleted() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+	INSERT INTO memory_deletions (user_id, namespace, id) SELECT user_id, namespace, id FROM gone;
+	DELETE FROM memory_deletions WHERE at < now() - interval '1 day';
+	RETURN NULL;
+END $$;
+
+CREATE TRIGGER memory_deleted AFTER DELETE ON memories
+REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION memory_deleted();
 `
 
 // stampTrigger stamps memories rows (stampSchema); re-embedding drops and

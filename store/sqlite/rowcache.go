@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -220,38 +219,4 @@ func (c *rowCache) dropUser(user, ns string) {
 			c.remove(id)
 		}
 	}
-}
-
-// searchCopy is what a search hands out of a row it may share with the
-// cache: the row itself when the caller only reads it
-// (SearchOptions.ReadOnly; cached rows are never changed in place), else
-// a copy the caller may change.
-func searchCopy(m *memory.Memory, o memory.SearchOptions) *memory.Memory {
-	if o.ReadOnly {
-		return m
-	}
-	return cloneMemory(m)
-}
-
-// cloneMemory copies m deeply enough that changing the copy (its vector,
-// provenance or times) cannot change the original.
-func cloneMemory(m *memory.Memory) *memory.Memory {
-	c := *m
-	c.Embedding = slices.Clone(m.Embedding)
-	c.Provenance.RequestIDs = slices.Clone(m.Provenance.RequestIDs)
-	c.Provenance.TurnRefs = slices.Clone(m.Provenance.TurnRefs)
-	c.Provenance.MemoryIDs = slices.Clone(m.Provenance.MemoryIDs)
-	c.ValidTo = cloneTime(m.ValidTo)
-	c.ExpiresAt = cloneTime(m.ExpiresAt)
-	c.ArchivedAt = cloneTime(m.ArchivedAt)
-	c.ConsolidatedAt = cloneTime(m.ConsolidatedAt)
-	return &c
-}
-
-func cloneTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := *t
-	return &v
 }

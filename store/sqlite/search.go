@@ -50,7 +50,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	out := scopeindex.Rescore(q, ids, found, &f, limit)
 	// Only what is returned is copied out of the cache.
 	for i := range out {
-		out[i].Memory = searchCopy(out[i].Memory, o)
+		out[i].Memory = memory.SearchCopy(out[i].Memory, o)
 	}
 	return out, nil
 }
@@ -58,7 +58,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 // readRows returns the scope's memories ids (at rowids seqs), keyed by id:
 // from the row cache where it holds them, the rest read with getBySeq and
 // kept in the cache. An id missing from the result was not found. The rows
-// may be the cache's own: callers copy (cloneMemory) what they return and
+// may be the cache's own: callers copy (memory.SearchCopy) what they return and
 // change nothing.
 func (s *Store) readRows(ctx context.Context, sc memory.Scope, ids []string, seqs []int64) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
@@ -138,7 +138,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	for i, id := range ids {
 		// A row changed between the ranking and the read is checked again.
 		if m, ok := found[id]; ok && f.KeepMemory(m) {
-			out = append(out, memory.Candidate{Memory: searchCopy(m, o), Score: hits[i].Score})
+			out = append(out, memory.Candidate{Memory: memory.SearchCopy(m, o), Score: hits[i].Score})
 		}
 	}
 	return out, nil
