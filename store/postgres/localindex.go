@@ -72,7 +72,7 @@ type scopeIdx struct {
 	rows   map[string]cachedRow
 	// rowBytes is the cached rows' estimated memory.
 	rowBytes int64
-	mark   snapMark         // which stamps are still to read
+	mark     snapMark // which stamps are still to read
 	// gen counts changes to the index: a search whose ranking is older
 	// than the index ranks again (its read, or another search's, applied
 	// rows it ranked without).
