@@ -532,6 +532,17 @@ func TestQueryPhrases(t *testing.T) {
 	if _, n := cjk.match("朋友说我的狗叫小白"); n == 0 {
 		t.Errorf("CJK bigrams side by side make no phrase")
 	}
+	// CJK terms compare as bytes, other non-ASCII words by case folding.
+	mixed := newQueryTerms("小白 ÉCOLE straße")
+	if c, _ := mixed.match("Die Straße zur école, 小白 und 小黑"); c != 1 {
+		t.Errorf("mixed-script coverage = %v, want 1", c)
+	}
+	if c, _ := mixed.match("小黑 Strasse"); c != 0 {
+		t.Errorf("coverage of other words = %v, want 0", c)
+	}
+	if n := testing.AllocsPerRun(50, func() { mixed.match("Die Straße zur école, 小白 und 小黑") }); n != 0 {
+		t.Errorf("match allocates %v times on mixed scripts", n)
+	}
 }
 
 // Of two memories with the same query words, the one holding them as the

@@ -109,9 +109,13 @@ func (qt queryTerms) match(text string) (coverage float64, phrases int) {
 		} else if stopTerms[t] {
 			return
 		}
+		// CJK scripts have no case: their terms compare as bytes, where
+		// EqualFold would look up every rune's case orbit against every
+		// query term (half of a long CJK-bearing recall's CPU).
+		caseless := st == nil && len(t) > 0 && t[0] >= utf8.RuneSelf && cjkScript(firstRune(t))
 		cur := -1
 		for i, q := range terms {
-			if st != nil && string(st) == q || st == nil && strings.EqualFold(q, t) {
+			if st != nil && string(st) == q || caseless && q == t || st == nil && !caseless && strings.EqualFold(q, t) {
 				cur = i
 				break
 			}
@@ -267,4 +271,9 @@ func termRune(r rune) bool {
 		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
