@@ -218,7 +218,7 @@ func (s *Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error 
 	if err != nil {
 		return fmt.Errorf("append recall: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status,
+	_, err = s.execJoined(ctx, nil, `INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status,
 		gate_reason, injected, candidates, injected_tokens, overhead_ms, feedback)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (user_id, namespace, request_id) DO UPDATE SET session = excluded.session, time = excluded.time,

@@ -359,6 +359,12 @@ func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID str
 
 // batch runs a scoped UPDATE over ids; ids outside the scope are ignored.
 func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []string, set string, args ...any) error {
+	return s.batchThen(ctx, nil, op, sc, ids, set, args...)
+}
+
+// batchThen is batch running after once the update is committed (it may
+// join a Batch).
+func (s *Store) batchThen(ctx context.Context, after func(), op string, sc memory.Scope, ids []string, set string, args ...any) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -371,7 +377,7 @@ func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []str
 	// batches sharing rows could each hold one the other waits for.
 	q := `UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id IN (
 		SELECT id FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id FOR UPDATE)`
-	if _, err := s.db.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
+	if _, err := s.execJoined(ctx, after, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -381,13 +387,11 @@ func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []str
 // increment happens in the UPDATE itself, so concurrent touches never lose
 // a hit.
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	if err := s.batch(ctx, "touch memories", sc, ids, `hits = hits + 1, last_used_at = $4`, micro(t)); err != nil {
-		return err
-	}
+	var after func()
 	if s.local != nil {
-		s.local.touched(sc, ids, micro(t))
+		after = func() { s.local.touched(sc, ids, micro(t)) }
 	}
-	return nil
+	return s.batchThen(ctx, after, "touch memories", sc, ids, `hits = hits + 1, last_used_at = $4`, micro(t))
 }
 
 // MarkConsolidated sets consolidated_at=t on the given events.
