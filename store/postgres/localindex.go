@@ -580,11 +580,7 @@ func (s *Store) vectorLocal(ctx context.Context, sc memory.Scope, vec []float32,
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	out := scopeindex.Rescore(q, ids, found, &f, limit)
-	for i := range out {
-		out[i].Memory = memory.SearchCopy(out[i].Memory, o)
-	}
-	return out, nil
+	return scopeindex.Rescore(q, ids, found, &f, limit, o), nil
 }
 
 // lexicalLocal is LexicalSearch over the in-process index: BM25 as FTS5

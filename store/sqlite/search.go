@@ -47,12 +47,8 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	out := scopeindex.Rescore(q, ids, found, &f, limit)
 	// Only what is returned is copied out of the cache.
-	for i := range out {
-		out[i].Memory = memory.SearchCopy(out[i].Memory, o)
-	}
-	return out, nil
+	return scopeindex.Rescore(q, ids, found, &f, limit, o), nil
 }
 
 // readRows returns the scope's memories ids (at rowids seqs), keyed by id:

@@ -320,8 +320,8 @@ func (ix *Vec) Dim() int { return ix.dim }
 // normalised query q and returns the best limit, best first; ties keep the
 // ranking's order. A row missing from rows, changed since the ranking so
 // that f no longer passes it, or without a vector of q's length is left
-// out.
-func Rescore(q []float32, ids []string, rows map[string]*memory.Memory, f *Filter, limit int) []memory.Candidate {
+// out. Each memory returned is memory.SearchCopy of its row under o.
+func Rescore(q []float32, ids []string, rows map[string]*memory.Memory, f *Filter, limit int, o memory.SearchOptions) []memory.Candidate {
 	out := make([]memory.Candidate, 0, len(ids))
 	e := make([]float32, len(q))
 	for _, id := range ids {
@@ -334,6 +334,9 @@ func Rescore(q []float32, ids []string, rows map[string]*memory.Memory, f *Filte
 	slices.SortStableFunc(out, func(a, b memory.Candidate) int { return cmp.Compare(b.Score, a.Score) })
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	for i := range out {
+		out[i].Memory = memory.SearchCopy(out[i].Memory, o)
 	}
 	return out
 }
