@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,17 +14,11 @@ import (
 // at once instead of waiting for the batch's lock.
 func TestBatchRefusesOthers(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "b.db"), memory.OpenOptions{Model: "m", Dim: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sc := memory.Scope{User: "u", Namespace: "default"}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, sc, t0 := smallStore(t)
 	if err := st.Insert(ctx, sc, &memory.Memory{ID: "a", Tier: memory.TierSemantic, Text: "sailing", Embedding: []float32{1, 0}, CreatedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
-	err = st.Batch(ctx, func(ctx context.Context) error {
+	err := st.Batch(ctx, func(ctx context.Context) error {
 		if err := st.Touch(ctx, sc, []string{"a"}, t0); err != nil {
 			return err
 		}
@@ -48,13 +41,7 @@ func TestBatchRefusesOthers(t *testing.T) {
 // nothing behind, in the table or in the search indexes.
 func TestBatchInsert(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "b.db"), memory.OpenOptions{Model: "m", Dim: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sc := memory.Scope{User: "u", Namespace: "default"}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, sc, t0 := smallStore(t)
 	ev := func(id, text string) *memory.Memory {
 		return &memory.Memory{ID: id, Tier: memory.TierEvent, Text: text, Embedding: []float32{1, 0}, CreatedAt: t0}
 	}
@@ -82,7 +69,7 @@ func TestBatchInsert(t *testing.T) {
 		return ids
 	}
 	found("kayaking") // load the scope's indexes
-	err = st.Batch(ctx, func(ctx context.Context) error {
+	err := st.Batch(ctx, func(ctx context.Context) error {
 		if err := st.Insert(ctx, sc, ev("a", "sourdough starter feeding")); err != nil {
 			return err
 		}

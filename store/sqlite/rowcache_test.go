@@ -15,13 +15,7 @@ import (
 // does not change what the next search returns.
 func TestRowCacheCoherent(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), memory.OpenOptions{Model: "m", Dim: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sc := memory.Scope{User: "u", Namespace: "default"}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, sc, t0 := smallStore(t)
 	m := &memory.Memory{ID: "a", Tier: memory.TierSemantic, Text: "sailing on the lake", Embedding: []float32{1, 0}, CreatedAt: t0}
 	if err := st.Insert(ctx, sc, m); err != nil {
 		t.Fatal(err)
@@ -90,13 +84,7 @@ func TestRowCacheCoherent(t *testing.T) {
 // run count every touch exactly once.
 func TestRowCacheTouchUnderConcurrency(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), memory.OpenOptions{Model: "m", Dim: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sc := memory.Scope{User: "u", Namespace: "default"}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, sc, t0 := smallStore(t)
 	if err := st.Insert(ctx, sc, &memory.Memory{ID: "a", Tier: memory.TierSemantic, Text: "sailing", Embedding: []float32{1, 0}, CreatedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
@@ -175,4 +163,16 @@ func TestRowCacheBound(t *testing.T) {
 	if _, ok := c.peek(memory.Scope{User: "v", Namespace: "default"}, "t"); ok {
 		t.Error("a row was returned for another scope")
 	}
+}
+
+// smallStore opens a store of 2-dimensional vectors on a fresh file, with
+// the scope and time the small tests use.
+func smallStore(t *testing.T) (*Store, memory.Scope, time.Time) {
+	t.Helper()
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "small.db"), memory.OpenOptions{Model: "m", Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st, memory.Scope{User: "u", Namespace: "default"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 }
