@@ -416,6 +416,11 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		}
 	}
 	s.local.changed.Add(int64(nChanged))
+	if len(read) == 0 && len(gone) == 0 && len(need) == 0 {
+		// Every candidate was cached and nothing changed: the common
+		// case, which needs no write lock.
+		return found, nil
+	}
 	ix.mu.Lock()
 	defer func() {
 		ix.bytes.Store(ix.estimate())
