@@ -55,24 +55,11 @@ type Totals struct {
 // Totals are the index's own counts.
 func (lx *Lex) Totals() Totals { return Totals{Rows: int64(len(lx.slot)), Tokens: lx.ntok} }
 
-// Len is the number of rows indexed.
-func (lx *Lex) Len() int { return len(lx.slot) }
-
 // ID is the memory id at slot.
 func (lx *Lex) ID(slot int32) string { return lx.ids[slot] }
 
 // Has reports whether id is indexed.
 func (lx *Lex) Has(id string) bool { _, ok := lx.slot[id]; return ok }
-
-// SetMeta changes an indexed row's metadata and order value; false when id
-// is not indexed.
-func (lx *Lex) SetMeta(id string, seq int64, m Meta) bool {
-	i, ok := lx.slot[id]
-	if ok {
-		lx.seqs[i], lx.meta[i] = seq, m
-	}
-	return ok
-}
 
 // Estimate is the index's memory in bytes.
 func (lx *Lex) Estimate() int64 {

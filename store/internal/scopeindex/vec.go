@@ -56,9 +56,6 @@ func (ix *Vec) Reset() {
 	ix.slot = make(map[string]int)
 }
 
-// Len is the number of rows indexed.
-func (ix *Vec) Len() int { return len(ix.ids) }
-
 // ID is the memory id at slot.
 func (ix *Vec) ID(slot int) string { return ix.ids[slot] }
 
@@ -104,16 +101,6 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 	ix.seqs[i] = seq
 	ix.meta[i] = m
 	ix.scale[i] = float32(float64(mx) / rowLevels / math.Sqrt(n))
-}
-
-// SetMeta changes an indexed row's metadata and order value; false when id
-// is not indexed.
-func (ix *Vec) SetMeta(id string, seq int64, m Meta) bool {
-	i, ok := ix.slot[id]
-	if ok {
-		ix.seqs[i], ix.meta[i] = seq, m
-	}
-	return ok
 }
 
 // Remove drops id by moving the last slot into its place.
