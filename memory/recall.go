@@ -21,6 +21,14 @@ type Searcher interface {
 	LexicalSearch(ctx context.Context, s Scope, query string, o SearchOptions) ([]Candidate, error)
 }
 
+// HybridSearcher is a Searcher that can run both searches of one query at
+// once, returning what VectorSearch and LexicalSearch would: a store whose
+// every search costs a round trip (PostgreSQL) reads the rows of both in
+// one. Recall uses it when the store has it.
+type HybridSearcher interface {
+	HybridSearch(ctx context.Context, s Scope, vec []float32, query string, o SearchOptions) (byVector, byText []Candidate, err error)
+}
+
 // ProfileLister lists a scope's memories; recall uses it for the profile
 // tier, which is injected whenever it exists rather than searched.
 type ProfileLister interface {
@@ -36,8 +44,9 @@ type QueryEmbedder interface {
 
 // Interface guards: every store's Memories can serve recall.
 var (
-	_ Searcher      = Memories(nil)
-	_ ProfileLister = Memories(nil)
+	_ Searcher       = Memories(nil)
+	_ HybridSearcher = Memories(nil)
+	_ ProfileLister  = Memories(nil)
 )
 
 // Filter reasons recorded in RankedCandidate.Filtered.
@@ -80,15 +89,6 @@ type RecallerConfig struct {
 	// VectorWeight scales the vector list's share of the fusion,
 	// fused = VectorWeight/(k+rank_vec) + 1/(k+rank_lex) (1 when 0).
 	VectorWeight float64
-	// Sequential runs the vector and lexical searches one after the other
-	// instead of side by side. For a store that searches in memory (SQLite)
-	// a second goroutine only adds scheduling: on 2 cores, sequential
-	// searches cut the 10k recall path's CPU by ~10% and its p50 from
-	// 0.85 to 0.77 ms (short questions; p99 2.5–3.1 → 2.0–2.4 ms over
-	// runs, BenchmarkRecallPath), and at 100k the vector scan already
-	// splits over the cores. A store that waits on a server
-	// (PostgreSQL) overlaps its two round trips instead.
-	Sequential bool
 }
 
 // Recaller picks the memories worth injecting into one request:
@@ -316,7 +316,8 @@ func (r *Recaller) vectorWeight() float64 {
 	return 1
 }
 
-// search runs the vector and lexical searches side by side.
+// search runs the vector and lexical searches: as the store's
+// HybridSearch when it has one, else side by side.
 func (r *Recaller) search(ctx context.Context, s Scope, text string, qvec []float32, at time.Time) (vec, lex []Candidate, err error) {
 	o := SearchOptions{
 		Limit:               r.cfg.Recall.Candidates,
@@ -325,13 +326,15 @@ func (r *Recaller) search(ctx context.Context, s Scope, text string, qvec []floa
 		ExcludeConsolidated: r.cfg.Recall.PreferConsolidated,
 		ReadOnly:            true,
 	}
+	if h, ok := r.cfg.Search.(HybridSearcher); ok && qvec != nil {
+		if vec, lex, err = h.HybridSearch(ctx, s, qvec, text, o); err != nil {
+			return nil, nil, fmt.Errorf("hybrid search: %w", err)
+		}
+		return vec, lex, nil
+	}
 	var vecErr error
 	var wg sync.WaitGroup
-	switch {
-	case qvec == nil:
-	case r.cfg.Sequential:
-		vec, vecErr = r.cfg.Search.VectorSearch(ctx, s, qvec, o)
-	default:
+	if qvec != nil {
 		wg.Go(func() {
 			vec, vecErr = r.cfg.Search.VectorSearch(ctx, s, qvec, o)
 		})

@@ -700,9 +700,25 @@ func TestRecallDropsFactCoveredByItsEvent(t *testing.T) {
 	}
 }
 
-// Sequential searches (the embedded store's wiring) rank exactly as side by
-// side ones, and run both searches.
-func TestRecallSequentialSameResult(t *testing.T) {
+// hybridSearcher adds HybridSearch to a testSearcher, counting its calls.
+type hybridSearcher struct {
+	*testSearcher
+	calls int
+}
+
+func (h *hybridSearcher) HybridSearch(ctx context.Context, sc Scope, vec []float32, query string, o SearchOptions) ([]Candidate, []Candidate, error) {
+	h.calls++
+	v, err := h.VectorSearch(ctx, sc, vec, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := h.LexicalSearch(ctx, sc, query, o)
+	return v, l, err
+}
+
+// A store's HybridSearch serves recall in place of the two searches, and
+// ranks exactly as they do side by side.
+func TestRecallHybridSameResult(t *testing.T) {
 	const q = "apple"
 	mems := []*Memory{
 		rcMem("both", TierSemantic, "apple", 0.8, 0.6, 0),
@@ -711,9 +727,14 @@ func TestRecallSequentialSameResult(t *testing.T) {
 	}
 	p := policy.Default()
 	var ranked [2][]RankedCandidate
-	for i, seq := range []bool{false, true} {
+	for i, hybrid := range []bool{false, true} {
 		s := &testSearcher{mems: mems}
-		r, err := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }, Sequential: seq})
+		h := &hybridSearcher{testSearcher: s}
+		var search Searcher = s
+		if hybrid {
+			search = h
+		}
+		r, err := NewRecaller(RecallerConfig{Search: search, Embedder: vecEmbedder{vecs: map[string][]float32{q: {1, 0, 0}}}, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -722,11 +743,14 @@ func TestRecallSequentialSameResult(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(s.opts) != 2 {
-			t.Fatalf("sequential=%v: %d searches, want vector and lexical", seq, len(s.opts))
+			t.Fatalf("hybrid=%v: %d searches, want vector and lexical", hybrid, len(s.opts))
+		}
+		if want := map[bool]int{false: 0, true: 1}[hybrid]; h.calls != want {
+			t.Fatalf("hybrid=%v: %d HybridSearch calls, want %d", hybrid, h.calls, want)
 		}
 		ranked[i] = res.Ranked
 	}
 	if len(ranked[0]) != 3 || !reflect.DeepEqual(ranked[0], ranked[1]) {
-		t.Fatalf("side by side %+v\nsequential %+v", ranked[0], ranked[1])
+		t.Fatalf("side by side %+v\nhybrid %+v", ranked[0], ranked[1])
 	}
 }

@@ -97,6 +97,9 @@ type Memories interface {
 
 	VectorSearch(ctx context.Context, s Scope, vec []float32, o SearchOptions) ([]Candidate, error)
 	LexicalSearch(ctx context.Context, s Scope, query string, o SearchOptions) ([]Candidate, error)
+	// HybridSearch returns what VectorSearch and LexicalSearch return for
+	// one query (HybridSearcher), however the store best runs the pair.
+	HybridSearch(ctx context.Context, s Scope, vec []float32, query string, o SearchOptions) (byVector, byText []Candidate, err error)
 
 	// Supersede marks old as replaced by newID at t (valid_to=t).
 	Supersede(ctx context.Context, s Scope, oldID, newID string, t time.Time) error

@@ -144,7 +144,6 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 		Search: a.Store, Profiles: a.Store, Embedder: a.Embedder,
 		Recall: o.Policy.Recall, Decay: o.Policy.Decay, VectorWeight: vw,
 		// SQLite searches in memory: nothing to overlap.
-		Sequential: isSQLite(a.Store),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recaller: %w", err)
@@ -296,11 +295,4 @@ func thresholdPolicy(g policy.Gate, local bool) policy.Gate {
 		g.MinScore = g.LocalMinScore
 	}
 	return g
-}
-
-// isSQLite reports whether st is the embedded store, which searches in
-// memory.
-func isSQLite(st Store) bool {
-	_, ok := st.(*sqlite.Store)
-	return ok
 }

@@ -564,23 +564,52 @@ func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 	}
 }
 
-// vectorLocal is VectorSearch over the in-process index: the quantised
-// scan takes a margin of extra candidates, re-scored exactly from the
-// full vectors read back.
+// vectorRank is the vector ranking of a loaded index: the quantised scan
+// takes a margin of extra candidates, which Rescore scores exactly from
+// the full vectors read back. The caller holds the read lock.
+func vectorRank(ix *scopeIdx, q []float32, f *scopeindex.Filter, limit int) []string {
+	hits := ix.vec.Search(q, f, limit+scopeindex.RerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = ix.vec.ID(h.Slot)
+	}
+	return ids
+}
+
+// lexicalRank is the BM25 ranking of a loaded index, as FTS5 computes
+// it, with the scope's own row and token counts. The caller holds the
+// read lock.
+func lexicalRank(ix *scopeIdx, terms []string, f *scopeindex.Filter, limit int) ([]string, []float64) {
+	chosen, postings := scopeindex.PickTerms(terms, ix.lex.DF)
+	hits := ix.lex.Search(chosen, postings, f, limit, ix.lex.Totals())
+	ids := make([]string, len(hits))
+	scores := make([]float64, len(hits))
+	for i, h := range hits {
+		ids[i], scores[i] = ix.lex.ID(h.Slot), h.Score
+	}
+	return ids, scores
+}
+
+// lexicalCandidates are the lexical ranking's rows that pass the filter.
+func lexicalCandidates(ids []string, scores []float64, found map[string]*memory.Memory, f *scopeindex.Filter, o memory.SearchOptions) []memory.Candidate {
+	out := make([]memory.Candidate, 0, len(ids))
+	for i, id := range ids {
+		if m, ok := found[id]; ok && f.KeepMemory(m) {
+			out = append(out, memory.Candidate{Memory: memory.SearchCopy(m, o), Score: scores[i]})
+		}
+	}
+	return out
+}
+
+// vectorLocal is VectorSearch over the in-process index.
 func (s *Store) vectorLocal(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) ([]memory.Candidate, error) {
 	q, ok := scopeindex.Normalise(vec)
 	if !ok {
 		return nil, nil
 	}
 	f := scopeindex.NewFilter(o)
-	workers := min(2, runtime.GOMAXPROCS(0))
 	ids, _, found, err := s.localSearch(ctx, sc, func(ix *scopeIdx) ([]string, []float64) {
-		hits := ix.vec.Search(q, &f, limit+scopeindex.RerankMargin(limit), workers)
-		ids := make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = ix.vec.ID(h.Slot)
-		}
-		return ids, nil
+		return vectorRank(ix, q, &f, limit), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
@@ -588,29 +617,56 @@ func (s *Store) vectorLocal(ctx context.Context, sc memory.Scope, vec []float32,
 	return scopeindex.Rescore(q, ids, found, &f, limit, o), nil
 }
 
-// lexicalLocal is LexicalSearch over the in-process index: BM25 as FTS5
-// computes it, with the scope's own row and token counts.
+// lexicalLocal is LexicalSearch over the in-process index.
 func (s *Store) lexicalLocal(ctx context.Context, sc memory.Scope, terms []string, o memory.SearchOptions) ([]memory.Candidate, error) {
 	f := scopeindex.NewFilter(o)
 	limit := limitOf(o)
 	ids, scores, found, err := s.localSearch(ctx, sc, func(ix *scopeIdx) ([]string, []float64) {
-		chosen, postings := scopeindex.PickTerms(terms, ix.lex.DF)
-		hits := ix.lex.Search(chosen, postings, &f, limit, ix.lex.Totals())
-		ids := make([]string, len(hits))
-		scores := make([]float64, len(hits))
-		for i, h := range hits {
-			ids[i], scores[i] = ix.lex.ID(h.Slot), h.Score
-		}
-		return ids, scores
+		return lexicalRank(ix, terms, &f, limit)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	out := make([]memory.Candidate, 0, len(ids))
-	for i, id := range ids {
-		if m, ok := found[id]; ok && f.KeepMemory(m) {
-			out = append(out, memory.Candidate{Memory: memory.SearchCopy(m, o), Score: scores[i]})
+	return lexicalCandidates(ids, scores, found, &f, o), nil
+}
+
+// hybridLocal is HybridSearch over the in-process indexes: both rankings
+// under one read lock (side by side), and one read for the rows of both.
+func (s *Store) hybridLocal(ctx context.Context, sc memory.Scope, vec []float32, terms []string, o memory.SearchOptions) (vecOut, lexOut []memory.Candidate, err error) {
+	q, hasVec := scopeindex.Normalise(vec)
+	f := scopeindex.NewFilter(o)
+	limit := limitOf(o)
+	var (
+		vids, lids []string
+		lscores    []float64
+	)
+	_, _, found, err := s.localSearch(ctx, sc, func(ix *scopeIdx) ([]string, []float64) {
+		vids, lids, lscores = nil, nil, nil
+		var wg sync.WaitGroup
+		if hasVec {
+			wg.Go(func() { vids = vectorRank(ix, q, &f, limit) })
 		}
+		if len(terms) > 0 {
+			lids, lscores = lexicalRank(ix, terms, &f, limit)
+		}
+		wg.Wait()
+		union := append(make([]string, 0, len(vids)+len(lids)), vids...)
+		seen := make(map[string]struct{}, len(vids))
+		for _, id := range vids {
+			seen[id] = struct{}{}
+		}
+		for _, id := range lids {
+			if _, ok := seen[id]; !ok {
+				union = append(union, id)
+			}
+		}
+		return union, nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("hybrid search: %w", err)
 	}
-	return out, nil
+	if hasVec {
+		vecOut = scopeindex.Rescore(q, vids, found, &f, limit, o)
+	}
+	return vecOut, lexicalCandidates(lids, lscores, found, &f, o), nil
 }

@@ -43,14 +43,8 @@ func limitOf(o memory.SearchOptions) int {
 // scans (relaxed order, re-sorted here), which keep going until enough rows
 // pass the scope filter.
 func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions) ([]memory.Candidate, error) {
-	if err := s.check(sc); err != nil {
+	if err := s.checkVectorQuery(sc, vec); err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	if len(vec) != s.opts.Dim {
-		return nil, fmt.Errorf("vector search: %w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.opts.Dim)
-	}
-	if !finiteNonZero(vec) {
-		return nil, fmt.Errorf("vector search: %w: query vector is zero or not finite", memory.ErrInvalid)
 	}
 	limit := limitOf(o)
 	if s.local != nil {
@@ -64,6 +58,40 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 		return s.vectorIndexed(ctx, sc, vec, o, limit)
 	}
 	return s.vectorExact(ctx, sc, vec, o, limit)
+}
+
+// HybridSearch is VectorSearch and LexicalSearch of one query at once
+// (memory.HybridSearcher). On the in-process indexes both rank under one
+// lock and their rows come in one read, one round trip for a recall
+// instead of two; on the SQL paths it runs the two searches.
+func (s *Store) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32, query string, o memory.SearchOptions) (byVector, byText []memory.Candidate, err error) {
+	if s.local == nil {
+		if byVector, err = s.VectorSearch(ctx, sc, vec, o); err != nil {
+			return nil, nil, err
+		}
+		if byText, err = s.LexicalSearch(ctx, sc, query, o); err != nil {
+			return nil, nil, err
+		}
+		return byVector, byText, nil
+	}
+	if err := s.checkVectorQuery(sc, vec); err != nil {
+		return nil, nil, fmt.Errorf("hybrid search: %w", err)
+	}
+	return s.hybridLocal(ctx, sc, vec, memory.ContentTerms(memory.QueryTerms(query)), o)
+}
+
+// checkVectorQuery validates a vector search's scope and query vector.
+func (s *Store) checkVectorQuery(sc memory.Scope, vec []float32) error {
+	if err := s.check(sc); err != nil {
+		return err
+	}
+	if len(vec) != s.opts.Dim {
+		return fmt.Errorf("%w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.opts.Dim)
+	}
+	if !finiteNonZero(vec) {
+		return fmt.Errorf("%w: query vector is zero or not finite", memory.ErrInvalid)
+	}
+	return nil
 }
 
 func finiteNonZero(v []float32) bool {
