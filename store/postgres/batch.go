@@ -13,12 +13,10 @@ import (
 // recall path's background writer hands over the touches and recall-log
 // rows of a flush window at once (recallpath.Batcher), with one commit
 // (one WAL flush) instead of one per write, and 15% less of memproxy's
-// CPU per recall. The writes themselves still cost the server: at 10k
-// memories the recall path's p99 is 3.5 ms without them and 6–7 ms with
-// them, batched or not; the touches' UPDATEs are most of it. Each joined call runs in its own savepoint, so one that fails leaves
-// the others in place and returns its error as usual. What a joined
-// Touch changes in this process's row cache is applied once the batch
-// committed.
+// CPU per recall. Each joined call runs in its own savepoint, so one that
+// fails leaves the others in place and returns its error as usual. What a
+// joined Touch changes in this process's row cache is applied once the
+// batch committed.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

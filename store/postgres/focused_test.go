@@ -290,7 +290,8 @@ func testDSN(t *testing.T, st *Store) string {
 func TestConcurrentMigrate(t *testing.T) {
 	st := openTest(t, 8)
 	dsn := testDSN(t, st)
-	if _, err := st.db.Exec(`DROP TABLE schema_migrations, meta, memories, memory_vectors, memory_deletions, turns, audit, recall, gate_state, client_keys;
+	if _, err := st.db.Exec(`DROP VIEW memory_rows; DROP TABLE memory_usage;
+		DROP TABLE schema_migrations, meta, memories, memory_vectors, memory_deletions, turns, audit, recall, gate_state, client_keys;
 		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex, memory_stamp, memory_deleted`); err != nil {
 		t.Fatal(err)
 	}

@@ -368,7 +368,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
 	// the running list goes as an array, empty or not.
 	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+snapshotQuery+`), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
-		FROM memories WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))
+		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))
 		UNION ALL SELECT `+tombstoneCols+`, (`+snapshotQuery+`), true, -1
 		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))`,
 		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(append([]string{}, mark.xip...)), pq.Array(need))

@@ -147,7 +147,9 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	if m.ValidFrom.IsZero() {
 		m.ValidFrom = m.CreatedAt
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE memories SET tier = $4, text = $5, embedding = $6,
+	// The usage counters (migration 9) are folded into the row written.
+	res, err := s.db.ExecContext(ctx, `WITH folded AS (DELETE FROM memory_usage WHERE user_id = $1 AND namespace = $2 AND id = $3)
+		UPDATE memories SET tier = $4, text = $5, embedding = $6,
 		lex = to_tsvector('simple', $7), value = $8, confidence = $9, source = $10, provenance = $11,
 		key = $12, session = $13, no_decay = $14, last_used_at = $15, hits = $16, valid_from = $17,
 		valid_to = $18, superseded_by = $19, expires_at = $20, archived_at = $21, consolidated_at = $22,
@@ -180,7 +182,7 @@ func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Me
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("get memory: %w", err)
 	}
-	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+s.cols+` FROM memories
+	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+s.cols+` FROM memory_rows
 		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("get memory %s: %w", id, memory.ErrNotFound)
@@ -199,7 +201,7 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	found, err := s.query(ctx, `SELECT `+s.cols+` FROM memories
+	found, err := s.query(ctx, `SELECT `+s.cols+` FROM memory_rows
 		WHERE user_id = $1 AND namespace = $2 AND id = ANY($3)`, sc.User, sc.Namespace, pq.Array(ids))
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
@@ -292,7 +294,7 @@ func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) 
 		}
 		w.add("(created_at, id) < (%s, %s)", ts, id)
 	}
-	q := `SELECT ` + s.cols + ` FROM memories WHERE ` + w.String() +
+	q := `SELECT ` + s.cols + ` FROM memory_rows WHERE ` + w.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ` + w.arg(limit+1)
 	ms, err := s.query(ctx, q, w.args...)
 	if err != nil {
@@ -322,7 +324,7 @@ func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*me
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("memory history: %w", err)
 	}
-	ms, err := s.query(ctx, `SELECT `+s.cols+` FROM memories
+	ms, err := s.query(ctx, `SELECT `+s.cols+` FROM memory_rows
 		WHERE user_id = $1 AND namespace = $2 AND key = $3 AND key <> ''
 		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
 	if err != nil {
@@ -359,12 +361,6 @@ func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID str
 
 // batch runs a scoped UPDATE over ids; ids outside the scope are ignored.
 func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []string, set string, args ...any) error {
-	return s.batchThen(ctx, nil, op, sc, ids, set, args...)
-}
-
-// batchThen is batch running after once the update is committed (it may
-// join a Batch).
-func (s *Store) batchThen(ctx context.Context, after func(), op string, sc memory.Scope, ids []string, set string, args ...any) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -377,21 +373,35 @@ func (s *Store) batchThen(ctx context.Context, after func(), op string, sc memor
 	// batches sharing rows could each hold one the other waits for.
 	q := `UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id IN (
 		SELECT id FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id FOR UPDATE)`
-	if _, err := s.execJoined(ctx, after, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
+	if _, err := s.db.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
 
-// Touch records an access of every id: hits+1, last_used_at=t. The
-// increment happens in the UPDATE itself, so concurrent touches never lose
-// a hit.
+// Touch records an access of every id: hits+1, last_used_at=t, in the
+// narrow memory_usage rows (migration 9), which reads add to the memories
+// row. The increment happens in the upsert itself, so concurrent touches
+// never lose a hit; ids not in the scope are ignored. Rows are upserted in
+// id order, so two batches sharing ids lock them in the same order.
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("touch memories: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
 	var after func()
 	if s.local != nil {
 		after = func() { s.local.touched(sc, ids, micro(t)) }
 	}
-	return s.batchThen(ctx, after, "touch memories", sc, ids, `hits = hits + 1, last_used_at = $4`, micro(t))
+	if _, err := s.execJoined(ctx, after, `INSERT INTO memory_usage AS u (user_id, namespace, id, hits, last_used_at)
+		SELECT user_id, namespace, id, 1, $4 FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id
+		ON CONFLICT (user_id, namespace, id) DO UPDATE SET hits = u.hits + 1, last_used_at = excluded.last_used_at`,
+		sc.User, sc.Namespace, pq.Array(ids), micro(t)); err != nil {
+		return fmt.Errorf("touch memories: %w", err)
+	}
+	return nil
 }
 
 // MarkConsolidated sets consolidated_at=t on the given events.

@@ -74,16 +74,18 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 	}
 	typ, opclass := vectorType(to.Dim)
 	colType := typ + "(" + strconv.Itoa(to.Dim) + ")"
-	// A column a trigger watches cannot be retyped; the rewrite fires no
+	// A column a trigger watches or a view reads cannot be retyped; the rewrite fires no
 	// trigger anyway, so the compact copies of the old vectors go by hand,
 	// and the updates below write the new ones through the trigger.
 	for _, q := range []string{
 		`DROP TRIGGER memory_vectors_sync ON memories`,
 		`DROP TRIGGER memory_stamp ON memories`,
+		`DROP VIEW memory_rows`,
 		`ALTER TABLE memories ALTER COLUMN embedding TYPE ` + colType + ` USING NULL`,
 		`TRUNCATE memory_vectors`,
 		vectorsTrigger,
 		stampTrigger,
+		memoryRowsView,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("reembed: retype embedding to %s: %w", colType, err)

@@ -139,7 +139,7 @@ func (s *Store) vectorExact(ctx context.Context, sc memory.Scope, vec []float32,
 	searchFilter(w, o)
 	query := `WITH top AS (SELECT id FROM memory_vectors WHERE ` + w.String() + `
 			ORDER BY embedding <=> ` + q + `::` + s.vecTyp + `::halfvec LIMIT ` + w.arg(limit+exactMargin(limit)) + `)
-		SELECT ` + s.cols + `, m.embedding <=> ` + q + `::` + s.vecTyp + ` AS dist FROM top JOIN memories m USING (id)
+		SELECT ` + s.cols + `, m.embedding <=> ` + q + `::` + s.vecTyp + ` AS dist FROM top JOIN memory_rows m USING (id)
 		WHERE m.user_id = $1 AND m.namespace = $2 ORDER BY dist, id LIMIT ` + w.arg(limit)
 	return s.candidates(ctx, s.db, query, w.args, func(dist float64) float64 { return 1 - dist })
 }
@@ -159,10 +159,11 @@ func (s *Store) vectorIndexed(ctx context.Context, sc memory.Scope, vec []float3
 	q := w.arg(vectorArg(vec)) + "::" + s.vecTyp
 	w.add("embedding IS NOT NULL")
 	searchFilter(w, o)
-	query := `WITH hits AS MATERIALIZED (
-		SELECT ` + s.cols + `, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
+	query := `WITH near AS MATERIALIZED (
+		SELECT id, embedding <=> ` + q + ` AS dist FROM memories WHERE ` + w.String() + `
 		ORDER BY embedding <=> ` + q + ` LIMIT ` + w.arg(limit) + `)
-		SELECT * FROM hits ORDER BY dist, id`
+		SELECT ` + s.cols + `, near.dist FROM near JOIN memory_rows m USING (id)
+		WHERE m.user_id = $1 AND m.namespace = $2 ORDER BY near.dist, id`
 	score := func(dist float64) float64 { return 1 - dist }
 	ef := efSearch(limit)
 	if strconv.Itoa(ef) == sessionDefaults["hnsw.ef_search"] {
@@ -244,7 +245,7 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	q := `WITH cand AS MATERIALIZED (SELECT id, lex FROM memories WHERE ` + w.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ` + w.arg(lexCandidates) + `),
 		top AS (SELECT id, ts_rank(lex, ` + tsq + `) AS rank FROM cand ORDER BY rank DESC, id LIMIT ` + w.arg(limitOf(o)) + `)
-		SELECT ` + s.cols + `, top.rank FROM top JOIN memories m USING (id)
+		SELECT ` + s.cols + `, top.rank FROM top JOIN memory_rows m USING (id)
 		WHERE m.user_id = $1 AND m.namespace = $2 ORDER BY top.rank DESC, id`
 	return s.candidates(ctx, s.db, q, w.args, func(r float64) float64 { return r })
 }
