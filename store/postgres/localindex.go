@@ -349,6 +349,21 @@ func (ix *scopeIdx) drop(ids []string) {
 	}
 }
 
+// readQuery is readRows' statement. It is prepared (Store.readStmt) on
+// connections set to plan_cache_mode=force_generic_plan, so each
+// connection plans it once: planned for each search, as the server does
+// for a custom plan, and does for this statement since the generic plan's
+// estimate is the higher, it cost 0.35 ms of the server's time against
+// 0.1 ms to run; the generic plan (partitions pruned as it starts) runs
+// in 0.2 ms and plans in 0.03. Its parameters: the scope, the mark's xmax
+// and running list, and the ids wanted.
+func (s *Store) readQuery() string {
+	return `SELECT ` + s.cols + `, (` + snapshotQuery + `), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
+		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))
+		UNION ALL SELECT ` + tombstoneCols + `, (` + snapshotQuery + `), true, -1
+		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))`
+}
+
 // readRows reads the scope's rows ids and every row whose stamp mark
 // has not read, in one statement, and applies the changes (see scopeIdx).
 // It returns the rows read by id.
@@ -367,11 +382,8 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 	ix.mu.RUnlock()
 	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
 	// the running list goes as an array, empty or not.
-	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, (`+snapshotQuery+`), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
-		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))
-		UNION ALL SELECT `+tombstoneCols+`, (`+snapshotQuery+`), true, -1
-		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))`,
-		sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10), pq.Array(append([]string{}, mark.xip...)), pq.Array(need))
+	rows, err := s.readStmt.QueryContext(ctx, sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10),
+		pq.Array(append([]string{}, mark.xip...)), pq.Array(need))
 	if err != nil {
 		return nil, err
 	}

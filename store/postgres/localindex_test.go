@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -424,5 +425,38 @@ func TestLocalIndexLongTransactionElsewhere(t *testing.T) {
 	}
 	if n := b.local.changed.Load() - before; n != 0 {
 		t.Errorf("later searches read %d changed rows again while a transaction elsewhere runs, want 0", n)
+	}
+}
+
+// TestReadPoolPlansOnce checks that the per-search read runs on
+// connections that keep one generic plan, while every other query keeps
+// the server's default (custom plans where they pay), and that a store
+// searching in SQL opens no such pool.
+func TestReadPoolPlansOnce(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	show := func(db interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) string {
+		t.Helper()
+		var v string
+		if err := db.QueryRowContext(ctx, `SHOW plan_cache_mode`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if got := show(st.readDB); got != "force_generic_plan" {
+		t.Errorf("read pool plan_cache_mode = %q, want force_generic_plan", got)
+	}
+	if got := show(st.db); got != "auto" {
+		t.Errorf("main pool plan_cache_mode = %q, want auto", got)
+	}
+	sq, err := OpenWith(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8}, Options{SQLSearch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.Close()
+	if sq.readDB != nil || sq.readStmt != nil {
+		t.Error("a store searching in SQL opened the read pool")
 	}
 }

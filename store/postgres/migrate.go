@@ -263,7 +263,11 @@ CREATE TABLE memory_usage (
 
 // memoryRowsView is what every read of whole memories selects from
 // (usageSchema); re-embedding drops and recreates it around the
-// embedding column's retyping.
+// embedding column's retyping. Each row looks its usage up by its full
+// key: as a plain join the planner, knowing the scope from the query,
+// could scan the scope's usage rows for every memories row (it did when
+// memory_usage had no statistics yet), and the LIMIT keeps the lookup a
+// subquery it does not flatten into such a join.
 const memoryRowsView = `
 CREATE VIEW memory_rows AS
 SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.lex, m.value, m.confidence, m.source,
@@ -271,7 +275,11 @@ SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.lex, m.value
 	coalesce(u.last_used_at, m.last_used_at) AS last_used_at, m.hits + coalesce(u.hits, 0) AS hits,
 	m.valid_from, m.valid_to, m.superseded_by, m.expires_at, m.archived_at, m.consolidated_at, m.context,
 	m.xid, m.ver
-FROM memories m LEFT JOIN memory_usage u ON u.user_id = m.user_id AND u.namespace = m.namespace AND u.id = m.id;
+FROM memories m LEFT JOIN LATERAL (
+	SELECT hits, last_used_at FROM memory_usage u
+	WHERE u.user_id = m.user_id AND u.namespace = m.namespace AND u.id = m.id
+	LIMIT 1 -- keeps the subquery a key lookup per row (see memoryRowsView)
+) u ON true;
 `
 
 // stampTrigger stamps memories rows (stampSchema); re-embedding drops and

@@ -32,6 +32,10 @@ type Store struct {
 	// local are the in-process search indexes (localindex.go); nil when
 	// Options turned them off.
 	local *localIndexes
+	// readStmt is local's per-search read (readRows), prepared on the
+	// connections of readDB.
+	readDB   *sql.DB
+	readStmt *sql.Stmt
 }
 
 // Interface guards.
@@ -77,9 +81,26 @@ func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options)
 	db := sql.OpenDB(connector)
 	// Keep warm connections: a fresh connection costs more than a search.
 	db.SetMaxIdleConns(16)
-	s, err := open(ctx, db, o, po)
+	var readDB *sql.DB
+	if !po.SQLSearch {
+		// The in-process indexes' per-search read runs on connections of
+		// its own that plan it once (see readQuery).
+		rc := sessionConfig(cfg)
+		rc.Runtime["plan_cache_mode"] = "force_generic_plan"
+		c, err := pq.NewConnectorConfig(rc)
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+		}
+		readDB = sql.OpenDB(c)
+		readDB.SetMaxIdleConns(8)
+	}
+	s, err := open(ctx, db, readDB, o, po)
 	if err != nil {
 		_ = db.Close()
+		if readDB != nil {
+			_ = readDB.Close()
+		}
 		return nil, err
 	}
 	return s, nil
@@ -127,7 +148,9 @@ func sessionConfig(cfg pq.Config) pq.Config {
 	return cfg
 }
 
-func open(ctx context.Context, db *sql.DB, o memory.OpenOptions, po Options) (*Store, error) {
+// open opens the store on db; readDB, when the in-process indexes are on,
+// is the pool of their per-search read.
+func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Options) (*Store, error) {
 	if err := db.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
@@ -142,6 +165,13 @@ func open(ctx context.Context, db *sql.DB, o memory.OpenOptions, po Options) (*S
 	}
 	if err := s.checkEmbedder(ctx); err != nil {
 		return nil, err
+	}
+	if s.local != nil {
+		var err error
+		s.readDB = readDB
+		if s.readStmt, err = readDB.PrepareContext(ctx, s.readQuery()); err != nil {
+			return nil, fmt.Errorf("postgres: prepare search read: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -201,6 +231,10 @@ func (s *Store) Dim() int { return s.opts.Dim }
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
+	}
+	if s.readStmt != nil {
+		_ = s.readStmt.Close()
+		_ = s.readDB.Close()
 	}
 	return s.db.Close()
 }
