@@ -43,6 +43,18 @@ func downgrade(t *testing.T, st *Store, v int) {
 	}
 }
 
+// upgrade opens st's schema again, which runs the migrations downgrade
+// undid; the store is closed when t ends.
+func upgrade(t *testing.T, st *Store) *Store {
+	t.Helper()
+	st2, err := Open(context.Background(), testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st2.Close() })
+	return st2
+}
+
 // TestMigrateContextRelex upgrades a version 2 schema, whose lex holds
 // unstemmed words and which has no context column, and checks that
 // version 3 added the column and rebuilt lex in the stemmed form.
@@ -63,11 +75,7 @@ func TestMigrateContextRelex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st2, err := Open(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
+	st2 := upgrade(t, st)
 	got, err := st2.LexicalSearch(ctx, sc, "hiking in the mountain", memory.SearchOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -90,11 +98,7 @@ func TestMigrateVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	downgrade(t, st, 3)
-	st2, err := Open(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
+	st2 := upgrade(t, st)
 	q := []float32{1, 0.1, 0, 0, 0, 0, 0, 0}
 	search := func() []string {
 		t.Helper()

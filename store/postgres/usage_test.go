@@ -93,11 +93,7 @@ func TestMigrateUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	downgrade(t, st, 8)
-	st2, err := Open(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
+	st2 := upgrade(t, st)
 	if err := st2.Touch(ctx, sc, []string{"a"}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
