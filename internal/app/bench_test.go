@@ -116,13 +116,6 @@ func recallApp(b *testing.B, backend string) *app.App {
 		return a
 	}
 	start := time.Now()
-	if backend == "postgres" {
-		// Build the HNSW index once at the end: far faster than
-		// maintaining it row by row.
-		if _, err := a.Store.DB().ExecContext(ctx, `DROP INDEX IF EXISTS memories_embedding`); err != nil {
-			b.Fatal(err)
-		}
-	}
 	for i, sz := range storebench.Sizes {
 		if err := storebench.Fill(ctx, a.Store, sz.Scope, storebench.NewCorpus(uint64(i+1)), sz.N, 2000); err != nil {
 			b.Fatal(err)
@@ -130,8 +123,6 @@ func recallApp(b *testing.B, backend string) *app.App {
 	}
 	if backend == "postgres" {
 		for _, q := range []string{
-			`SET maintenance_work_mem = '512MB'`,
-			`CREATE INDEX IF NOT EXISTS memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
 			`VACUUM ANALYZE memories`,
 			`VACUUM ANALYZE memory_vectors`,
 		} {

@@ -33,6 +33,12 @@ func usePaths(t *testing.T, st *Store, paths []string, f func(t *testing.T)) {
 	local := st.local
 	defer func() { st.local, st.exactLimit = local, DefaultExactLimit }()
 	for _, p := range paths {
+		if strings.HasPrefix(p, "sql") {
+			// As a store opened with Options.SQLSearch does.
+			if err := st.ensureVectorIndex(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
 		switch p {
 		case "local":
 			st.local, st.exactLimit = local, DefaultExactLimit
@@ -165,6 +171,9 @@ func TestVectorPathsAgree(t *testing.T) {
 func TestVectorPlans(t *testing.T) {
 	st := openTest(t, 8)
 	ctx := context.Background()
+	if err := st.ensureVectorIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
 	explain := func(indexed bool) string {
 		t.Helper()
 		tx, err := st.db.BeginTx(ctx, nil)
@@ -219,6 +228,9 @@ func TestHalfvec(t *testing.T) {
 	}
 	if typ != "halfvec(3072)" {
 		t.Fatalf("embedding column is %s, want halfvec(3072)", typ)
+	}
+	if err := st.ensureVectorIndex(ctx); err != nil {
+		t.Fatal(err)
 	}
 	var idx string
 	if err := st.db.QueryRowContext(ctx, `SELECT indexdef FROM pg_indexes WHERE tablename = 'memories'

@@ -31,7 +31,13 @@ type Options struct {
 	// SQLSearch turns the in-process indexes off: searches then run in
 	// PostgreSQL (an exact scan of memory_vectors or HNSW, and the GIN
 	// lexical index), using no memory in this process but several
-	// milliseconds of the server's time each.
+	// milliseconds of the server's time each. The HNSW index exists for
+	// this path alone: opening with SQLSearch builds it when the database
+	// lacks it (blocking writes while it builds; build it beforehand with
+	// CREATE INDEX CONCURRENTLY on a large live database), and migration
+	// 10 dropped it, since maintaining it was 92% of an insert's cost
+	// (500 against 6,350 memories/s, BenchmarkInsert) for a path the
+	// in-process indexes never take.
 	SQLSearch bool
 	// Logger receives a debug line per unloaded scope; nil discards.
 	Logger *slog.Logger

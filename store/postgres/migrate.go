@@ -56,6 +56,9 @@ var migrations = []migration{
 	{7, "change stamps for in-process indexes", func(int) string { return stampSchema }, nil},
 	{8, "deletion stamps for in-process indexes", func(int) string { return deletionSchema }, nil},
 	{9, "usage counters apart from memories", usageSchema, nil},
+	// The HNSW index serves only the SQL search path (Options.SQLSearch),
+	// which builds it when it opens (ensureVectorIndex); see Options.
+	{10, "HNSW index only for SQL search", func(int) string { return `DROP INDEX IF EXISTS memories_embedding;` }, nil},
 }
 
 // vectorsSchema adds memory_vectors, a narrow copy of each memory's
@@ -227,6 +230,12 @@ END $$;
 CREATE TRIGGER memory_deleted AFTER DELETE ON memories
 REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION memory_deleted();
 `
+
+// vectorIndex is the HNSW index of the SQL search path for a vector
+// type's operator class (vectorType).
+func vectorIndex(opclass string) string {
+	return `CREATE INDEX IF NOT EXISTS memories_embedding ON memories USING hnsw (embedding ` + opclass + `)`
+}
 
 // usageSchema moves the counters Touch writes out of memories:
 // memory_usage holds a touched memory's hits since its last Update and

@@ -12,8 +12,9 @@ import (
 // undo reverts the schema changes of migrations 4 and later, so tests can
 // rebuild an older schema and upgrade it.
 var undo = map[int][]string{
-	9: {`DROP VIEW memory_rows`, `DROP TABLE memory_usage`},
-	8: {`DROP TABLE memory_deletions`, `DROP FUNCTION memory_deleted CASCADE`},
+	10: {vectorIndex("vector_cosine_ops")},
+	9:  {`DROP VIEW memory_rows`, `DROP TABLE memory_usage`},
+	8:  {`DROP TABLE memory_deletions`, `DROP FUNCTION memory_deleted CASCADE`},
 	7: {
 		`DROP TRIGGER memory_stamp ON memories`,
 		`DROP FUNCTION memory_stamp`,

@@ -1,8 +1,11 @@
 package postgres
 
 import (
+	"context"
 	"testing"
 
+	"github.com/memproxy/memproxy/internal/testpg"
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/memory/storetest"
 )
 
@@ -13,8 +16,11 @@ func TestStore(t *testing.T) {
 	// The same suite with the in-process indexes off: searches in SQL.
 	t.Run("postgres_sql", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T, dim int) storetest.Backend {
-			st := openTest(t, dim)
-			st.local = nil
+			st, err := OpenWith(context.Background(), testpg.New(t), memory.OpenOptions{Model: "test-model", Dim: dim}, Options{SQLSearch: true})
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			t.Cleanup(func() { _ = st.Close() })
 			return st
 		})
 	})

@@ -132,10 +132,6 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 			progress(done, total)
 		}
 	}
-	if len(indexes) == 0 {
-		// The index of the first migration, should it be missing.
-		indexes = append(indexes, embeddingIndex{def: `CREATE INDEX memories_embedding ON memories USING hnsw (embedding ` + opclass + `)`})
-	}
 	for _, ix := range indexes {
 		def := ix.def
 		for _, oc := range []string{"halfvec_cosine_ops", "vector_cosine_ops"} {

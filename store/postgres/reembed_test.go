@@ -21,11 +21,12 @@ var reembedFacts = []string{
 
 // seedReembed creates a database at dsn for local embedder a holding the
 // facts (and filler rows, so re-embedding spans several batches) in two
-// scopes.
+// scopes, and the SQL search path's HNSW index, which re-embedding must
+// rebuild for the new vector type.
 func seedReembed(t *testing.T, dsn string, a *embed.Local) memory.Scope {
 	t.Helper()
 	ctx := context.Background()
-	st, err := Open(ctx, dsn, memory.OpenOptions{Model: a.Model(), Dim: a.Dim()})
+	st, err := OpenWith(ctx, dsn, memory.OpenOptions{Model: a.Model(), Dim: a.Dim()}, Options{SQLSearch: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,6 +166,11 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := s.checkEmbedder(ctx); err != nil {
 		return nil, err
 	}
+	if po.SQLSearch {
+		if err := s.ensureVectorIndex(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if s.local != nil {
 		var err error
 		s.readDB = readDB
@@ -174,6 +179,25 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 		}
 	}
 	return s, nil
+}
+
+// ensureVectorIndex builds the HNSW index of the SQL search path when the
+// database lacks it (see Options.SQLSearch), under the migration lock so
+// replicas opening together build it once. The build blocks writes to
+// memories while it runs: minutes on millions of rows.
+func (s *Store) ensureVectorIndex(ctx context.Context) error {
+	_, opclass := vectorType(s.opts.Dim)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('memproxy.migrate.' || current_schema()))`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, vectorIndex(opclass))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: build the HNSW index: %w", err)
+	}
+	return nil
 }
 
 // ensureVector creates the vector extension when it is missing and the
