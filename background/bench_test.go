@@ -11,18 +11,25 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// BenchmarkIngest measures end-to-end ingest throughput on the embedded
-// store with the local embedder: enqueue (group commit) through the
-// workers to stored events. Reported as turns/s.
+// BenchmarkIngest measures end-to-end ingest throughput with the local
+// embedder, on each store (sub-benchmarks sqlite and postgres): enqueue
+// (group commit) through the workers to stored events. Reported as
+// turns/s.
 // benchScopes users share the turns (an import is one user; live traffic
 // many).
 const benchScopes = 20
 
 func BenchmarkIngest(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(backend, func(b *testing.B) { benchIngest(b, backend) })
+	}
+}
+
+func benchIngest(b *testing.B, backend string) {
 	// The production poll interval: this process's inserts wake its
 	// workers, so polling is only a fallback, and a test's fast poll
 	// would bill its idle fetches to ingest.
-	e := newEnv(b, "sqlite", envOpts{poll: DefaultPollInterval})
+	e := newEnv(b, backend, envOpts{poll: DefaultPollInterval})
 	ctx := context.Background()
 	turns := make([]*memory.Turn, b.N)
 	for i := range turns {
@@ -41,8 +48,9 @@ func BenchmarkIngest(b *testing.B) {
 	e.wait()
 	el := time.Since(start)
 	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
-	// CPU per turn (whole process: workers, River, SQLite) tells what 2
-	// idle cores could do when the machine is shared and wall time lies.
+	// CPU per turn (whole process: workers, River, SQLite; PostgreSQL's
+	// server is not in it) tells what 2 idle cores could do when the
+	// machine is shared and wall time lies.
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
 }
 
@@ -50,7 +58,13 @@ func BenchmarkIngest(b *testing.B) {
 // turn enqueued on its own by one of 32 concurrent requests (Enqueue, group
 // committed), so each becomes its own job, as live traffic does.
 func BenchmarkIngestLive(b *testing.B) {
-	e := newEnv(b, "sqlite", envOpts{poll: DefaultPollInterval})
+	for _, backend := range backends {
+		b.Run(backend, func(b *testing.B) { benchIngestLive(b, backend) })
+	}
+}
+
+func benchIngestLive(b *testing.B, backend string) {
+	e := newEnv(b, backend, envOpts{poll: DefaultPollInterval})
 	ctx := context.Background()
 	turns := make(chan *memory.Turn, b.N)
 	for i := range b.N {
