@@ -87,3 +87,62 @@ func (s *suite) testBatch(t *testing.T) {
 		t.Errorf("a failed batch's recall row was stored: %+v", r)
 	}
 }
+
+// testBatchWrites checks the ingest side of Batch: Insert, AppendTurn and
+// AppendAudit made under its context are committed together, a call that
+// fails (a duplicate id) leaves the others in place, and a batch whose
+// function fails stores none of them.
+func (s *suite) testBatchWrites(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	b := st.(Batcher)
+	dup := newMem("already here", memory.TierEvent, unit(1, 0))
+	insert(t, st, alice, dup)
+	fresh := newMem("went sailing on Sunday", memory.TierEvent, unit(2, 0))
+	err := b.Batch(ctx, func(ctx context.Context) error {
+		if err := st.Insert(ctx, alice, fresh); err != nil {
+			return err
+		}
+		again := *dup
+		if err := st.Insert(ctx, alice, &again); err == nil {
+			t.Error("a duplicate id was inserted in a batch")
+		}
+		if err := st.AppendTurn(ctx, &memory.Turn{RequestID: "b-1", Scope: alice, Time: t0, User: "hi", Assistant: "hello"}); err != nil {
+			return err
+		}
+		return st.AppendAudit(ctx, &memory.AuditEntry{Scope: alice, Time: t0, Actor: "background", Action: "insert", MemoryID: fresh.ID})
+	})
+	must(t, err)
+	if got := get(t, st, alice, fresh.ID); got.Text != fresh.Text {
+		t.Errorf("the batch's memory: %+v", got)
+	}
+	turns, err := st.Turns(ctx, alice, memory.TurnFilter{})
+	must(t, err)
+	audit, err := st.Audit(ctx, alice, time.Time{}, 10)
+	must(t, err)
+	if len(turns.Data) != 1 || len(audit) != 1 {
+		t.Errorf("after the batch: %d turns and %d audit rows, want 1 and 1", len(turns.Data), len(audit))
+	}
+
+	boom := errors.New("boom")
+	lost := newMem("never stored", memory.TierEvent, unit(3, 0))
+	err = b.Batch(ctx, func(ctx context.Context) error {
+		must(t, st.Insert(ctx, alice, lost))
+		must(t, st.AppendTurn(ctx, &memory.Turn{RequestID: "b-2", Scope: alice, Time: t0, User: "hi", Assistant: "hello"}))
+		must(t, st.AppendAudit(ctx, &memory.AuditEntry{Scope: alice, Time: t0, Actor: "background", Action: "insert", MemoryID: lost.ID}))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("failed batch: %v", err)
+	}
+	if _, err := st.Get(ctx, alice, lost.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("a failed batch's memory: %v, want not found", err)
+	}
+	turns, err = st.Turns(ctx, alice, memory.TurnFilter{})
+	must(t, err)
+	audit, err = st.Audit(ctx, alice, time.Time{}, 10)
+	must(t, err)
+	if len(turns.Data) != 1 || len(audit) != 1 {
+		t.Errorf("after a failed batch: %d turns and %d audit rows, want 1 and 1", len(turns.Data), len(audit))
+	}
+}

@@ -86,6 +86,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("SearchReadOnly", s.testSearchReadOnly)
 	t.Run("HybridSearch", s.testHybridSearch)
 	t.Run("Batch", s.testBatch)
+	t.Run("BatchWrites", s.testBatchWrites)
 	t.Run("Context", s.testContext)
 	t.Run("Turns", s.testTurns)
 	t.Run("Audit", s.testAudit)

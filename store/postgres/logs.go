@@ -40,11 +40,14 @@ func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	if err != nil {
 		return fmt.Errorf("append turn: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
-		assistant, finish_reason, model, arm, refs, injected, intent)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time, t.User, t.Assistant, t.FinishReason,
-		t.Model, t.Arm, refs, injected, string(t.Intent))
+	err = s.joined(ctx, false, nil, func(q dbtx) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
+			assistant, finish_reason, model, arm, refs, injected, intent)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time, t.User, t.Assistant, t.FinishReason,
+			t.Model, t.Arm, refs, injected, string(t.Intent))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("append turn: %w", err)
 	}
@@ -140,9 +143,11 @@ func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 		e.Time = time.Now()
 	}
 	e.Time = micro(e.Time)
-	err := s.db.QueryRowContext(ctx, `INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
-		before, after, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-		e.Scope.User, e.Scope.Namespace, e.Time, e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
+	err := s.joined(ctx, false, nil, func(q dbtx) error {
+		return q.QueryRowContext(ctx, `INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
+			before, after, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+			e.Scope.User, e.Scope.Namespace, e.Time, e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
+	})
 	if err != nil {
 		return fmt.Errorf("append audit: %w", err)
 	}
@@ -218,15 +223,18 @@ func (s *Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error 
 	if err != nil {
 		return fmt.Errorf("append recall: %w", err)
 	}
-	_, err = s.execJoined(ctx, nil, `INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status,
-		gate_reason, injected, candidates, injected_tokens, overhead_ms, feedback)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-		ON CONFLICT (user_id, namespace, request_id) DO UPDATE SET session = excluded.session, time = excluded.time,
-		arm = excluded.arm, status = excluded.status, gate_reason = excluded.gate_reason, injected = excluded.injected,
-		candidates = excluded.candidates, injected_tokens = excluded.injected_tokens,
-		overhead_ms = excluded.overhead_ms, feedback = excluded.feedback`,
-		r.Scope.User, r.Scope.Namespace, r.RequestID, r.Session, r.Time, r.Arm, r.Status, r.GateReason, injected,
-		candidates, r.InjectedTokens, r.OverheadMs, r.Feedback)
+	err = s.joined(ctx, false, nil, func(q dbtx) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status,
+			gate_reason, injected, candidates, injected_tokens, overhead_ms, feedback)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			ON CONFLICT (user_id, namespace, request_id) DO UPDATE SET session = excluded.session, time = excluded.time,
+			arm = excluded.arm, status = excluded.status, gate_reason = excluded.gate_reason, injected = excluded.injected,
+			candidates = excluded.candidates, injected_tokens = excluded.injected_tokens,
+			overhead_ms = excluded.overhead_ms, feedback = excluded.feedback`,
+			r.Scope.User, r.Scope.Namespace, r.RequestID, r.Session, r.Time, r.Arm, r.Status, r.GateReason, injected,
+			candidates, r.InjectedTokens, r.OverheadMs, r.Feedback)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("append recall: %w", err)
 	}

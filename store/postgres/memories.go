@@ -23,7 +23,8 @@ const insertCols = `user_id, namespace, id, tier, text, embedding, lex, value, c
 // PostgreSQL's 65,535).
 const insertBatch = 500
 
-// Insert writes ms in one transaction: all or none.
+// Insert writes ms in one transaction, all or none (or joins the Batch of
+// ctx).
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("insert memories: %w", err)
@@ -40,9 +41,9 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	for _, m := range ms {
 		fillDefaults(sc, m, now)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.joined(ctx, len(ms) > insertBatch, nil, func(q dbtx) error {
 		for start := 0; start < len(ms); start += insertBatch {
-			if err := insertRows(ctx, tx, ms[start:min(start+insertBatch, len(ms))]); err != nil {
+			if err := insertRows(ctx, q, ms[start:min(start+insertBatch, len(ms))]); err != nil {
 				return err
 			}
 		}
@@ -81,7 +82,7 @@ func fillDefaults(sc memory.Scope, m *memory.Memory, now time.Time) {
 	}
 }
 
-func insertRows(ctx context.Context, tx *sql.Tx, ms []*memory.Memory) error {
+func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 	var b strings.Builder
 	b.WriteString("INSERT INTO memories (" + insertCols + ") VALUES ")
 	args := make([]any, 0, len(ms)*24)
@@ -401,10 +402,14 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	if s.local != nil {
 		after = func() { s.local.touched(sc, ids, micro(t)) }
 	}
-	if _, err := s.execJoined(ctx, after, `INSERT INTO memory_usage AS u (user_id, namespace, id, hits, last_used_at)
-		SELECT user_id, namespace, id, 1, $4 FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id
-		ON CONFLICT (user_id, namespace, id) DO UPDATE SET hits = u.hits + 1, last_used_at = excluded.last_used_at`,
-		sc.User, sc.Namespace, pq.Array(ids), micro(t)); err != nil {
+	err := s.joined(ctx, false, after, func(q dbtx) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO memory_usage AS u (user_id, namespace, id, hits, last_used_at)
+			SELECT user_id, namespace, id, 1, $4 FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id
+			ON CONFLICT (user_id, namespace, id) DO UPDATE SET hits = u.hits + 1, last_used_at = excluded.last_used_at`,
+			sc.User, sc.Namespace, pq.Array(ids), micro(t))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("touch memories: %w", err)
 	}
 	return nil
