@@ -163,12 +163,18 @@ func TestIngestRetryLogsOnce(t *testing.T) {
 	})
 }
 
-// TestEnqueueJoinsWaitingJob: on SQLite a turn joins its scope's last job
-// while that job waits in the queue, never another scope's, never a job a
-// worker took, never beyond maxTurnsPerJob; each turn is committed when
-// Enqueue returns either way.
+// TestEnqueueJoinsWaitingJob: a turn joins its scope's last job while that
+// job waits in the queue, never another scope's, never a job a worker
+// took, never beyond maxTurnsPerJob; each turn is committed when Enqueue
+// returns either way.
 func TestEnqueueJoinsWaitingJob(t *testing.T) {
-	e := newEnv(t, "sqlite", envOpts{insertOnly: true})
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) { testEnqueueJoinsWaitingJob(t, backend) })
+	}
+}
+
+func testEnqueueJoinsWaitingJob(t *testing.T, backend string) {
+	e := newEnv(t, backend, envOpts{insertOnly: true})
 	ctx := context.Background()
 	n := 0
 	enqueue := func(user string) {
@@ -205,7 +211,11 @@ func TestEnqueueJoinsWaitingJob(t *testing.T) {
 		t.Errorf("jobs after a b a a: %s, want a's three turns in one job", got)
 	}
 	// A worker takes a's job: the next turn of a makes a job of its own.
-	if _, err := e.river.ExecContext(ctx, `UPDATE river_job SET state = 'running', attempt = 1 WHERE kind = ? AND json_array_length(args, '$.turns') = 3`, kindIngest); err != nil {
+	take := `UPDATE river_job SET state = 'running', attempt = 1 WHERE kind = ? AND json_array_length(args, '$.turns') = 3`
+	if backend == "postgres" {
+		take = `UPDATE river_job SET state = 'running', attempt = 1 WHERE kind = $1 AND jsonb_array_length(args->'turns') = 3`
+	}
+	if _, err := e.river.ExecContext(ctx, take, kindIngest); err != nil {
 		t.Fatal(err)
 	}
 	enqueue("a")

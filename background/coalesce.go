@@ -11,27 +11,34 @@ import (
 )
 
 // Turns that arrive while their scope's last ingest job still waits in the
-// queue join that job instead of making one of their own (SQLite). Live
-// traffic makes a job per turn, and River's cost per job (fetch, complete,
-// the executor) is as large as ingesting a turn: when ingest falls behind,
-// a backlog of single-turn jobs would keep it behind. Joining turns to the
+// queue join that job instead of making one of their own. Live traffic
+// makes a job per turn, and River's cost per job (fetch, complete, the
+// executor) is as large as ingesting a turn: when ingest falls behind, a
+// backlog of single-turn jobs would keep it behind. Joining turns to the
 // waiting job batches exactly when a backlog forms and never otherwise (a
 // job fetched at once takes nothing more). A job only takes turns of its
 // own scope, so a user's deletion finds all of their turns by the job tags
 // as before.
 //
-// The turns are appended in the enqueue's own transaction on River's
-// database, so Enqueue still returns only once they are committed. The
-// append is conditional: a job a worker fetched meanwhile (running, or
-// attempted before) or a full one is left alone, and the turns go into a
-// new job. PostgreSQL keeps a job per commit and scope: its River client
-// serves many connections and replicas, and jobs are fetched at once.
+// The turns are appended in a transaction on River's database before the
+// enqueue's new jobs are inserted, so Enqueue still returns only once they
+// are committed. The append is conditional: a job a worker fetched
+// meanwhile (running, or attempted before) or a full one is left alone,
+// and the turns go into a new job. On PostgreSQL a fetch locks the rows it
+// takes (FOR UPDATE SKIP LOCKED): it skips a job while an append holds
+// it, and an append waiting for a fetch finds the job running and is
+// refused; a job another replica's worker took is refused the same way.
 
-// appendTurnSQL appends one turn to a waiting ingest job. River stores
-// args as JSONB on SQLite.
-const appendTurnSQL = `UPDATE river_job SET args = jsonb_insert(args, '$.turns[#]', jsonb(?))
+// appendTurnSQL appends one turn to a waiting ingest job, by driver. River
+// stores args as JSONB on both.
+var appendTurnSQL = map[Driver]string{
+	DriverSQLite: `UPDATE river_job SET args = jsonb_insert(args, '$.turns[#]', jsonb(?))
 WHERE id = ? AND kind = '` + kindIngest + `' AND state = 'available' AND attempt = 0
-  AND json_array_length(args, '$.turns') < ?`
+  AND json_array_length(args, '$.turns') < ?`,
+	DriverPostgres: `UPDATE river_job SET args = jsonb_set(args, '{turns}', (args->'turns') || jsonb_build_array($1::jsonb))
+WHERE id = $2 AND kind = '` + kindIngest + `' AND state = 'available' AND attempt = 0
+  AND jsonb_array_length(args->'turns') < $3`,
+}
 
 // waitingJobs holds the last ingest job this process committed for each
 // scope, while it may still wait in the queue: the committer sets them,
@@ -72,12 +79,8 @@ func (w *waitingJobs) set(s memory.Scope, id int64) {
 	}
 }
 
-// forget drops the scope's job id, if it is still the one recorded. Safe
-// on a nil *waitingJobs (PostgreSQL).
+// forget drops the scope's job id, if it is still the one recorded.
 func (w *waitingJobs) forget(s memory.Scope, id int64) {
-	if w == nil {
-		return
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m[s] == id {
@@ -137,7 +140,7 @@ func (q *Queue) joinWaiting(ctx context.Context, g scopeTurns) (scopeTurns, erro
 				if err != nil {
 					return err
 				}
-				res, err := tx.ExecContext(ctx, appendTurnSQL, string(data), id, maxTurnsPerJob)
+				res, err := tx.ExecContext(ctx, appendTurnSQL[q.cfg.Driver], string(data), id, maxTurnsPerJob)
 				if err != nil {
 					return err
 				}

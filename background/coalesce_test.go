@@ -23,6 +23,4 @@ func TestWaitingJobs(t *testing.T) {
 	if got := fmt.Sprint(w.of([]memory.Scope{a, b})); got != fmt.Sprint(map[memory.Scope]int64{a: 5}) {
 		t.Errorf("after forgets: %s", got)
 	}
-	var none *waitingJobs
-	none.forget(a, 5) // PostgreSQL: nothing recorded, nothing to forget
 }

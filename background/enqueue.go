@@ -30,8 +30,8 @@ type enqueueReq struct {
 // Enqueue durably queues one turn for ingest: it returns nil only after the
 // job row is committed. Secrets are redacted before the row is written.
 // Concurrent calls are group-committed: turns arriving while a commit is in
-// flight share the next transaction. On SQLite a turn whose scope's last
-// job still waits in the queue joins it (see joinWaiting).
+// flight share the next transaction. A turn whose scope's last job still
+// waits in the queue joins it (see joinWaiting).
 func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 	if t == nil {
 		return fmt.Errorf("background: enqueue: %w: nil turn", memory.ErrInvalid)
@@ -220,17 +220,9 @@ func (q *Queue) commit(batch []*enqueueReq) {
 	}
 }
 
-// insertTurns commits the turns: on SQLite, to their scopes' jobs still
-// waiting where it can (see joinWaiting), the rest in new jobs.
+// insertTurns commits the turns: to their scopes' jobs still waiting
+// where it can (see joinWaiting), the rest in new jobs.
 func (q *Queue) insertTurns(ctx context.Context, g scopeTurns) error {
-	if q.waiting == nil {
-		// Ingest jobs are never unique: the fast insert skips reading
-		// every new row (the turns included) back, which InsertMany does
-		// to report unique conflicts. It returns once the rows are
-		// committed all the same.
-		_, err := q.client.InsertManyFast(ctx, ingestParams(g))
-		return err
-	}
 	if j, err := q.joinWaiting(ctx, g); err != nil {
 		// New jobs take them all.
 		q.log.WarnContext(ctx, "enqueue: joining waiting jobs", "err", err)

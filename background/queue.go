@@ -123,7 +123,7 @@ type Queue struct {
 	writer *groupWriter // nil: ingest writes on its own
 
 	reqs      chan *enqueueReq
-	waiting   *waitingJobs // nil: turns never join a waiting job (PostgreSQL)
+	waiting   *waitingJobs // each scope's last job, which its turns may join
 	sendMu    sync.RWMutex
 	accepting bool // guarded by sendMu
 	decayRuns atomic.Int64
@@ -178,6 +178,7 @@ func New(cfg Config) (*Queue, error) {
 		q.waiting = newWaitingJobs()
 	case DriverPostgres:
 		q.driver = riverdatabasesql.New(cfg.DB)
+		q.waiting = newWaitingJobs()
 	}
 	client, err := river.NewClient(q.driver, q.riverConfig())
 	if err != nil {
