@@ -113,15 +113,18 @@ type localIndexes struct {
 	scopes map[memory.Scope]*scopeIdx
 	budget *scopeindex.Budget
 	log    *slog.Logger
-	// changed counts the changed rows searches have read (tests).
-	changed atomic.Int64
+	// changed counts the changed rows searches have read, refreshed the
+	// cached rows whose usage counters searches read again (tests).
+	changed, refreshed atomic.Int64
+	// now is the clock of the row cache's rowTTL (tests move it).
+	now func() time.Time
 }
 
 func newLocalIndexes(o Options) *localIndexes {
 	if o.SQLSearch {
 		return nil
 	}
-	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: scopeindex.NewBudget(o.IndexBytes), log: o.Logger}
+	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: scopeindex.NewBudget(o.IndexBytes), log: o.Logger, now: time.Now}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -367,29 +370,43 @@ func (s *Store) readQuery() string {
 	return `SELECT ` + s.cols + `, (` + snapshotQuery + `), xid >= $3::xid8 OR xid = ANY($4::xid8[]), ver
 		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]) OR id = ANY($5))
 		UNION ALL SELECT ` + tombstoneCols + `, (` + snapshotQuery + `), true, -1
-		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))`
+		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))
+		UNION ALL SELECT ` + usageCols + `, (` + snapshotQuery + `), false, -2
+		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND id = ANY($6)`
 }
+
+// usageCols shape a row's usage counters as memColsTemplate (the rest
+// empty), for the UNION with the rows a search reads: what a cached row
+// whose rowTTL passed reads again.
+const usageCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::float8, '', '{}'::jsonb, '', '', false,
+	now(), last_used_at, hits, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, ''`
 
 // readRows reads the scope's rows ids and every row whose stamp mark
 // has not read, in one statement, and applies the changes (see scopeIdx).
 // It returns the rows read by id.
 func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mark snapMark, ids []string) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
-	var need []string
-	now := time.Now()
+	var need, stale []string
+	now := s.local.now()
 	ix.mu.RLock()
 	for _, id := range ids {
-		if r, ok := ix.rows[id]; ok && now.Sub(r.at) < rowTTL {
-			found[id] = r.m
-		} else {
+		r, ok := ix.rows[id]
+		switch {
+		case !ok:
 			need = append(need, id)
+		case now.Sub(r.at) < rowTTL:
+			found[id] = r.m
+		default:
+			// Everything but the usage counters reached the cache
+			// through the stamps: those alone are read again.
+			stale = append(stale, id)
 		}
 	}
 	ix.mu.RUnlock()
 	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
 	// the running list goes as an array, empty or not.
 	rows, err := s.readStmt.QueryContext(ctx, sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10),
-		pq.Array(append([]string{}, mark.xip...)), pq.Array(need))
+		pq.Array(append([]string{}, mark.xip...)), pq.Array(need), pq.Array(stale))
 	if err != nil {
 		return nil, err
 	}
@@ -399,6 +416,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		vers     []int64
 		isChange []bool
 		gone     []string // deleted since the mark
+		usage    = map[string]*memory.Memory{}
 		snap     string
 	)
 	for rows.Next() {
@@ -410,8 +428,12 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		if err != nil {
 			return nil, err
 		}
-		if version < 0 {
+		switch version {
+		case -1:
 			gone = append(gone, m.ID)
+			continue
+		case -2:
+			usage[m.ID] = m
 			continue
 		}
 		read, vers, isChange = append(read, m), append(vers, version), append(isChange, isNew)
@@ -434,7 +456,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		}
 	}
 	s.local.changed.Add(int64(nChanged))
-	if len(read) == 0 && len(gone) == 0 && len(need) == 0 {
+	if len(read) == 0 && len(gone) == 0 && len(need) == 0 && len(stale) == 0 {
 		// Every candidate was cached and nothing changed: the common
 		// case, which needs no write lock.
 		return found, nil
@@ -453,6 +475,23 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 	if !ix.loaded {
 		// Unloaded meanwhile: the next search loads it afresh.
 		return found, nil
+	}
+	for _, id := range stale {
+		if _, ok := found[id]; ok {
+			continue // changed: read whole
+		}
+		u, ok := usage[id]
+		r, cached := ix.rows[id]
+		if !ok || !cached {
+			need = append(need, id) // gone: dropped below
+			continue
+		}
+		c := *r.m // cached rows are shared read-only: a copy
+		c.Hits, c.LastUsedAt = u.Hits, u.LastUsedAt
+		r.m, r.at = &c, now
+		ix.rows[id] = r
+		found[id] = &c
+		s.local.refreshed.Add(1)
 	}
 	var missing []string
 	for _, id := range need {
@@ -478,11 +517,13 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 	return found, nil
 }
 
-// rowTTL is how long a cached row is served without reading it again.
-// Every change a search reads (text, vector, state: migration 7's
-// stamps) and every deletion (migration 8's) reaches the cache at once;
-// only a touch by another process (hits, last_used_at) waits for the row
-// to be read again. A touch by this process updates the cache itself.
+// rowTTL is how long a cached row's usage counters are served without
+// reading them again. Every change a search reads (text, vector, state:
+// migration 7's stamps) and every deletion (migration 8's) reaches the
+// cache at once; only a touch by another process (hits, last_used_at,
+// kept in memory_usage) waits for the counters to be read again, and
+// they are read alone (readQuery). A touch by this process updates the
+// cache itself.
 const rowTTL = 30 * time.Second
 
 // cachedRow is a memory as a search last read it.

@@ -460,3 +460,67 @@ func TestReadPoolPlansOnce(t *testing.T) {
 		t.Error("a store searching in SQL opened the read pool")
 	}
 }
+
+// TestLocalIndexRefreshesUsage: another process's touches reach a row b
+// cached once rowTTL has passed, and b then reads only the row's usage
+// counters again, not the whole row; a row deleted meanwhile is dropped.
+func TestLocalIndexRefreshesUsage(t *testing.T) {
+	a, b := replicas(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	m := &memory.Memory{Tier: memory.TierSemantic, Text: "plays the cello", Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}}
+	other := &memory.Memory{Tier: memory.TierSemantic, Text: "plays the oboe", Embedding: []float32{0.9, 0.1, 0, 0, 0, 0, 0, 0}}
+	if err := a.Insert(ctx, sc, m, other); err != nil {
+		t.Fatal(err)
+	}
+	var clock time.Duration
+	b.local.now = func() time.Time { return time.Now().Add(clock) }
+	search := func() map[string]*memory.Memory {
+		t.Helper()
+		vs, err := b.VectorSearch(ctx, sc, m.Embedding, memory.SearchOptions{Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*memory.Memory{}
+		for _, c := range vs {
+			out[c.Memory.ID] = c.Memory
+		}
+		return out
+	}
+	search() // b caches both rows
+	used := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
+	for range 2 {
+		if err := a.Touch(ctx, sc, []string{m.ID}, used); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := search()[m.ID]; got.Hits != 0 {
+		t.Fatalf("within rowTTL: hits %d, want the cached 0", got.Hits)
+	}
+	clock = rowTTL + time.Second
+	changed, refreshed := b.local.changed.Load(), b.local.refreshed.Load()
+	got := search()
+	if g := got[m.ID]; g == nil || g.Hits != 2 || !g.LastUsedAt.Equal(used) || g.Text != m.Text || len(g.Embedding) != 8 {
+		t.Fatalf("after rowTTL: %+v, want hits 2, last used %v, the row whole", g, used)
+	}
+	if n := b.local.refreshed.Load() - refreshed; n != 2 {
+		t.Errorf("after rowTTL: %d rows refreshed, want both", n)
+	}
+	if n := b.local.changed.Load() - changed; n != 0 {
+		t.Errorf("after rowTTL: %d rows read as changed, want none", n)
+	}
+	// Within rowTTL again: served from the cache.
+	refreshed = b.local.refreshed.Load()
+	search()
+	if n := b.local.refreshed.Load() - refreshed; n != 0 {
+		t.Errorf("right after the refresh: %d rows refreshed again", n)
+	}
+	// A row deleted while cached is dropped, whatever its age.
+	if err := a.Delete(ctx, sc, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock = 2 * (rowTTL + time.Second)
+	if got := search(); got[other.ID] != nil || got[m.ID] == nil {
+		t.Errorf("after a deletion and rowTTL: %v, want %s alone", got, m.ID)
+	}
+}
