@@ -118,13 +118,23 @@ type localIndexes struct {
 	changed, refreshed atomic.Int64
 	// now is the clock of the row cache's rowTTL (tests move it).
 	now func() time.Time
+	// loadCacheBytes bounds the rows a load keeps whole in the row cache
+	// (cacheAtLoad): 32 MiB, or a sixteenth of IndexBytes when that is
+	// less; 20k rows at 256 dimensions.
+	loadCacheBytes int64
+	// fetched counts the candidate rows searches read whole (tests).
+	fetched atomic.Int64
 }
 
 func newLocalIndexes(o Options) *localIndexes {
 	if o.SQLSearch {
 		return nil
 	}
-	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: scopeindex.NewBudget(o.IndexBytes), log: o.Logger, now: time.Now}
+	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: scopeindex.NewBudget(o.IndexBytes), log: o.Logger, now: time.Now,
+		loadCacheBytes: 32 << 20}
+	if o.IndexBytes > 0 {
+		l.loadCacheBytes = min(l.loadCacheBytes, o.IndexBytes/16)
+	}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -267,9 +277,9 @@ func (m snapMark) newer(o snapMark) bool {
 	return m.xmax > o.xmax || (m.xmax == o.xmax && len(m.xip) < len(o.xip))
 }
 
-// load reads the scope whole. The mark is read first, in an earlier
-// snapshot than the rows: an older mark only makes the next search read a
-// few rows again.
+// load reads the scope whole (keeping a small scope's rows in the row
+// cache). The mark is read first, in an earlier snapshot than the rows:
+// an older mark only makes the next search read a few rows again.
 func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -285,10 +295,69 @@ func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
+	whole, err := s.cacheAtLoad(ctx, sc)
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	if whole {
+		err = s.loadWhole(ctx, sc, ix)
+	} else {
+		err = s.loadIndexOnly(ctx, sc, ix)
+	}
+	if err != nil {
+		ix.reset()
+		return fmt.Errorf("load index: %w", err)
+	}
+	ix.mark = mark
+	ix.loaded = true
+	ix.bytes.Store(ix.estimate())
+	return nil
+}
+
+// cacheAtLoad reports whether sc is small enough for its load to keep
+// its rows whole in the row cache (localIndexes.loadCacheBytes): its
+// searches then read no candidate rows until they change or rowTTL
+// passes. A larger scope's load reads what the index needs alone.
+func (s *Store) cacheAtLoad(ctx context.Context, sc memory.Scope) (bool, error) {
+	most := int(s.local.loadCacheBytes / int64(4*s.opts.Dim+600))
+	if most <= 0 {
+		return false, nil
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
+		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, most+1).Scan(&n); err != nil {
+		return false, fmt.Errorf("count scope: %w", err)
+	}
+	return n <= most, nil
+}
+
+// loadWhole indexes the scope's rows and keeps them in the row cache.
+func (s *Store) loadWhole(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+`, ver FROM memory_rows WHERE user_id = $1 AND namespace = $2`,
+		sc.User, sc.Namespace)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	now := s.local.now()
+	for rows.Next() {
+		var ver int64
+		m, err := scanMemory(rows, &ver)
+		if err != nil {
+			return err
+		}
+		ix.apply(m.ID, m.CreatedAt.UnixMicro(), scopeindex.MetaOf(m), m.Embedding, m.SearchText(), ver)
+		ix.cache(m, ver, now)
+	}
+	return rows.Err()
+}
+
+// loadIndexOnly indexes the scope's rows, reading what the index needs.
+func (s *Store) loadIndexOnly(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+s.indexCols()+` FROM memories WHERE user_id = $1 AND namespace = $2`,
 		sc.User, sc.Namespace)
 	if err != nil {
-		return fmt.Errorf("load index: %w", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -301,14 +370,12 @@ func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 			ver                     int64
 		)
 		if err := rows.Scan(&id, &tier, &dead, &expires, &cons, &created, &emb, &text, &context, &ver); err != nil {
-			ix.reset()
-			return fmt.Errorf("load index: %w", err)
+			return err
 		}
 		var vec []float32
 		if emb != nil {
 			if vec, err = decodeVector(emb); err != nil {
-				ix.reset()
-				return fmt.Errorf("load index: embedding of %s: %w", id, err)
+				return fmt.Errorf("embedding of %s: %w", id, err)
 			}
 		}
 		var exp int64
@@ -319,14 +386,7 @@ func (s *Store) load(ctx context.Context, sc memory.Scope, ix *scopeIdx) error {
 		mm := memory.Memory{Text: text, Context: context}
 		ix.apply(id, created.UnixMicro(), m, vec, mm.SearchText(), ver)
 	}
-	if err := rows.Err(); err != nil {
-		ix.reset()
-		return fmt.Errorf("load index: %w", err)
-	}
-	ix.mark = mark
-	ix.loaded = true
-	ix.bytes.Store(ix.estimate())
-	return nil
+	return rows.Err()
 }
 
 // apply indexes one row read at version ver, unless a newer (or the same)
@@ -403,6 +463,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		}
 	}
 	ix.mu.RUnlock()
+	s.local.fetched.Add(int64(len(need)))
 	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
 	// the running list goes as an array, empty or not.
 	rows, err := s.readStmt.QueryContext(ctx, sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10),

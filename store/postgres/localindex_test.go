@@ -524,3 +524,46 @@ func TestLocalIndexRefreshesUsage(t *testing.T) {
 		t.Errorf("after a deletion and rowTTL: %v, want %s alone", got, m.ID)
 	}
 }
+
+// TestLocalIndexCachesSmallScopeAtLoad: a small scope's load keeps its
+// rows whole, so its first searches read no candidate rows; past
+// loadCacheBytes, a load reads what the index needs alone and searches
+// read their candidates. Both give the same results.
+func TestLocalIndexCachesSmallScopeAtLoad(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	r := rand.New(rand.NewPCG(5, 6))
+	var ms []*memory.Memory
+	for i := range 40 {
+		ms = append(ms, &memory.Memory{Tier: memory.TierSemantic, Text: fmt.Sprintf("note %d about tea", i), Embedding: randVec(r, 8)})
+	}
+	if err := st.Insert(ctx, sc, ms...); err != nil {
+		t.Fatal(err)
+	}
+	search := func() ([]string, int64) {
+		t.Helper()
+		st.local.forgetUser(sc.User, sc.Namespace)
+		before := st.local.fetched.Load()
+		v, l, err := st.HybridSearch(ctx, sc, ms[0].Embedding, "tea", memory.SearchOptions{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v) != 10 || len(l) != 10 || v[0].Memory.ID != ms[0].ID || v[0].Memory.Text != ms[0].Text || len(v[0].Memory.Embedding) != 8 {
+			t.Fatalf("search: %d vector, %d lexical candidates, top %+v", len(v), len(l), v[0].Memory)
+		}
+		return append(candIDs(v), candIDs(l)...), st.local.fetched.Load() - before
+	}
+	whole, fetched := search()
+	if fetched != 0 {
+		t.Errorf("a small scope's first search read %d rows, want none", fetched)
+	}
+	st.local.loadCacheBytes = 1
+	indexOnly, fetched := search()
+	if fetched == 0 {
+		t.Error("past loadCacheBytes, the first search read no rows: the load cached them")
+	}
+	if !slices.Equal(whole, indexOnly) {
+		t.Errorf("results differ: cached at load %v, index only %v", whole, indexOnly)
+	}
+}
