@@ -477,3 +477,54 @@ func (s *suite) testLexicalSearchFilters(t *testing.T) {
 		t.Errorf("with dead: %d matches, want %d", len(ls), len(dead)+1)
 	}
 }
+
+// testLexicalScopeStats checks that lexical scores count the scope's own
+// memories only: another user's memories, however many share the query's
+// words, move none of alice's scores (nor does a scope of her own other
+// namespace).
+func (s *suite) testLexicalScopeStats(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	var ms []*memory.Memory
+	for i := range 12 {
+		ms = append(ms, newMem(fmt.Sprintf("note %d: tea with lemon and honey, walk %d", i, i%3), memory.TierSemantic, nil))
+	}
+	ms[3].Text = "tea tea tea"
+	insert(t, st, alice, ms...)
+	queries := []string{"tea", "lemon honey", "walk 2 tea"}
+	search := func() [][]memory.Candidate {
+		t.Helper()
+		out := make([][]memory.Candidate, len(queries))
+		for i, q := range queries {
+			cs, err := st.LexicalSearch(ctx, alice, q, memory.SearchOptions{At: t0})
+			must(t, err)
+			if len(cs) == 0 {
+				t.Fatalf("query %q matched nothing", q)
+			}
+			out[i] = cs
+		}
+		return out
+	}
+	before := search()
+	others := func(n int) []*memory.Memory {
+		var out []*memory.Memory
+		for i := range n {
+			out = append(out, newMem(fmt.Sprintf("tea %d and more tea, no lemon", i), memory.TierSemantic, nil))
+		}
+		return out
+	}
+	insert(t, st, bob, others(200)...)
+	insert(t, st, aliceW, others(50)...)
+	after := search()
+	for i, q := range queries {
+		if !slices.Equal(ids(after[i]), ids(before[i])) {
+			t.Errorf("query %q: ranking %v, was %v before other scopes' memories", q, ids(after[i]), ids(before[i]))
+			continue
+		}
+		for j := range after[i] {
+			if math.Abs(after[i][j].Score-before[i][j].Score) > 1e-9 {
+				t.Errorf("query %q, candidate %d: score %v, was %v before other scopes' memories", q, j, after[i][j].Score, before[i][j].Score)
+			}
+		}
+	}
+}

@@ -83,6 +83,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LexicalSearch", s.testLexicalSearch)
 	t.Run("LexicalSearchCJK", s.testLexicalSearchCJK)
 	t.Run("LexicalSearchFilters", s.testLexicalSearchFilters)
+	t.Run("LexicalScopeStats", s.testLexicalScopeStats)
 	t.Run("SearchReadOnly", s.testSearchReadOnly)
 	t.Run("HybridSearch", s.testHybridSearch)
 	t.Run("Batch", s.testBatch)

@@ -701,7 +701,7 @@ func vectorRank(ix *scopeIdx, q []float32, f *scopeindex.Filter, limit int) []st
 // read lock.
 func lexicalRank(ix *scopeIdx, terms []string, f *scopeindex.Filter, limit int) ([]string, []float64) {
 	chosen, postings := scopeindex.PickTerms(terms, ix.lex.DF)
-	hits := ix.lex.Search(chosen, postings, f, limit, ix.lex.Totals())
+	hits := ix.lex.Search(chosen, postings, f, limit)
 	ids := make([]string, len(hits))
 	scores := make([]float64, len(hits))
 	for i, h := range hits {

@@ -126,16 +126,12 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		limit = defaultLimit
 	}
 	f := scopeindex.NewFilter(o)
-	tot, err := s.totals(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("lexical search: %w", err)
-	}
 	lx, err := s.rlockLexIndex(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: load index: %w", err)
 	}
 	chosen, postings := scopeindex.PickTerms(terms, lx.x.DF)
-	hits := lx.x.Search(chosen, postings, &f, limit, tot)
+	hits := lx.x.Search(chosen, postings, &f, limit)
 	ids := make([]string, len(hits))
 	seqs := make([]int64, len(hits))
 	for i, h := range hits {

@@ -75,8 +75,6 @@ type Store struct {
 
 	// rows keeps recently read rows for searches (see rowCache).
 	rows *rowCache
-	// lexTotals keeps FTS5's counts for lexical ranking.
-	lexTotals lexTotalsCache
 
 	// lexWrites counts rows added to the lexical index since it was last
 	// merged; lexCompactAt is the count that triggers the next merge.

@@ -115,7 +115,6 @@ func (ix *vecIndex) upsert(id string, seq int64, m scopeindex.Meta, emb []byte) 
 // On error an index is dropped and reloads on the next search.
 func (s *Store) refresh(ctx context.Context, sc memory.Scope, ids []string) {
 	s.rows.drop(ids)
-	s.lexTotals.gen.Add(1)
 	if len(ids) == 0 {
 		return
 	}
@@ -241,7 +240,6 @@ func (s *Store) refreshWritten(sc memory.Scope, rows []writtenRow) {
 		ids[i] = r.id
 	}
 	s.rows.drop(ids)
-	s.lexTotals.gen.Add(1)
 	ix, lx, unlock := s.lockLoaded(sc)
 	defer unlock()
 	for _, r := range rows {
@@ -258,7 +256,6 @@ func (s *Store) refreshWritten(sc memory.Scope, rows []writtenRow) {
 // after a deletion committed.
 func (s *Store) forgetUser(user, ns string) {
 	s.rows.dropUser(user, ns)
-	s.lexTotals.gen.Add(1)
 	s.idxMu.Lock()
 	var drop []unloaded
 	for _, sc := range s.budget.Scopes() {

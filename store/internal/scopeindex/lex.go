@@ -12,9 +12,9 @@ import (
 
 // Lex is one scope's lexical index: an inverted index over the tokens of
 // memory.LexicalForm of each row's search text, ranked with BM25 as
-// SQLite's FTS5 computes it (fts5Bm25Function), with row and token totals
-// the store chooses (FTS5's table-wide ones on SQLite, the scope's own
-// elsewhere, Lex.Totals).
+// SQLite's FTS5 computes it (fts5Bm25Function), over the scope's own row
+// and token counts (Totals; FTS5 counts the whole table's): one scope's
+// memories never move another's scores.
 type Lex struct {
 	slot  map[string]int32 // by memory id
 	ids   []string         // "" for a free slot
@@ -168,7 +168,8 @@ type LexHit struct {
 // LexNewest matches are ranked, unless the filter leaves fewer than limit
 // of them; the best limit that pass f, best first. The caller holds the
 // read lock.
-func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int, tot Totals) []LexHit {
+func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []LexHit {
+	tot := lx.Totals()
 	if len(chosen) == 0 || tot.Rows <= 0 {
 		return nil
 	}
