@@ -16,27 +16,38 @@ import (
 // write, and 15% less of memproxy's CPU per recall; ingest commits the
 // events and turn-log rows of the jobs that finish together
 // (background.Batcher). fn must not wait on writes outside the batch to
-// rows the batch wrote: they would wait for its commit. Each joined call runs in its own savepoint, so one that
-// fails leaves the others in place and returns its error as usual. What a
-// joined Touch changes in this process's row cache is applied once the
-// batch committed.
+// rows the batch wrote: they would wait for its commit.
+//
+// Each joined call runs in its own savepoint, so one that fails leaves
+// the others in place and returns its error as usual. A savepoint is a
+// subtransaction, and past 64 in one transaction the server's cache of
+// them overflows, after which every other session's visibility checks
+// look the transaction's rows up in pg_subtrans: so a batch commits every
+// maxJoined calls and goes on in a new transaction, and a failing fn
+// rolls back only the calls since the last of those commits. What a
+// joined Touch changes in this process's row cache is applied once its
+// transaction committed.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("batch: begin: %w", err)
 	}
-	b := &batch{tx: tx}
+	b := &batch{db: s.db, tx: tx}
 	if err := fn(context.WithValue(ctx, batchKey{}, b)); err != nil {
-		return errors.Join(err, rollback(tx))
+		if b.tx == nil {
+			return err
+		}
+		return errors.Join(err, rollback(b.tx))
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("batch: commit: %w", err)
+	if b.tx == nil {
+		return fmt.Errorf("batch: %w", b.err)
 	}
-	for _, f := range b.after {
-		f()
-	}
-	return nil
+	return b.commit()
 }
+
+// maxJoined bounds the calls (savepoints) one transaction of a Batch
+// takes, under the server's 64 cached subtransactions.
+const maxJoined = 48
 
 type batchKey struct{}
 
@@ -44,8 +55,47 @@ type batchKey struct{}
 // a transaction runs one statement at a time.
 type batch struct {
 	mu    sync.Mutex
-	tx    *sql.Tx
-	after []func() // run once the batch committed
+	db    *sql.DB
+	tx    *sql.Tx // nil after a failed intermediate commit (err)
+	err   error
+	calls int      // joined calls in tx
+	after []func() // run once tx committed
+}
+
+// commit commits the batch's transaction and runs its after hooks.
+func (b *batch) commit() error {
+	tx := b.tx
+	b.tx = nil
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("batch: commit: %w", err)
+	}
+	for _, f := range b.after {
+		f()
+	}
+	b.after, b.calls = nil, 0
+	return nil
+}
+
+// next commits the transaction once it holds maxJoined calls and begins
+// the next; the caller holds mu.
+func (b *batch) next(ctx context.Context) error {
+	if b.tx == nil {
+		return fmt.Errorf("batch: %w", b.err)
+	}
+	if b.calls < maxJoined {
+		return nil
+	}
+	if err := b.commit(); err != nil {
+		b.err = err
+		return err
+	}
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		b.err = fmt.Errorf("batch: begin: %w", err)
+		return b.err
+	}
+	b.tx = tx
+	return nil
 }
 
 // dbtx is what a write runs on: the pool, or a transaction.
@@ -74,6 +124,10 @@ func (s *Store) joined(ctx context.Context, several bool, after func(), fn func(
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := b.next(ctx); err != nil {
+		return err
+	}
+	b.calls++
 	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT joined`); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,5 +54,46 @@ func TestBatchSavepoints(t *testing.T) {
 	}
 	if r, err := st.RecallByRequest(ctx, sc, "r"); err != nil || r == nil {
 		t.Errorf("the recall row after the refused one: %v, %v", r, err)
+	}
+}
+
+// TestBatchChunks: a batch of more calls than maxJoined never holds more
+// than maxJoined savepoints (subtransactions) in one transaction, and
+// every call lands, the same rows touched again and again included.
+func TestBatchChunks(t *testing.T) {
+	ctx := context.Background()
+	st := openTest(t, 2)
+	sc := memory.Scope{User: "u", Namespace: "default"}
+	if err := st.Insert(ctx, sc, &memory.Memory{ID: "a", Tier: memory.TierSemantic, Text: "sailing", Embedding: []float32{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3*maxJoined + 5
+	most := 0
+	err := st.Batch(ctx, func(ctx context.Context) error {
+		b := ctx.Value(batchKey{}).(*batch)
+		for i := range n {
+			if err := st.Touch(ctx, sc, []string{"a"}, time.Now()); err != nil {
+				return err
+			}
+			if err := st.AppendRecall(ctx, &memory.RecallRecord{RequestID: fmt.Sprint("r", i), Scope: sc, Time: time.Now()}); err != nil {
+				return err
+			}
+			most = max(most, b.calls)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most > maxJoined {
+		t.Errorf("a transaction of the batch held %d savepoints, want at most %d", most, maxJoined)
+	}
+	if m, err := st.Get(ctx, sc, "a"); err != nil || m.Hits != n {
+		t.Errorf("after %d touches in one batch: %+v, %v", n, m, err)
+	}
+	for _, id := range []string{"r0", fmt.Sprint("r", n-1)} {
+		if r, err := st.RecallByRequest(ctx, sc, id); err != nil || r == nil {
+			t.Errorf("recall row %s: %v, %v", id, r, err)
+		}
 	}
 }
