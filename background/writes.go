@@ -9,9 +9,10 @@ import (
 // Batcher is a store that can commit many writes at once: its Insert,
 // AppendTurn and AppendAudit called with the context Batch passes fn join
 // one transaction, committed when fn returns, each in a savepoint of its
-// own (the SQLite store). Ingest then commits the writes of the jobs that
-// finish together once, instead of one transaction per job and another per
-// turn-log row, and a memory goes in with its audit row.
+// own (both stores; PostgreSQL commits every few dozen calls, under the
+// server's subtransaction cache). Ingest then commits the writes of the
+// jobs that finish together once, instead of one transaction per job and
+// another per turn-log row, and a memory goes in with its audit row.
 type Batcher interface {
 	Batch(ctx context.Context, fn func(ctx context.Context) error) error
 }

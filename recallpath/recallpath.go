@@ -39,8 +39,9 @@ type Writer interface {
 
 // Batcher is a Writer that can commit many writes at once: Touch and
 // AppendRecall called with the context Batch passes fn are committed
-// together when fn returns (the SQLite store). The background writer then
-// writes each flush window in one transaction instead of one per call.
+// together when fn returns (both stores; PostgreSQL commits every few
+// dozen calls). The background writer then writes each flush window in one
+// transaction instead of one per call.
 type Batcher interface {
 	Batch(ctx context.Context, fn func(ctx context.Context) error) error
 }

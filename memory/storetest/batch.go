@@ -9,8 +9,9 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// Batcher is a store whose Touch and AppendRecall can join one
-// transaction (the recall path's background writer uses it).
+// Batcher is a store whose writes can join one transaction: Touch and
+// AppendRecall (the recall path's background writer), Insert, AppendTurn
+// and AppendAudit (ingest).
 type Batcher interface {
 	Batch(ctx context.Context, fn func(ctx context.Context) error) error
 }
