@@ -323,10 +323,9 @@ func (s *Store) cacheAtLoad(ctx context.Context, sc memory.Scope) (bool, error) 
 	if most <= 0 {
 		return false, nil
 	}
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
-		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, most+1).Scan(&n); err != nil {
-		return false, fmt.Errorf("count scope: %w", err)
+	n, err := s.countUpTo(ctx, sc, most+1)
+	if err != nil {
+		return false, err
 	}
 	return n <= most, nil
 }
@@ -476,8 +475,8 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 		read     []*memory.Memory // rows read, changed or asked for
 		vers     []int64
 		isChange []bool
-		gone     []string // deleted since the mark
-		usage    = map[string]*memory.Memory{}
+		gone     []string                  // deleted since the mark
+		usage    map[string]*memory.Memory // counters of the stale rows
 		snap     string
 	)
 	for rows.Next() {
@@ -494,6 +493,9 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 			gone = append(gone, m.ID)
 			continue
 		case -2:
+			if usage == nil {
+				usage = make(map[string]*memory.Memory, len(stale))
+			}
 			usage[m.ID] = m
 			continue
 		}

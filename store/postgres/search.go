@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -66,10 +68,13 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 // instead of two; on the SQL paths it runs the two searches.
 func (s *Store) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32, query string, o memory.SearchOptions) (byVector, byText []memory.Candidate, err error) {
 	if s.local == nil {
-		if byVector, err = s.VectorSearch(ctx, sc, vec, o); err != nil {
-			return nil, nil, err
-		}
-		if byText, err = s.LexicalSearch(ctx, sc, query, o); err != nil {
+		// Two statements on the server: their round trips overlap.
+		var vecErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { byVector, vecErr = s.VectorSearch(ctx, sc, vec, o) })
+		byText, err = s.LexicalSearch(ctx, sc, query, o)
+		wg.Wait()
+		if err = errors.Join(vecErr, err); err != nil {
 			return nil, nil, err
 		}
 		return byVector, byText, nil
@@ -117,14 +122,24 @@ func (s *Store) largeScope(ctx context.Context, sc memory.Scope) (bool, error) {
 	if n, ok := s.sizes.get(sc, bound, now); ok {
 		return n >= bound, nil
 	}
+	n, err := s.countUpTo(ctx, sc, bound)
+	if err != nil {
+		return false, err
+	}
+	s.sizes.put(sc, n, bound, now)
+	return n >= bound, nil
+}
+
+// countUpTo counts the scope's memories, stopping at bound: as cheap for a
+// scope of a million as for one just over bound.
+func (s *Store) countUpTo(ctx context.Context, sc memory.Scope, bound int) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
 		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, bound).Scan(&n)
 	if err != nil {
-		return false, fmt.Errorf("count scope: %w", err)
+		return 0, fmt.Errorf("count scope: %w", err)
 	}
-	s.sizes.put(sc, n, bound, now)
-	return n >= bound, nil
+	return n, nil
 }
 
 // vectorExact orders the scope's rows by exact distance. It ranks the
