@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# The whole test suite: Go tests (SQLite and PostgreSQL), the Node SDK smoke
-# test and the headless-browser test of the memory browser page.
-# PostgreSQL must answer at TEST_DATABASE_URL (default below) with pgvector
-# installed; .ci/run prepares a fresh machine.
+# The whole test suite: Go tests (SQLite and PostgreSQL), the Node SDK tests
+# and the headless-browser test of the memory browser page.
+#
+# It first checks and installs what it needs (scripts/prereqs.sh: PostgreSQL
+# started, pgvector, Chromium, Node.js, Go modules, npm packages), so it runs
+# on a fresh Debian 12 machine by itself; when a prerequisite cannot be had it
+# stops within the first minute and names the fix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}"
 
+bash scripts/prereqs.sh
+
+echo "== go vet"
 go vet ./...
-go test -count=1 -timeout 30m ./...
+echo "== go test"
+go test -count=1 -timeout 40m ./...
 
 for d in test/node test/browser; do
   if [ -f "$d/package.json" ]; then
-    [ -d "$d/node_modules" ] || (cd "$d" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "== npm test ($d)"
     (cd "$d" && npm test)
   fi
 done
