@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/memproxy/memproxy/internal/app"
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/store/sqlite"
 )
@@ -34,7 +35,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := &serveConfig{}
-	fs.StringVar(&cfg.Listen, "listen", envOr(getenv, "MEMPROXY_LISTEN", ":8080"), "address to listen on (MEMPROXY_LISTEN)")
+	fs.StringVar(&cfg.Listen, "listen", envOr(getenv, "MEMPROXY_LISTEN", defaultListen), "address to listen on; loopback by default, \":8080\" for every interface, as containers need (MEMPROXY_LISTEN)")
 	fs.StringVar(&cfg.Upstream, "upstream", envOr(getenv, "MEMPROXY_UPSTREAM", "https://api.openai.com/v1"), "OpenAI-compatible upstream base URL (MEMPROXY_UPSTREAM)")
 	fs.StringVar(&cfg.PolicyFile, "policy", getenv("MEMPROXY_POLICY"), "policy file (MEMPROXY_POLICY; default ./policy.yaml if present, else built-in defaults)")
 	fs.StringVar(&cfg.DB, "db", envOr(getenv, "MEMPROXY_DB", "./memproxy.db"), "embedded SQLite database (MEMPROXY_DB)")
@@ -109,9 +110,56 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("memproxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream,
 		"policy", orDefault(cfg.PolicyFile), "config", a.Describe())
+	warnExposure(ctx, log, ln.Addr(), pol, a)
 	err = a.Proxy.Serve(ctx, ln)
 	log.Info("memproxy stopped")
 	return err
+}
+
+// defaultListen keeps a fresh memproxy off the network: identity headers
+// are trusted by default, so anyone who can reach it could name any user.
+const defaultListen = "127.0.0.1:8080"
+
+// exposed reports whether addr (a listener's address) accepts connections
+// from other hosts: any address but a loopback one.
+func exposed(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	return !ta.IP.IsLoopback()
+}
+
+// exposureRisk says what is wrong when memproxy is reachable from other
+// hosts while it trusts identity headers and no client key binds callers
+// to users: every caller may then read and write any user's memory by
+// naming them. Empty when the combination is safe.
+func exposureRisk(addr net.Addr, trustHeaders bool, activeKeys int) string {
+	if !exposed(addr) || !trustHeaders || activeKeys > 0 {
+		return ""
+	}
+	return "memproxy listens on " + addr.String() + " (not loopback) and trusts identity headers (identity.trust_headers) " +
+		"with no client keys: anyone who reaches it can read and write any user's memory by naming the user; " +
+		"listen on 127.0.0.1, put memproxy behind your app's backend, or set identity.trust_headers: false and issue client keys"
+}
+
+// warnExposure logs exposureRisk at start-up.
+func warnExposure(ctx context.Context, log *slog.Logger, addr net.Addr, pol *policy.Policy, a *app.App) {
+	keys := 0
+	if ks, ok := a.Store.(memory.KeyStore); ok {
+		all, err := ks.ListKeys(ctx)
+		if err != nil {
+			log.Warn("cannot list client keys for the exposure check", "err", err)
+		}
+		for _, k := range all {
+			if k.RevokedAt == nil {
+				keys++
+			}
+		}
+	}
+	if msg := exposureRisk(addr, pol.Identity.TrustHeaders, keys); msg != "" {
+		log.Warn(msg, "addr", addr.String())
+	}
 }
 
 func orDefault(file string) string {

@@ -3,10 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
 )
 
 func TestServeFlagsAndEnv(t *testing.T) {
@@ -76,5 +83,80 @@ func TestBenchOverhead(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"bench", "nothing"}, &out, &bytes.Buffer{}); err == nil {
 		t.Error("unknown benchmark accepted")
+	}
+}
+
+func TestServeListensOnLoopbackByDefault(t *testing.T) {
+	cfg, err := parseServeFlags(nil, func(string) string { return "" }, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:8080" {
+		t.Errorf("default listen = %q, want 127.0.0.1:8080 (loopback unless told otherwise)", cfg.Listen)
+	}
+	cfg, err = parseServeFlags(nil, func(k string) string {
+		if k == "MEMPROXY_LISTEN" {
+			return ":8080"
+		}
+		return ""
+	}, &bytes.Buffer{})
+	if err != nil || cfg.Listen != ":8080" {
+		t.Errorf("MEMPROXY_LISTEN=:8080 gives %+v %v", cfg, err)
+	}
+}
+
+func TestExposureRisk(t *testing.T) {
+	loop := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	loop6 := &net.TCPAddr{IP: net.IPv6loopback, Port: 8080}
+	all := &net.TCPAddr{IP: net.IPv4zero, Port: 8080}
+	all6 := &net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}
+	lan := &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 8080}
+	for _, tc := range []struct {
+		addr  net.Addr
+		trust bool
+		keys  int
+		warn  bool
+	}{
+		{loop, true, 0, false}, {loop6, true, 0, false},
+		{all, true, 0, true}, {all6, true, 0, true}, {lan, true, 0, true},
+		{all, false, 0, false}, {all, true, 1, false},
+	} {
+		got := exposureRisk(tc.addr, tc.trust, tc.keys)
+		if (got != "") != tc.warn {
+			t.Errorf("exposureRisk(%v, trust=%v, keys=%d) = %q, want warning=%v", tc.addr, tc.trust, tc.keys, got, tc.warn)
+		}
+	}
+}
+
+// TestServeWarnsWhenExposed runs the start-up check on a real app: exposed
+// with trusted headers and no client key warns; a live client key, or a
+// loopback address, silences it.
+func TestServeWarnsWhenExposed(t *testing.T) {
+	ctx := t.Context()
+	cfg := &serveConfig{Upstream: "http://127.0.0.1:1/v1", DB: filepath.Join(t.TempDir(), "m.db"), IndexMiB: 16}
+	pol := policy.Default()
+	a, err := buildServer(ctx, cfg, pol, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	check := func(addr net.Addr) string {
+		var buf bytes.Buffer
+		warnExposure(ctx, slog.New(slog.NewTextHandler(&buf, nil)), addr, pol, a)
+		return buf.String()
+	}
+	exposedAddr := &net.TCPAddr{IP: net.IPv4zero, Port: 8080}
+	if out := check(exposedAddr); !strings.Contains(out, "level=WARN") || !strings.Contains(out, "trust_headers") {
+		t.Errorf("exposed + trusted headers + no keys: log = %q, want a warning", out)
+	}
+	if out := check(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}); out != "" {
+		t.Errorf("loopback: log = %q, want nothing", out)
+	}
+	ks := a.Store.(memory.KeyStore)
+	if err := ks.CreateKey(ctx, &memory.ClientKey{ID: memory.NewID(), Prefix: "mp_x", Hash: strings.Repeat("ab", 32), User: "u1", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if out := check(exposedAddr); out != "" {
+		t.Errorf("with a client key: log = %q, want nothing", out)
 	}
 }
