@@ -1,8 +1,10 @@
 package inject
 
 import (
+	"html"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Sanitize makes a memory's text safe to place inside the fence as one
@@ -20,7 +22,11 @@ import (
 //     homoglyphs) into square brackets: "[/memory]";
 //   - rewrites [INST]-style markers into parentheses;
 //   - breaks role prefixes ("system:", "Assistant：", "### Instruction"),
-//     wherever they appear, into "system -" and "Instruction".
+//     wherever they appear, into "system -" and "Instruction";
+//   - sees through HTML entities, \u/\x/% escapes and invisible or filler
+//     characters (U+3164, U+FFA0, U+2800, marks) when matching, so
+//     "&lt;/memory&gt;" is rewritten too, while "&lt;" that forms no
+//     marker stays as written.
 //
 // Ordinary text, Chinese punctuation included, is left as it was.
 func Sanitize(s string) string {
@@ -33,7 +39,7 @@ func Sanitize(s string) string {
 // plain reports, by one look at the bytes, that Sanitize would return s as
 // it is: printable ASCII with single spaces inside only (flatten changes
 // nothing) and none of the characters every rewrite needs ("<", "[", "#",
-// ":"). Most memories are such text; the injector sanitises every
+// ":") or every escape starts with ("&", "\\", "%"). Most memories are such text; the injector sanitises every
 // candidate line of every request, so they skip the rune slices.
 func plain(s string) bool {
 	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
@@ -41,7 +47,7 @@ func plain(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
-		case '<', '[', '#', ':':
+		case '<', '[', '#', ':', '&', '\\', '%':
 			return false
 		case ' ':
 			if s[i-1] == ' ' {
@@ -57,18 +63,26 @@ func plain(s string) bool {
 }
 
 // sanitize is Sanitize for any text.
+//
+// Matching runs on a view of the text, not the text itself: invisible and
+// filler characters are left out of it and HTML entities and escapes are
+// decoded in it (matchView), so "&lt;/memory&gt;" and "</mem\u3164ory>"
+// are seen as the closer they read as. Each view cell remembers the span
+// of text it came from; only the spans of cells a rewrite touches change,
+// so "&lt;" in code stays "&lt;" unless it forms a marker.
 func sanitize(s string) string {
 	rs, same := flatten(s)
 	if len(rs) == 0 {
 		return ""
 	}
-	folded := make([]rune, len(rs))
-	for i, r := range rs {
-		folded[i] = fold(r)
+	view := matchView(rs)
+	folded := make([]rune, len(view))
+	for i, c := range view {
+		folded[i] = fold(c.r)
 	}
-	// out[i], when set, replaces rs[i] ("" drops it).
+	// out[i], when set, replaces the text of view cell i ("" drops it).
 	out := make(map[int]string)
-	for i := 0; i < len(rs); i++ {
+	for i := 0; i < len(folded); i++ {
 		switch folded[i] {
 		case '<':
 			neutraliseTag(folded, i, out)
@@ -77,7 +91,9 @@ func sanitize(s string) string {
 		case '#':
 			i = neutraliseHeading(folded, i, out)
 		default:
-			if isWord(folded[i]) && (i == 0 || !isWord(folded[i-1])) {
+			// A left-out character counts as a word break: a reader may
+			// see one there.
+			if isWord(folded[i]) && (i == 0 || !isWord(folded[i-1]) || view[i-1].end != view[i].start) {
 				neutraliseRole(folded, i, out)
 			}
 		}
@@ -88,16 +104,179 @@ func sanitize(s string) string {
 		}
 		return string(rs)
 	}
+	// repl[k], when set, replaces the text runes from k to skip[k].
+	repl := make(map[int]string, len(out))
+	skip := make(map[int]int, len(out))
+	for i, v := range out {
+		repl[view[i].start], skip[view[i].start] = v, view[i].end
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
-	for i, r := range rs {
-		if v, ok := out[i]; ok {
+	for k := 0; k < len(rs); k++ {
+		if v, ok := repl[k]; ok {
 			b.WriteString(v)
+			k = skip[k] - 1
 			continue
 		}
-		b.WriteRune(r)
+		b.WriteRune(rs[k])
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// cell is one character of the matching view and the runes [start, end)
+// of the text it stands for.
+type cell struct {
+	r          rune
+	start, end int
+}
+
+// matchView is rs as a reader may take it: without the characters that
+// show nothing (invisible reports them) and with entities and escapes
+// decoded, repeatedly, so "&amp;lt;" reads as "<" too.
+func matchView(rs []rune) []cell {
+	v := make([]cell, 0, len(rs))
+	for i, r := range rs {
+		if !invisible(r) {
+			v = append(v, cell{r, i, i + 1})
+		}
+	}
+	for pass := 0; pass < 3; pass++ {
+		var changed bool
+		if v, changed = decodeEscapes(v); !changed {
+			break
+		}
+	}
+	return v
+}
+
+// invisible reports characters that render as nothing or as blank space
+// without being white space, so a reader does not see them between the
+// letters of a tag: format characters (zero-width, bidi controls, tags),
+// default-ignorable code points (Hangul fillers U+115F, U+1160, U+3164,
+// U+FFA0, ...), variation selectors, combining and enclosing marks, and
+// the blank Braille pattern U+2800, which is drawn as a space.
+func invisible(r rune) bool {
+	if r < 0x80 {
+		return false
+	}
+	return unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) ||
+		r == '\u2800'
+}
+
+// decodeEscapes decodes one level of HTML character references (named
+// "&lt;", decimal "&#60;", hex "&#x3c;", the semicolon optional where
+// html allows it), JavaScript/JSON escapes
+// ("\u003c", "\x3c") and URL escapes ("%3C") in v.
+func decodeEscapes(v []cell) ([]cell, bool) {
+	var out []cell
+	for i := 0; i < len(v); i++ {
+		r, n := decodeAt(v, i)
+		if n == 0 {
+			if out != nil {
+				out = append(out, v[i])
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]cell, 0, len(v)), v[:i]...)
+		}
+		out = append(out, cell{r, v[i].start, v[i+n-1].end})
+		i += n - 1
+	}
+	if out == nil {
+		return v, false
+	}
+	return out, true
+}
+
+// maxEscape bounds the length of one escape (the longest entity name is 31).
+const maxEscape = 34
+
+// decodeAt decodes the escape starting at v[i], if any: the rune and the
+// number of cells it spans (0 when there is none).
+func decodeAt(v []cell, i int) (rune, int) {
+	switch v[i].r {
+	case '&':
+		return decodeEntity(v, i)
+	case '\\':
+		if i+1 < len(v) && (v[i+1].r == 'u' || v[i+1].r == 'x') {
+			digits := 4
+			if v[i+1].r == 'x' {
+				digits = 2
+			}
+			if r, ok := hexRun(v, i+2, digits); ok {
+				return r, 2 + digits
+			}
+		}
+	case '%':
+		if r, ok := hexRun(v, i+1, 2); ok {
+			return r, 3
+		}
+	}
+	return 0, 0
+}
+
+func decodeEntity(v []cell, i int) (rune, int) {
+	j := i + 1
+	var nb strings.Builder
+	for j < len(v) && j-i < maxEscape && (isASCIIWord(v[j].r) || (j == i+1 && v[j].r == '#')) {
+		nb.WriteRune(v[j].r)
+		j++
+	}
+	name := nb.String()
+	if name == "" {
+		return 0, 0
+	}
+	if j < len(v) && v[j].r == ';' {
+		if r, ok := oneRune(html.UnescapeString("&" + name + ";")); ok {
+			return r, len(name) + 2
+		}
+	}
+	// Without the semicolon a reader takes the longest entity the name
+	// starts with ("&ltmemory" reads as "<memory"), as html does.
+	dec := html.UnescapeString("&" + name)
+	if dec == "&"+name {
+		return 0, 0
+	}
+	r, size := utf8.DecodeRuneInString(dec)
+	rest := dec[size:]
+	if r == utf8.RuneError || !strings.HasSuffix(name, rest) {
+		return 0, 0
+	}
+	return r, 1 + len(name) - len(rest)
+}
+
+// oneRune returns the rune s holds when it holds exactly one.
+func oneRune(s string) (rune, bool) {
+	r, size := utf8.DecodeRuneInString(s)
+	return r, size == len(s) && r != utf8.RuneError && s != ""
+}
+
+// hexRun reads exactly digits hex digits at v[j:].
+func hexRun(v []cell, j, digits int) (rune, bool) {
+	if j+digits > len(v) {
+		return 0, false
+	}
+	var r rune
+	for k := j; k < j+digits; k++ {
+		d := v[k].r
+		switch {
+		case d >= '0' && d <= '9':
+			d -= '0'
+		case d >= 'a' && d <= 'f':
+			d -= 'a' - 10
+		case d >= 'A' && d <= 'F':
+			d -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | d
+	}
+	return r, utf8.ValidRune(r) && r != 0
+}
+
+func isASCIIWord(r rune) bool {
+	return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 }
 
 // flatten drops control, format and invalid characters and collapses all
@@ -182,7 +361,7 @@ func neutraliseTag(f []rune, i int, out map[int]string) {
 	for j < len(f) && (f[j] == ' ' || f[j] == '/' || f[j] == '<' || f[j] == '|' || f[j] == '!') {
 		j++
 	}
-	name, end := ident(f, j, &buf)
+	name, end, _ := identPrefix(f, j, &buf)
 	if !special && !markerTag(name) {
 		return
 	}
@@ -257,19 +436,29 @@ func neutraliseRole(f []rune, i int, out map[int]string) {
 // markers, so any other comes back empty (its end still reported); the
 // caller's buffer keeps the lookups free of allocations.
 func ident(f []rune, j int, buf *[24]byte) (name []byte, end int) {
+	name, end, whole := identPrefix(f, j, buf)
+	if !whole {
+		return nil, end
+	}
+	return name, end
+}
+
+// identPrefix is ident that also returns the identifier's leading ASCII
+// part when the whole is not ASCII ("memoryé" gives "memory", whole
+// false): a tag name that starts like a marker reads as one.
+func identPrefix(f []rune, j int, buf *[24]byte) (name []byte, end int, whole bool) {
 	name = buf[:0]
-	ascii := true
+	whole = true
 	for ; j < len(f) && (isWord(f[j]) || f[j] == '_'); j++ {
 		if f[j] >= 0x80 || len(name) == len(buf) {
-			ascii = false
+			whole = false
 			continue
 		}
-		name = append(name, byte(f[j]))
+		if whole {
+			name = append(name, byte(f[j]))
+		}
 	}
-	if !ascii {
-		return nil, j
-	}
-	return name, j
+	return name, j, whole
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
