@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,21 +10,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/memproxy/memproxy/internal/fakeupstream"
+	"github.com/memproxy/memproxy/proxy"
 )
-
-// benchBodies are the overhead benchmark's requests: a noise message the
-// gate skips and an ordinary one.
-var benchBodies = map[string]string{
-	"noise": `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"ok"}]}`,
-	"ordinary": `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},` +
-		`{"role":"user","content":"I am planning a trip to Lisbon in May with my sister."},{"role":"assistant","content":"Great! How long will you stay, and what do you enjoy?"},` +
-		`{"role":"user","content":"Five days. We like small hotels near the old town, seafood, and walking tours. Can you suggest an itinerary?"}],"temperature":0.7}`,
-}
 
 // bench runs "memproxy bench <what>"; other benchmarks add cases here.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -33,113 +27,216 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "overhead":
-		return benchOverhead(ctx, args[1:], stdout, stderr)
+		return benchOverhead(ctx, args[1:], os.Getenv, stdout, stderr)
 	}
 	return fmt.Errorf("bench: unknown benchmark %q (have: overhead)", args[0])
 }
 
-// benchOverhead measures the latency the proxy adds: the same request
-// straight to an in-process fake upstream and through the proxy (built by
-// buildServer, so with the production wiring), alternately; it prints
-// p50/p99 of both and of the difference.
-func benchOverhead(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// overheadOpts are the flags of "memproxy bench overhead".
+type overheadOpts struct {
+	Duration    time.Duration
+	Rounds      int
+	Clients     int
+	Users       int
+	Memories    int
+	Stores      []string
+	DatabaseURL string
+	PGSchema    string
+	APIs        []string
+	apisGiven   bool
+	Arms        []string
+	Corpus      string
+	Fixtures    string
+	JSON        string
+	PolicyFile  string
+	Stream      bool
+	LagLimit    time.Duration
+}
+
+func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Writer) (*overheadOpts, error) {
 	fs := flag.NewFlagSet("bench overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	n := fs.Int("n", 5000, "requests per path and message")
-	pfile := fs.String("policy", "", "policy file (default: built-in defaults)")
-	db := fs.String("db", "", "database for the production sink (default: a temporary file)")
+	o := &overheadOpts{}
+	fs.DurationVar(&o.Duration, "duration", time.Minute, "measured time per store, over all rounds, APIs and paths (fixture loading, warm-up and the ingest lag come on top)")
+	fs.IntVar(&o.Rounds, "rounds", 5, "rounds; each runs every path once, in a rotated order, and the figures are medians over rounds")
+	fs.IntVar(&o.Clients, "clients", 4, "concurrent clients of the closed loop")
+	fs.IntVar(&o.Users, "users", 8, "users the requests are spread over; each holds --memories memories before the run")
+	fs.IntVar(&o.Memories, "memories", 10000, "memories per user loaded before the run")
+	store := fs.String("store", "", "sqlite, postgres or both (default: both when a database URL is set, else sqlite)")
+	fs.StringVar(&o.DatabaseURL, "database-url", getenv("MEMPROXY_DATABASE_URL"), "PostgreSQL URL for the postgres store; the bench works in its own schema, --pg-schema (MEMPROXY_DATABASE_URL)")
+	fs.StringVar(&o.PGSchema, "pg-schema", "memproxy_bench_overhead", "schema the postgres store runs in: created empty for the run and dropped after it")
+	apis := fs.String("api", "", "comma-separated APIs: chat, responses, messages (default: every one this build serves)")
+	arms := fs.String("arms", "on,off,readonly,writeonly", "comma-separated arms measured with ordinary messages (gate-skip messages run on the on arm)")
+	fs.StringVar(&o.Corpus, "corpus", "", "LoCoMo-format JSON the messages and facts come from (MEMPROXY_BENCH_CORPUS; default ../shared/bench/locomo-dev.json when present)")
+	fs.StringVar(&o.Fixtures, "fixtures", "", "directory keeping the SQLite fixture between runs (default $TMPDIR/memproxy-bench-overhead)")
+	fs.StringVar(&o.JSON, "json", "", "also write the results as JSON to this file (- for stdout)")
+	fs.StringVar(&o.PolicyFile, "policy", getenv("MEMPROXY_POLICY"), "policy file (MEMPROXY_POLICY; default ./policy.yaml if present, else built-in defaults)")
+	fs.BoolVar(&o.Stream, "stream", false, "streamed requests (the figures are to the last byte)")
+	fs.DurationVar(&o.LagLimit, "lag-limit", 2*time.Minute, "longest wait for the background queue to empty after the run")
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("bench overhead: unexpected argument %q", fs.Arg(0))
+	}
+	if o.Rounds < 1 || o.Clients < 1 || o.Users < 1 || o.Memories < 0 || o.Duration <= 0 {
+		return nil, errors.New("bench overhead: --rounds, --clients, --users and --duration must be positive, --memories not negative")
+	}
+	switch *store {
+	case "":
+		o.Stores = []string{"sqlite"}
+		if o.DatabaseURL != "" {
+			o.Stores = append(o.Stores, "postgres")
+		}
+	case "sqlite", "postgres":
+		o.Stores = []string{*store}
+	case "both":
+		o.Stores = []string{"sqlite", "postgres"}
+	default:
+		return nil, fmt.Errorf("bench overhead: --store %q: use sqlite, postgres or both", *store)
+	}
+	if slicesContains(o.Stores, "postgres") && o.DatabaseURL == "" {
+		return nil, errors.New("bench overhead: the postgres store needs --database-url or MEMPROXY_DATABASE_URL")
+	}
+	if *apis != "" {
+		o.apisGiven = true
+		for _, a := range splitList(*apis) {
+			if _, ok := apiByName(a); !ok {
+				return nil, fmt.Errorf("bench overhead: unknown API %q (have: chat, responses, messages)", a)
+			}
+			o.APIs = append(o.APIs, a)
+		}
+	} else {
+		for _, a := range benchAPIs {
+			o.APIs = append(o.APIs, a.Name)
+		}
+	}
+	for _, a := range splitList(*arms) {
+		if !proxy.ValidArm(a) {
+			return nil, fmt.Errorf("bench overhead: unknown arm %q (have: on, off, readonly, writeonly)", a)
+		}
+		o.Arms = append(o.Arms, a)
+	}
+	if o.PolicyFile == "" {
+		if _, err := os.Stat("policy.yaml"); err == nil {
+			o.PolicyFile = "policy.yaml"
+		}
+	}
+	if o.Fixtures == "" {
+		o.Fixtures = os.TempDir() + "/memproxy-bench-overhead"
+	}
+	return o, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(strings.ToLower(p)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// benchOverhead runs "memproxy bench overhead": what a user pays end to end
+// over HTTP (docs/overhead.md).
+func benchOverhead(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, err := parseOverheadFlags(args, getenv, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
 		return err
 	}
-	pol, err := loadPolicy(*pfile)
+	path, err := findCorpus(o.Corpus)
 	if err != nil {
 		return err
 	}
+	c, err := loadBenchCorpus(path)
+	if err != nil {
+		return err
+	}
+	pol, err := loadPolicy(o.PolicyFile)
+	if err != nil {
+		return err
+	}
+	if !pol.Identity.TrustHeaders {
+		return errors.New("bench overhead: the policy must trust identity headers (identity.trust_headers): the bench names its users with X-Memproxy-User")
+	}
+
+	// The upstream: the repository's fake, answering at once.
 	fake := fakeupstream.New()
 	fake.Record = false
-	upLn, err := net.Listen("tcp", "127.0.0.1:0")
+	upURL, stopUp, err := benchListen(fake.Handler())
 	if err != nil {
 		return err
 	}
-	up := &http.Server{Handler: fake.Handler()}
-	go up.Serve(upLn)
-	defer up.Close()
-	upURL := "http://" + upLn.Addr().String()
+	defer stopUp()
+	// The floor: the plainest Go reverse proxy in front of the same fake.
+	target, _ := url.Parse(upURL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = nil
+	floorURL, stopFloor, err := benchListen(rp)
+	if err != nil {
+		return err
+	}
+	defer stopFloor()
 
-	dir, dbPath := "", *db
-	if dbPath == "" {
-		if dir, err = mkTemp(); err != nil {
+	res := &overheadResult{
+		Corpus: c.Name, CorpusTurns: len(c.Turns), CorpusFacts: len(c.Facts),
+		Users: o.Users, Memories: o.Memories, Clients: o.Clients, Rounds: o.Rounds,
+		Duration: o.Duration.String(), Stream: o.Stream, Policy: orDefault(o.PolicyFile),
+	}
+	for _, st := range o.Stores {
+		sr, err := runOverheadStore(ctx, o, st, c, pol, upURL, floorURL, stderr)
+		if err != nil {
+			return fmt.Errorf("bench overhead (%s): %w", st, err)
+		}
+		res.Stores = append(res.Stores, sr)
+	}
+	printOverhead(stdout, res)
+	if o.JSON != "" {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
 			return err
 		}
-		dbPath = dir + "/bench.db"
-	}
-	cfg := &serveConfig{Upstream: upURL + "/v1", DB: dbPath}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := buildServer(ctx, cfg, pol, log)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	pxLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	px := &http.Server{Handler: a.Proxy.Handler()}
-	go px.Serve(pxLn)
-	defer px.Close()
-	pxURL := "http://" + pxLn.Addr().String()
-
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: time.Minute}
-	defer client.CloseIdleConnections()
-	fmt.Fprintf(stdout, "%-9s %8s %8s %8s %8s %10s %10s\n", "message", "direct50", "proxy50", "direct99", "proxy99", "overhead50", "overhead99")
-	for _, name := range []string{"noise", "ordinary"} {
-		body := []byte(benchBodies[name])
-		var direct, proxied []time.Duration
-		for i := range *n + 50 {
-			d, err := timedPost(ctx, client, upURL, body)
-			if err != nil {
-				return err
-			}
-			p, err := timedPost(ctx, client, pxURL, body)
-			if err != nil {
-				return err
-			}
-			if i >= 50 { // the first requests warm connections
-				direct, proxied = append(direct, d), append(proxied, p)
-			}
+		b = append(b, '\n')
+		if o.JSON == "-" {
+			_, err = stdout.Write(b)
+			return err
 		}
-		slices.Sort(direct)
-		slices.Sort(proxied)
-		q := func(s []time.Duration, p int) float64 { return float64(s[(len(s)-1)*p/100]) / 1e6 }
-		fmt.Fprintf(stdout, "%-9s %8.3f %8.3f %8.3f %8.3f %10.3f %10.3f  (ms)\n", name,
-			q(direct, 50), q(proxied, 50), q(direct, 99), q(proxied, 99),
-			q(proxied, 50)-q(direct, 50), q(proxied, 99)-q(direct, 99))
-	}
-	if dir != "" {
-		return rmTemp(dir)
+		return os.WriteFile(o.JSON, b, 0o644)
 	}
 	return nil
 }
 
-func timedPost(ctx context.Context, c *http.Client, base string, body []byte) (time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
+// benchListen serves h on a fresh loopback port.
+func benchListen(h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, err
+		return "", nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer sk-bench")
-	start := time.Now()
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("bench: %s answered %d", base, resp.StatusCode)
-	}
-	return time.Since(start), nil
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
-func mkTemp() (string, error) { return os.MkdirTemp("", "memproxy-bench-") }
-func rmTemp(dir string) error { return os.RemoveAll(dir) }
+// benchClient keeps enough idle connections for every client on every
+// target, so no request pays for a new connection after the warm-up.
+func benchClient(clients int) *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{MaxIdleConns: 64 * clients, MaxIdleConnsPerHost: 2 * clients, DisableCompression: true},
+		Timeout:   2 * time.Minute,
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

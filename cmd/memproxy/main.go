@@ -5,7 +5,7 @@
 //	memproxy migrate           bring the store's and the queue's schema up to date
 //	memproxy export --user U   write a user's memories as JSON or Markdown
 //	memproxy reembed --yes     re-embed every memory with the configured embedder
-//	memproxy bench overhead    measure the latency the proxy adds (p50/p99)
+//	memproxy bench overhead    measure what a user pays end to end over HTTP (docs/overhead.md)
 //	memproxy eval locomo       replay LoCoMo against memproxy
 //	memproxy ab report         the A/B report of a running memproxy
 //
@@ -66,7 +66,7 @@ const usage = `usage:
   memproxy migrate [--db file] [--policy file]
   memproxy export --user U [--namespace NS] [--format json|markdown] [--out file] [--db file]
   memproxy reembed [--db file] [--policy file] [--yes]
-  memproxy bench overhead [-n requests] [--policy file]
+  memproxy bench overhead [--duration 1m] [--rounds 5] [--store sqlite|postgres|both] [--api chat,responses,messages] [--json file]
   memproxy eval locomo --data FILE [...]
   memproxy ab report [--proxy URL] [...]
 MEMPROXY_DATABASE_URL (PostgreSQL) wins over --db / MEMPROXY_DB.`

@@ -71,21 +71,6 @@ func TestServeCheck(t *testing.T) {
 	}
 }
 
-func TestBenchOverhead(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(t.Context(), []string{"bench", "overhead", "-n", "20"}, &out, &bytes.Buffer{}); err != nil {
-		t.Fatalf("bench overhead: %v", err)
-	}
-	for _, want := range []string{"overhead50", "noise", "ordinary"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
-	}
-	if err := run(t.Context(), []string{"bench", "nothing"}, &out, &bytes.Buffer{}); err == nil {
-		t.Error("unknown benchmark accepted")
-	}
-}
-
 func TestServeListensOnLoopbackByDefault(t *testing.T) {
 	cfg, err := parseServeFlags(nil, func(string) string { return "" }, &bytes.Buffer{})
 	if err != nil {

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/memproxy/memproxy/proxy"
+)
+
+// benchAPI is one of the APIs memproxy serves: its route and how an app
+// sends a system prompt, history and a new user message on it.
+type benchAPI struct {
+	Name string
+	Path string
+	Body func(system string, history []string, msg string, stream bool) []byte
+	// Header adds what the API's SDK sends besides the body.
+	Header func(h http.Header)
+}
+
+const benchSystem = "You are a helpful assistant."
+
+var benchAPIs = []benchAPI{
+	{
+		Name: "chat", Path: "/v1/chat/completions",
+		Body: func(system string, history []string, msg string, stream bool) []byte {
+			type m struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			}
+			msgs := []m{{"system", system}}
+			for i, h := range history {
+				msgs = append(msgs, m{[]string{"user", "assistant"}[(len(history)-i)%2], h})
+			}
+			msgs = append(msgs, m{"user", msg})
+			return mustJSON(map[string]any{"model": "gpt-4o-mini", "messages": msgs, "stream": stream})
+		},
+		Header: func(h http.Header) { h.Set("Authorization", "Bearer sk-bench") },
+	},
+	{
+		Name: "responses", Path: "/v1/responses",
+		Body: func(system string, history []string, msg string, stream bool) []byte {
+			type item struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			}
+			var input []item
+			for i, h := range history {
+				input = append(input, item{[]string{"user", "assistant"}[(len(history)-i)%2], h})
+			}
+			input = append(input, item{"user", msg})
+			return mustJSON(map[string]any{"model": "gpt-4o-mini", "instructions": system, "input": input, "stream": stream})
+		},
+		Header: func(h http.Header) { h.Set("Authorization", "Bearer sk-bench") },
+	},
+	{
+		Name: "messages", Path: "/v1/messages",
+		Body: func(system string, history []string, msg string, stream bool) []byte {
+			type m struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			}
+			var msgs []m
+			for i, h := range history {
+				msgs = append(msgs, m{[]string{"user", "assistant"}[(len(history)-i)%2], h})
+			}
+			// Anthropic wants the first message from the user.
+			if len(msgs) > 0 && msgs[0].Role == "assistant" {
+				msgs = msgs[1:]
+			}
+			msgs = append(msgs, m{"user", msg})
+			return mustJSON(map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": system, "messages": msgs, "stream": stream})
+		},
+		Header: func(h http.Header) {
+			h.Set("X-Api-Key", "sk-ant-bench")
+			h.Set("Anthropic-Version", "2023-06-01")
+		},
+	},
+}
+
+func apiByName(name string) (benchAPI, bool) {
+	for _, a := range benchAPIs {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return benchAPI{}, false
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// benchPath is one measured path: where requests go, which messages they
+// carry and with which arm.
+type benchPath struct {
+	Name  string // "direct", "floor", "memproxy"
+	Kind  string // "ordinary" or "gate-skip"
+	Arm   string // memproxy only
+	Base  string
+	Label string
+}
+
+// recalls reports whether the path's arm runs recall (so the injected share
+// means something).
+func (p benchPath) recalls() bool {
+	return p.Name == "memproxy" && p.Kind == "ordinary" && (p.Arm == proxy.ArmOn || p.Arm == proxy.ArmReadonly)
+}
+
+// messages hands out the run's messages: ordinary ones are never repeated
+// within a run, on any path, so none hits a cache another request warmed.
+type messages struct {
+	c        *benchCorpus
+	ordinary atomic.Int64
+	skip     atomic.Int64
+	users    int
+}
+
+func (m *messages) next(kind string) (user string, history []string, msg string) {
+	if kind == "gate-skip" {
+		n := int(m.skip.Add(1) - 1)
+		return benchUser(n % m.users), nil, gateSkips[n%len(gateSkips)]
+	}
+	n := int(m.ordinary.Add(1) - 1)
+	history, msg = m.c.ordinary(n)
+	return benchUser(n % m.users), history, msg
+}
+
+// segment is what one closed-loop run of a path measured.
+type segment struct {
+	Lat      []time.Duration
+	Injected int
+	Elapsed  time.Duration
+}
+
+// runSegment drives p with a closed loop of clients for d: each client
+// sends its next request as soon as the previous reply's last byte is read.
+func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath, msgs *messages, clients int, d time.Duration, stream bool) (*segment, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		seg      = &segment{}
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	deadline := start.Add(d)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			injected := 0
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				user, history, msg := msgs.next(p.Kind)
+				took, recall, err := benchRequest(ctx, hc, api, p, user, history, msg, stream)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				lat = append(lat, took)
+				if recall == proxy.RecallInjected {
+					injected++
+				}
+			}
+			mu.Lock()
+			seg.Lat = append(seg.Lat, lat...)
+			seg.Injected += injected
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	seg.Elapsed = time.Since(start)
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	slices.Sort(seg.Lat)
+	return seg, nil
+}
+
+// benchRequest sends one request and reads the whole reply; it returns the
+// time to the reply's last byte and the X-Memproxy-Recall header.
+func benchRequest(ctx context.Context, hc *http.Client, api benchAPI, p benchPath, user string, history []string, msg string, stream bool) (time.Duration, string, error) {
+	body := api.Body(benchSystem, history, msg, stream)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Base+api.Path, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	api.Header(req.Header)
+	req.Header.Set(proxy.HeaderUser, user)
+	if p.Arm != "" {
+		req.Header.Set(proxy.HeaderMemory, p.Arm)
+	}
+	start := time.Now()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: %w", p.Label, api.Name, err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: read reply: %w", p.Label, api.Name, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, "", fmt.Errorf("%s %s: status %d: %.300s", p.Label, api.Name, resp.StatusCode, b)
+	}
+	return took, resp.Header.Get(proxy.HeaderRecall), nil
+}
+
+// pct is the nearest-rank percentile of sorted latencies, in ms.
+func pct(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return float64(sorted[max(i, 0)]) / float64(time.Millisecond)
+}
+
+// median of xs (NaN when empty); xs is reordered.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 1 {
+		return xs[n/2]
+	} else {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// printOverhead writes the text table: per store, one line per API and path.
+func printOverhead(w io.Writer, r *overheadResult) {
+	mode := "non-streamed"
+	if r.Stream {
+		mode = "streamed"
+	}
+	fmt.Fprintf(w, "memproxy bench overhead: %d users × %d memories, %d clients (closed loop), %d rounds, %s requests; corpus %s (%d turns, %d facts); policy %s\n",
+		r.Users, r.Memories, r.Clients, r.Rounds, mode, r.Corpus, r.CorpusTurns, r.CorpusFacts, r.Policy)
+	for _, s := range r.Stores {
+		cached := "loaded"
+		if s.FixtureCached {
+			cached = "kept fixture copied"
+		}
+		fmt.Fprintf(w, "\nstore %s (fixture: %s in %.1f s; %.2f s per path and round)\n", s.Store, cached, s.FixtureSeconds, s.SegmentSeconds)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "api\tpath\tadded p50\tadded p99\tp50\tp99\treq/s\trequests\tinjected\t")
+		for _, row := range s.Rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%.0f\t%d\t%s\t\n", row.API, row.Path,
+				msOrDash(row.AddedP50), msOrDash(row.AddedP99), row.P50, row.P99, row.PerSec, row.Requests, shareOrDash(row.InjectedShare))
+		}
+		tw.Flush()
+		fmt.Fprintln(w, "(ms; added = the path's percentile minus the direct path's in the same round, median over rounds)")
+		if cmp := gateSkipVsChat(s); cmp != "" {
+			fmt.Fprintln(w, cmp)
+		}
+		empty := fmt.Sprintf("queue empty %.1f s after the last request", s.IngestLagSeconds)
+		if !s.QueueEmpty {
+			empty = fmt.Sprintf("queue NOT empty %.1f s after the last request (--lag-limit)", s.IngestLagSeconds)
+		}
+		fmt.Fprintf(w, "ingest: %d turns ingested while the requests ran, %d after; %s\n", s.IngestedDuring, s.IngestedAfter, empty)
+		for api, why := range s.Skipped {
+			fmt.Fprintf(w, "not measured: %s (this build does not serve it: %s)\n", api, firstLine(why))
+		}
+	}
+}
+
+// gateSkipVsChat compares each API's gate-skip added p50 with chat's.
+func gateSkipVsChat(s *storeResult) string {
+	skips := map[string]float64{}
+	var apis []string
+	for _, row := range s.Rows {
+		if row.Kind == "gate-skip" && row.AddedP50 != nil {
+			skips[row.API] = *row.AddedP50
+			apis = append(apis, row.API)
+		}
+	}
+	chat, ok := skips["chat"]
+	if !ok || len(apis) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, a := range apis {
+		if a != "chat" {
+			parts = append(parts, fmt.Sprintf("%s %+.0f%%", a, 100*(skips[a]-chat)/chat))
+		}
+	}
+	return "gate-skip added p50 against chat's: " + strings.Join(parts, ", ")
+}
+
+func msOrDash(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
+
+func shareOrDash(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100**v)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}

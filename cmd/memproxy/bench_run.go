@@ -1,0 +1,431 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/memproxy/memproxy/internal/app"
+	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/proxy"
+	"github.com/memproxy/memproxy/store/sqlite"
+)
+
+// overheadResult is what the bench prints and writes as JSON.
+type overheadResult struct {
+	Corpus      string         `json:"corpus"`
+	CorpusTurns int            `json:"corpus_turns"`
+	CorpusFacts int            `json:"corpus_facts"`
+	Users       int            `json:"users"`
+	Memories    int            `json:"memories_per_user"`
+	Clients     int            `json:"clients"`
+	Rounds      int            `json:"rounds"`
+	Duration    string         `json:"duration"`
+	Stream      bool           `json:"stream"`
+	Policy      string         `json:"policy"`
+	Stores      []*storeResult `json:"stores"`
+}
+
+type storeResult struct {
+	Store string `json:"store"`
+	// FixtureSeconds is how long preparing the users' memories took
+	// (a copy of the kept fixture, or a fresh load).
+	FixtureSeconds float64 `json:"fixture_seconds"`
+	FixtureCached  bool    `json:"fixture_cached"`
+	// Skipped names APIs this build does not serve, with the reason.
+	Skipped map[string]string `json:"skipped_apis,omitempty"`
+	Rows    []*pathRow        `json:"rows"`
+	// SegmentSeconds is how long each path ran per round.
+	SegmentSeconds float64 `json:"segment_seconds"`
+	// IngestedDuring is how many turns the background ingested while the
+	// requests ran; IngestedAfter how many more until the queue was empty.
+	IngestedDuring int64 `json:"ingested_during_run"`
+	IngestedAfter  int64 `json:"ingested_after_run"`
+	// IngestLagSeconds is how long after the last request the queue was
+	// empty; QueueEmpty is false when --lag-limit passed first.
+	IngestLagSeconds float64 `json:"ingest_lag_seconds"`
+	QueueEmpty       bool    `json:"queue_empty"`
+}
+
+// pathRow is one path of one API: medians over rounds.
+type pathRow struct {
+	API   string `json:"api"`
+	Path  string `json:"path"`
+	Kind  string `json:"kind,omitempty"`
+	Arm   string `json:"arm,omitempty"`
+	P50   float64 `json:"p50_ms"`
+	P99   float64 `json:"p99_ms"`
+	// AddedP50 and AddedP99 are the median over rounds of this path's
+	// percentile minus the direct path's in the same round (absent for the
+	// direct path).
+	AddedP50 *float64 `json:"added_p50_ms,omitempty"`
+	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
+	Requests int      `json:"requests"`
+	PerSec   float64  `json:"requests_per_second"`
+	// InjectedShare is the share of requests answered with
+	// X-Memproxy-Recall: injected (ordinary messages on recalling arms).
+	InjectedShare *float64 `json:"injected_share,omitempty"`
+	PerRound      []round  `json:"per_round"`
+
+	path     benchPath
+	injected int
+	elapsed  time.Duration
+}
+
+type round struct {
+	P50      float64  `json:"p50_ms"`
+	P99      float64  `json:"p99_ms"`
+	AddedP50 *float64 `json:"added_p50_ms,omitempty"`
+	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
+	Requests int      `json:"requests"`
+}
+
+// runOverheadStore measures every path of every API on one store.
+func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *benchCorpus, pol *policy.Policy, upURL, floorURL string, log io.Writer) (*storeResult, error) {
+	sr := &storeResult{Store: store, Skipped: map[string]string{}}
+	cfg := &serveConfig{Upstream: upURL + "/v1", IndexMiB: int64(sqlite.DefaultIndexBytes >> 20)}
+	start := time.Now()
+	fmt.Fprintf(log, "bench overhead: %s: preparing %d users × %d memories…\n", store, o.Users, o.Memories)
+	switch store {
+	case "sqlite":
+		work, err := os.MkdirTemp("", "memproxy-bench-overhead-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(work)
+		tmpl, cached, err := sqliteFixture(ctx, o, c, pol)
+		if err != nil {
+			return nil, err
+		}
+		cfg.DB = filepath.Join(work, "memproxy.db")
+		if err := copySQLite(tmpl, cfg.DB); err != nil {
+			return nil, err
+		}
+		sr.FixtureCached = cached
+	case "postgres":
+		dsn, drop, err := pgBenchSchema(ctx, o.DatabaseURL, o.PGSchema)
+		if err != nil {
+			return nil, err
+		}
+		defer drop()
+		if err := loadFixtureApp(ctx, &app.Options{DatabaseURL: dsn}, pol, c, o); err != nil {
+			return nil, err
+		}
+		cfg.DatabaseURL = dsn
+	}
+	sr.FixtureSeconds = time.Since(start).Seconds()
+
+	// The server, wired and served as `memproxy serve` does.
+	a, err := buildServer(ctx, cfg, pol, discardLogger())
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- a.Proxy.Serve(sctx, ln) }()
+	defer func() { stop(); <-served }()
+	pxURL := "http://" + ln.Addr().String()
+
+	hc := benchClient(o.Clients)
+	defer hc.CloseIdleConnections()
+	msgs := &messages{c: c, users: o.Users}
+
+	// Which APIs this build serves: one gate-skip request each, direct and
+	// through memproxy.
+	var apis []benchAPI
+	for _, name := range o.APIs {
+		api, _ := apiByName(name)
+		var why error
+		for _, p := range []benchPath{{Name: "direct", Base: upURL, Label: "direct"}, {Name: "memproxy", Arm: proxy.ArmOn, Base: pxURL, Label: "memproxy"}} {
+			if _, _, err := benchRequest(ctx, hc, api, p, benchUser(0), nil, "ok", o.Stream); err != nil && why == nil {
+				why = err
+			}
+		}
+		if why != nil {
+			if o.apisGiven {
+				return nil, why
+			}
+			sr.Skipped[api.Name] = why.Error()
+			continue
+		}
+		apis = append(apis, api)
+	}
+	if len(apis) == 0 {
+		return nil, errors.New("no API to measure")
+	}
+
+	// The paths of each API, in the order of the first round.
+	paths := []benchPath{
+		{Name: "direct", Kind: "ordinary", Base: upURL, Label: "direct (fake upstream)"},
+		{Name: "floor", Kind: "ordinary", Base: floorURL, Label: "bare reverse proxy (floor)"},
+	}
+	if slicesContains(o.Arms, proxy.ArmOn) {
+		paths = append(paths, benchPath{Name: "memproxy", Kind: "gate-skip", Arm: proxy.ArmOn, Base: pxURL, Label: "memproxy, gate skips, on"})
+	}
+	for _, arm := range o.Arms {
+		paths = append(paths, benchPath{Name: "memproxy", Kind: "ordinary", Arm: arm, Base: pxURL, Label: "memproxy, ordinary, " + arm})
+	}
+	rows := map[string][]*pathRow{}
+	for _, api := range apis {
+		for _, p := range paths {
+			rows[api.Name] = append(rows[api.Name], &pathRow{API: api.Name, Path: p.Label, Kind: p.Kind, Arm: p.Arm, path: p})
+		}
+	}
+	seg := o.Duration / time.Duration(o.Rounds*len(apis)*len(paths))
+	seg = max(seg, 50*time.Millisecond)
+	sr.SegmentSeconds = seg.Seconds()
+
+	// Warm-up, not measured: every user's scope loads its indexes, every
+	// path opens its connections; then the queue empties so the run starts
+	// from a quiet background.
+	fmt.Fprintf(log, "bench overhead: %s: warming up…\n", store)
+	for _, api := range apis {
+		for u := range o.Users {
+			h, m := c.ordinary(len(c.Turns) - 1 - u%len(c.Turns))
+			p := benchPath{Name: "memproxy", Arm: proxy.ArmReadonly, Base: pxURL, Label: "warm-up"}
+			if _, _, err := benchRequest(ctx, hc, api, p, benchUser(u), h, m, o.Stream); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range paths {
+			if _, err := runSegment(ctx, hc, api, p, msgs, o.Clients, min(seg, 300*time.Millisecond), o.Stream); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := a.Queue.WaitIdle(ctx); err != nil {
+		return nil, err
+	}
+
+	fmt.Fprintf(log, "bench overhead: %s: %d rounds × %d APIs × %d paths, %v each…\n", store, o.Rounds, len(apis), len(paths), seg.Round(time.Millisecond))
+	ingested0 := a.Queue.IngestedTurns()
+	for r := range o.Rounds {
+		for _, api := range apis {
+			rs := rows[api.Name]
+			got := make([]*segment, len(rs))
+			for k := range rs {
+				i := (k + r) % len(rs) // each round starts one path later
+				s, err := runSegment(ctx, hc, api, rs[i].path, msgs, o.Clients, seg, o.Stream)
+				if err != nil {
+					return nil, err
+				}
+				got[i] = s
+			}
+			direct := got[0]
+			for i, s := range got {
+				rd := round{P50: pct(s.Lat, 0.50), P99: pct(s.Lat, 0.99), Requests: len(s.Lat)}
+				if i > 0 {
+					a50, a99 := rd.P50-pct(direct.Lat, 0.50), rd.P99-pct(direct.Lat, 0.99)
+					rd.AddedP50, rd.AddedP99 = &a50, &a99
+				}
+				row := rs[i]
+				row.PerRound = append(row.PerRound, rd)
+				row.Requests += len(s.Lat)
+				row.injected += s.Injected
+				row.elapsed += s.Elapsed
+			}
+		}
+	}
+	ended := time.Now()
+	ingested1 := a.Queue.IngestedTurns()
+	lctx, cancel := context.WithTimeout(ctx, o.LagLimit)
+	err = a.Queue.WaitIdle(lctx)
+	cancel()
+	sr.IngestLagSeconds = time.Since(ended).Seconds()
+	sr.QueueEmpty = err == nil
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	sr.IngestedDuring, sr.IngestedAfter = ingested1-ingested0, a.Queue.IngestedTurns()-ingested1
+
+	for _, api := range apis {
+		for _, row := range rows[api.Name] {
+			row.finish()
+			sr.Rows = append(sr.Rows, row)
+		}
+	}
+	return sr, nil
+}
+
+// finish computes a row's medians over rounds.
+func (row *pathRow) finish() {
+	var p50, p99, a50, a99 []float64
+	for _, rd := range row.PerRound {
+		p50, p99 = append(p50, rd.P50), append(p99, rd.P99)
+		if rd.AddedP50 != nil {
+			a50, a99 = append(a50, *rd.AddedP50), append(a99, *rd.AddedP99)
+		}
+	}
+	row.P50, row.P99 = median(p50), median(p99)
+	if len(a50) > 0 {
+		m50, m99 := median(a50), median(a99)
+		row.AddedP50, row.AddedP99 = &m50, &m99
+	}
+	if row.elapsed > 0 {
+		row.PerSec = float64(row.Requests) / row.elapsed.Seconds()
+	}
+	if row.path.recalls() && row.Requests > 0 {
+		sh := float64(row.injected) / float64(row.Requests)
+		row.InjectedShare = &sh
+	}
+}
+
+// fixtureVersion changes whenever fixtureMemories would build other
+// memories, so kept fixtures are rebuilt.
+const fixtureVersion = "overhead-fixture-v1"
+
+// sqliteFixture returns the kept SQLite fixture for this corpus, size and
+// embedder, building it on first use; cached reports that it was kept.
+func sqliteFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy.Policy) (path string, cached bool, err error) {
+	e := pol.Embedder
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d|%s|%s|%d|%s", fixtureVersion, c.Sum, o.Users, o.Memories,
+		e.Provider, e.Model, e.Dim, time.Now().UTC().Format("2006-01"))))
+	path = filepath.Join(o.Fixtures, "sqlite-"+hex.EncodeToString(h[:6])+".db")
+	if _, err := os.Stat(path); err == nil {
+		return path, true, nil
+	}
+	if err := os.MkdirAll(o.Fixtures, 0o755); err != nil {
+		return "", false, err
+	}
+	building := path + ".building." + strconv.Itoa(os.Getpid())
+	defer removeSQLite(building)
+	if err := loadFixtureApp(ctx, &app.Options{DB: building}, pol, c, o); err != nil {
+		return "", false, err
+	}
+	if err := copySQLite(building, path); err != nil {
+		return "", false, err
+	}
+	return path, false, nil
+}
+
+// loadFixtureApp opens the store as memproxy does (migrations, identity
+// check), with a queue that does no work, and loads every user's memories.
+func loadFixtureApp(ctx context.Context, ao *app.Options, pol *policy.Policy, c *benchCorpus, o *overheadOpts) error {
+	ao.Upstream = "http://127.0.0.1:9/v1" // never called
+	ao.Policy, ao.Logger, ao.NoWorkers = pol, discardLogger(), true
+	a, err := app.New(ctx, *ao)
+	if err != nil {
+		return err
+	}
+	if err := loadFixtures(ctx, a.Store, a.Embedder, c, o.Users, o.Memories); err != nil {
+		a.Close()
+		return err
+	}
+	return a.Close()
+}
+
+// copySQLite copies a closed SQLite database (and its WAL when one is left)
+// to dst, through a temporary name so a half copy is never taken for one.
+func copySQLite(src, dst string) error {
+	tmp := dst + ".copy." + strconv.Itoa(os.Getpid())
+	for _, suffix := range []string{"", "-wal"} {
+		if suffix != "" {
+			if _, err := os.Stat(src + suffix); errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+		}
+		if err := copyFile(src+suffix, tmp+suffix); err != nil {
+			removeSQLite(tmp)
+			return err
+		}
+	}
+	if _, err := os.Stat(tmp + "-wal"); err == nil {
+		if err := os.Rename(tmp+"-wal", dst+"-wal"); err != nil {
+			return err
+		}
+	}
+	return os.Rename(tmp, dst)
+}
+
+func removeSQLite(path string) {
+	for _, s := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(path + s)
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// pgBenchSchema creates the bench's own schema in the database at base,
+// empty: the run never touches memproxy's tables elsewhere in that
+// database. drop removes it after the run.
+func pgBenchSchema(ctx context.Context, base, schema string) (dsn string, drop func(), err error) {
+	if !validSchemaName(schema) {
+		return "", nil, fmt.Errorf("--pg-schema %q: want lower-case letters, digits and underscores", schema)
+	}
+	db, err := sql.Open("postgres", base)
+	if err != nil {
+		return "", nil, err
+	}
+	defer db.Close()
+	for _, q := range []string{
+		// As testpg does: CREATE EXTENSION is not safe to race.
+		`SELECT pg_advisory_lock(hashtext('memproxy.testpg.extension'));
+		CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
+		SELECT pg_advisory_unlock(hashtext('memproxy.testpg.extension'))`,
+		`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`,
+		`CREATE SCHEMA ` + schema,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if u, err := url.Parse(base); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("search_path", schema+",public")
+		u.RawQuery = q.Encode()
+		dsn = u.String()
+	} else {
+		dsn = base + " search_path=" + schema + ",public"
+	}
+	drop = func() {
+		db, err := sql.Open("postgres", base)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		_, _ = db.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
+	}
+	return dsn, drop, nil
+}
+
+func validSchemaName(s string) bool {
+	if s == "" || len(s) > 63 || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
