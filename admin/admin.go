@@ -174,6 +174,11 @@ func (a *API) Mount(e *echo.Echo) {
 // token guessing is throttled too. It uses echo's rate limiter store
 // directly: echo's middleware would hand the refusal to the host server's
 // error handler instead of answering in the admin API's error shape.
+//
+// The address is the host echo's IPExtractor's (the proxy sets one from
+// policy server.trusted_proxies); without one, the socket peer, never a
+// client-sent X-Forwarded-For: a caller could otherwise rotate it to get
+// a fresh budget per guess, or name a victim's address to lock them out.
 func (a *API) rateLimiter() echo.MiddlewareFunc {
 	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 		Rate:      rate.Limit(a.pol.Admin.RatePerSecond),
@@ -182,13 +187,21 @@ func (a *API) rateLimiter() echo.MiddlewareFunc {
 	})
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if ok, _ := store.Allow(c.RealIP()); !ok {
+			if ok, _ := store.Allow(clientIP(c)); !ok {
 				c.Response().Header().Set("Retry-After", "1")
 				return &apiError{Status: http.StatusTooManyRequests, Message: "admin rate limit exceeded; retry later", Type: "rate_limit_error", Code: "rate_limit_exceeded"}
 			}
 			return next(c)
 		}
 	}
+}
+
+// clientIP is the rate limiter's key for c.
+func clientIP(c echo.Context) string {
+	if c.Echo().IPExtractor != nil {
+		return c.RealIP()
+	}
+	return echo.ExtractIPDirect()(c.Request())
 }
 
 // limitBody caps a request body at n bytes: a declared larger length is

@@ -9,11 +9,17 @@ const day = 24 * time.Hour
 func Default() *Policy {
 	return &Policy{
 		Server: Server{
-			MaxBodyBytes:     16 << 20,
-			ConnectTimeout:   Duration(5 * time.Second),
-			FirstByteTimeout: Duration(10 * time.Minute),
-			ShutdownTimeout:  Duration(30 * time.Second),
-			SinkTimeout:      Duration(2 * time.Second),
+			MaxBodyBytes:      16 << 20,
+			ConnectTimeout:    Duration(5 * time.Second),
+			FirstByteTimeout:  Duration(10 * time.Minute),
+			ShutdownTimeout:   Duration(30 * time.Second),
+			SinkTimeout:       Duration(2 * time.Second),
+			ReadHeaderTimeout: Duration(10 * time.Second),
+			IdleTimeout:       Duration(120 * time.Second),
+			BodyMinRate:       16 << 10,
+			BodyStallTimeout:  Duration(20 * time.Second),
+			MaxInFlight:       4096,
+			TrustedProxies:    []string{},
 		},
 		Identity: Identity{
 			TrustHeaders:    true,

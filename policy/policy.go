@@ -46,6 +46,24 @@ type Server struct {
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	// SinkTimeout bounds handing a finished turn to the queue.
 	SinkTimeout Duration `yaml:"sink_timeout"`
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long.
+	IdleTimeout Duration `yaml:"idle_timeout"`
+	// BodyMinRate and BodyStallTimeout cut slow request bodies on every
+	// route (408, connection closed): a body must not stall longer than
+	// BodyStallTimeout, and after that grace it must have arrived at
+	// BodyMinRate bytes per second on average. A trickle is cut after
+	// BodyStallTimeout; an honest slow upload passes.
+	BodyMinRate      int64    `yaml:"body_min_rate"`
+	BodyStallTimeout Duration `yaml:"body_stall_timeout"`
+	// MaxInFlight caps concurrent requests (probes and metrics not
+	// counted); beyond it a request gets 503 at once.
+	MaxInFlight int `yaml:"max_in_flight"`
+	// TrustedProxies are the addresses or CIDR ranges of reverse proxies
+	// in front of memproxy whose X-Forwarded-For is believed (admin rate
+	// limit, logs). Empty: the socket peer is the client.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 }
 
 // Upstream is the real OpenAI-compatible server.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -16,6 +17,12 @@ func (p *Policy) Validate() error {
 		positiveDur("server.first_byte_timeout", p.Server.FirstByteTimeout),
 		nonNegDur("server.shutdown_timeout", p.Server.ShutdownTimeout),
 		positiveDur("server.sink_timeout", p.Server.SinkTimeout),
+		positiveDur("server.read_header_timeout", p.Server.ReadHeaderTimeout),
+		positiveDur("server.idle_timeout", p.Server.IdleTimeout),
+		positiveInt("server.body_min_rate", p.Server.BodyMinRate),
+		positiveDur("server.body_stall_timeout", p.Server.BodyStallTimeout),
+		rangeInt("server.max_in_flight", p.Server.MaxInFlight, 1, 1000000),
+		cidrs("server.trusted_proxies", p.Server.TrustedProxies),
 		rangeInt("identity.session_messages", p.Identity.SessionMessages, 1, 20),
 		rangeF("ab.off_percent", p.AB.OffPercent, 0, 100),
 		oneOf("ab.unit", p.AB.Unit, "user", "session"),
@@ -131,6 +138,38 @@ func oneOf(key, v string, allowed ...string) error {
 		}
 	}
 	return &Error{Key: key, Msg: fmt.Sprintf("%q is not allowed: use one of %s", v, strings.Join(allowed, ", "))}
+}
+
+// cidrs checks that every entry is an IP address or a CIDR range.
+func cidrs(key string, vs []string) error {
+	for i, v := range vs {
+		if _, err := ParseCIDR(v); err != nil {
+			return &Error{Key: fmt.Sprintf("%s[%d]", key, i), Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// ParseCIDR reads an IP address ("10.0.0.1", a single host) or a CIDR
+// range ("10.0.0.0/8").
+func ParseCIDR(v string) (*net.IPNet, error) {
+	v = strings.TrimSpace(v)
+	if strings.Contains(v, "/") {
+		_, n, err := net.ParseCIDR(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP address or CIDR range", v)
+		}
+		return n, nil
+	}
+	ip := net.ParseIP(v)
+	if ip == nil {
+		return nil, fmt.Errorf("%q is not an IP address or CIDR range", v)
+	}
+	bits := 128
+	if ip4 := ip.To4(); ip4 != nil {
+		ip, bits = ip4, 32
+	}
+	return &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)}, nil
 }
 
 func nonEmpty(key, v string) error {

@@ -33,6 +33,7 @@ type Server struct {
 	client    *http.Client
 	rp        *httputil.ReverseProxy
 	met       *metrics
+	limits    *limits
 	gatherer  prometheus.Gatherer
 	now       func() time.Time
 	e         *echo.Echo
@@ -71,6 +72,9 @@ func New(cfg Config) (*Server, error) {
 	if s.met, err = newMetrics(reg); err != nil {
 		return nil, fmt.Errorf("proxy: register metrics: %w", err)
 	}
+	if s.limits, err = newLimits(s, reg); err != nil {
+		return nil, fmt.Errorf("proxy: register metrics: %w", err)
+	}
 	s.rp = s.newPassThrough()
 	s.e = s.routes()
 	return s, nil
@@ -87,7 +91,10 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
+	e.IPExtractor = ipExtractor(s.pol.Server.TrustedProxies)
 	e.Use(s.requestID)
+	e.Use(s.limitInFlight)
+	e.Use(s.slowBodies)
 	e.Use(s.recoverPanic)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
@@ -105,6 +112,24 @@ func (s *Server) routes() *echo.Echo {
 		return &APIError{Status: http.StatusNotFound, Message: "unknown path " + c.Request().URL.Path + " (memproxy serves the OpenAI API under /v1)", Type: "invalid_request_error", Code: "not_found"}
 	})
 	return e
+}
+
+// ipExtractor is how c.RealIP() finds the client (the admin rate limit
+// keys on it): the socket peer, unless the peer is one of the trusted
+// proxies, whose X-Forwarded-For is then read from the right, skipping
+// trusted hops. Anyone else's X-Forwarded-For is ignored, so a client
+// cannot pick its own key (or a victim's).
+func ipExtractor(trusted []string) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, t := range trusted {
+		if n, err := policy.ParseCIDR(t); err == nil { // validated with the policy
+			opts = append(opts, echo.TrustIPRange(n))
+		}
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 type ctxKey int
@@ -175,8 +200,8 @@ func (s *Server) upstreamURL(in *url.URL) *url.URL {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.pol.Server.ReadHeaderTimeout.D(),
+		IdleTimeout:       s.pol.Server.IdleTimeout.D(),
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	return ServeGracefully(ctx, hs, ln, s.pol.Server.ShutdownTimeout.D())

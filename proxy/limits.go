@@ -1,0 +1,208 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// limits are the HTTP front's protections against load and slow clients
+// that are not in net/http's own timeouts: the in-flight cap and the
+// minimum-rate request body.
+type limits struct {
+	inFlight    atomic.Int64
+	maxInFlight int64
+	minRate     int64
+	stall       time.Duration
+
+	gauge    prometheus.GaugeFunc
+	rejected prometheus.Counter
+	slow     prometheus.Counter
+}
+
+func newLimits(s *Server, reg prometheus.Registerer) (*limits, error) {
+	l := &limits{
+		maxInFlight: int64(s.pol.Server.MaxInFlight),
+		minRate:     s.pol.Server.BodyMinRate,
+		stall:       s.pol.Server.BodyStallTimeout.D(),
+		rejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_requests_rejected_total", Help: "Requests refused with 503 because server.max_in_flight requests were in flight.",
+		}),
+		slow: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_slow_bodies_total", Help: "Request bodies cut with 408 for arriving too slowly (server.body_min_rate, server.body_stall_timeout).",
+		}),
+	}
+	l.gauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "memproxy_requests_in_flight", Help: "Requests being served (probes and /metrics not counted).",
+	}, func() float64 { return float64(l.inFlight.Load()) })
+	for _, c := range []prometheus.Collector{l.gauge, l.rejected, l.slow} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// exempt are the routes the in-flight cap never refuses: probes and
+// metrics must answer while memproxy is saturated.
+func exempt(path string) bool {
+	return path == "/healthz" || path == "/readyz" || path == "/metrics"
+}
+
+// limitInFlight refuses a request with 503 when server.max_in_flight
+// requests are already being served.
+func (s *Server) limitInFlight(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if exempt(c.Request().URL.Path) {
+			return next(c)
+		}
+		l := s.limits
+		if l.inFlight.Add(1) > l.maxInFlight {
+			l.inFlight.Add(-1)
+			l.rejected.Inc()
+			c.Response().Header().Set("Retry-After", "1")
+			return &APIError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "overloaded",
+				Message: "memproxy is serving its limit of " + strconv.FormatInt(l.maxInFlight, 10) + " concurrent requests (policy server.max_in_flight); retry shortly"}
+		}
+		defer l.inFlight.Add(-1)
+		return next(c)
+	}
+}
+
+// errBodyTooSlow is what a body read returns once the body broke the
+// minimum-rate rule.
+var errBodyTooSlow = errors.New("request body arrived too slowly (policy server.body_min_rate, server.body_stall_timeout)")
+
+// slowBodies puts every request body under the minimum-rate rule and
+// turns the response of a request whose body broke it into a 408 with
+// the connection closed, whatever the handler then answered (each route
+// reports a failed read its own way).
+func (s *Server) slowBodies(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Body == nil || r.Body == http.NoBody {
+			return next(c)
+		}
+		w := c.Response()
+		rb := &rateBody{rc: r.Body, ctl: http.NewResponseController(w.Writer), start: time.Now(), minRate: s.limits.minRate, stall: s.limits.stall}
+		r.Body = rb
+		sw := &slowBodyWriter{ResponseWriter: w.Writer, body: rb}
+		w.Writer = sw
+		err := next(c)
+		if rb.tripped.Load() {
+			s.limits.slow.Inc()
+			s.log.Warn("request body too slow; cut with 408", "request_id", requestID(c), "path", r.URL.Path,
+				"bytes", rb.n, "after_ms", time.Since(rb.start).Milliseconds())
+			if !w.Committed {
+				sw.WriteHeader(http.StatusRequestTimeout)
+			}
+			return nil
+		}
+		return err
+	}
+}
+
+// rateBody is a request body that must keep arriving: before every read
+// it sets the connection's read deadline to the earlier of "stall from
+// now" and the moment the bytes so far would fall below the minimum
+// average rate (counted after a grace of one stall). A trickle of a byte
+// a second is cut one stall after it began; a steady upload far below
+// the network's speed but above the minimum rate is never cut.
+type rateBody struct {
+	rc      io.ReadCloser
+	ctl     *http.ResponseController
+	start   time.Time
+	n       int64
+	minRate int64
+	stall   time.Duration
+	done    bool
+	tripped atomic.Bool
+}
+
+func (b *rateBody) Read(p []byte) (int, error) {
+	if b.done {
+		return b.rc.Read(p)
+	}
+	if b.tripped.Load() {
+		return 0, errBodyTooSlow
+	}
+	dl := time.Now().Add(b.stall)
+	if rd := b.start.Add(b.stall + time.Duration(float64(b.n)/float64(b.minRate)*float64(time.Second))); rd.Before(dl) {
+		dl = rd
+	}
+	// Unsupported (a test recorder, HTTP/2 in a test): no deadline.
+	_ = b.ctl.SetReadDeadline(dl)
+	n, err := b.rc.Read(p)
+	b.n += int64(n)
+	switch {
+	case err == io.EOF:
+		// At the body's end net/http clears the deadline itself, before
+		// its background read of the connection.
+		b.done = true
+	case err != nil && isTimeout(err):
+		b.tripped.Store(true)
+		return n, errBodyTooSlow
+	}
+	return n, err
+}
+
+func (b *rateBody) Close() error { return b.rc.Close() }
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// slowBodyWriter replaces the response of a request whose body was cut:
+// its first WriteHeader becomes a 408 in OpenAI's error shape with
+// "Connection: close", and what the handler writes after is dropped.
+type slowBodyWriter struct {
+	http.ResponseWriter
+	body    *rateBody
+	written bool
+	discard bool
+}
+
+func (w *slowBodyWriter) WriteHeader(code int) {
+	if w.written {
+		return
+	}
+	w.written = true
+	if !w.body.tripped.Load() {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.discard = true
+	h := w.Header()
+	for k := range h {
+		if k != HeaderRequestID {
+			delete(h, k)
+		}
+	}
+	h.Set("Connection", "close")
+	h.Set("Content-Type", "application/json")
+	w.ResponseWriter.WriteHeader(http.StatusRequestTimeout)
+	_, _ = w.ResponseWriter.Write([]byte(`{"error":{"message":"` + errBodyTooSlow.Error() + `","type":"invalid_request_error","param":null,"code":"request_timeout"}}` + "\n"))
+}
+
+func (w *slowBodyWriter) Write(p []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.discard {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines).
+func (w *slowBodyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
