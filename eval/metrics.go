@@ -82,6 +82,11 @@ type QuestionResult struct {
 	Answer      string   `json:"answer,omitempty"`
 	AnswerScore *float64 `json:"answer_score,omitempty"`
 	Correct     *bool    `json:"judged_correct,omitempty"`
+	// Context is the text the model read from memory (the injected
+	// block; a baseline's lines), and AnswerInContext the share of the
+	// gold answer's content words in it (categories 1–4 only).
+	Context         string   `json:"context,omitempty"`
+	AnswerInContext *float64 `json:"answer_in_context,omitempty"`
 }
 
 // At returns the hits scored for cut-off k: the injected memories for the
@@ -132,6 +137,10 @@ type Summary struct {
 	// TokenF1 and JudgeAccuracy need an answer/judge model; nil without.
 	TokenF1       *float64 `json:"token_f1"`
 	JudgeAccuracy *float64 `json:"judge_accuracy"`
+	// AnswerInContext is the share of the gold answer's content words
+	// present in the injected block (categories 1–4); nil when no
+	// question was scored.
+	AnswerInContext *ContextSummary `json:"answer_in_context"`
 }
 
 // Summarize computes one arm's figures from its per-question results.
@@ -186,6 +195,7 @@ func Summarize(results []QuestionResult) Summary {
 		}
 	}
 	s.TokenF1, s.JudgeAccuracy = meanOf(f1s), meanOf(judged)
+	s.AnswerInContext = SummarizeContext(results)
 	s.MeanInjectedTokens = mean(tokens)
 	s.P95InjectedTokens = Percentile(tokens, 95)
 	s.AddedLatencyMs = Percentiles{P50: Percentile(latency, 50), P95: Percentile(latency, 95)}
@@ -194,6 +204,8 @@ func Summarize(results []QuestionResult) Summary {
 	}
 	return s
 }
+
+func categoryKey(c int) string { return strconv.Itoa(c) }
 
 func categoryName(c int) string {
 	if n, ok := locomo.Categories[c]; ok {

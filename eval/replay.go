@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/eval/locomo"
+	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -54,6 +55,13 @@ type Replayer struct {
 	RunID string
 	// Progress, when set, receives one line per step.
 	Progress io.Writer
+	// Blocks, when set, has the memory block each question's upstream
+	// request carried (an in-process upstream); without it the block is
+	// rebuilt from the injected memories of the request detail.
+	Blocks *BlockRecorder
+	// BudgetTokens is the injection budget the BM25 baseline fills
+	// (inject.DefaultBudgetTokens when 0).
+	BudgetTokens int
 }
 
 // Arms the evaluation asks in: memory injected without writing, and off.
@@ -72,9 +80,17 @@ type Report struct {
 	ElapsedSeconds float64 `json:"elapsed_s"`
 	Target         string  `json:"target"`
 	Data           string  `json:"data,omitempty"`
+	// Baselines are answer-in-context and evidence coverage of the
+	// baselines the eval computes itself (BaselineBM25Pairs,
+	// BaselineEvidenceTurns) on the same questions.
+	Baselines map[string]Baseline `json:"baselines"`
+	// Junk is what the background kept per ingested turn.
+	Junk *Junk `json:"junk,omitempty"`
 	// Results are the per-question results of each arm (written by --out).
 	Results    []QuestionResult `json:"-"`
 	OffResults []QuestionResult `json:"-"`
+	// BaselineResults are the per-question results of each baseline.
+	BaselineResults map[string][]QuestionResult `json:"-"`
 }
 
 // Run replays samples and scores both arms.
@@ -87,7 +103,9 @@ func (r *Replayer) Run(ctx context.Context, samples []locomo.Sample) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Samples: len(samples), Target: r.BaseURL}
+	rep := &Report{Samples: len(samples), Target: r.BaseURL, BaselineResults: map[string][]QuestionResult{}}
+	budget := cmp.Or(r.BudgetTokens, inject.DefaultBudgetTokens)
+	var memories [][]listed
 	for i := range samples {
 		s := &samples[i]
 		n, err := r.importSample(ctx, s)
@@ -107,6 +125,18 @@ func (r *Replayer) Run(ctx context.Context, samples []locomo.Sample) (*Report, e
 		}
 		rep.Results = append(rep.Results, on...)
 		rep.OffResults = append(rep.OffResults, off...)
+		rep.BaselineResults[BaselineBM25Pairs] = append(rep.BaselineResults[BaselineBM25Pairs], bm25Pairs(s, budget)...)
+		rep.BaselineResults[BaselineEvidenceTurns] = append(rep.BaselineResults[BaselineEvidenceTurns], evidenceTurns(s)...)
+		// The off arm's questions may be ingested (policy
+		// ab.off_arm_ingests): what they leave behind counts too.
+		if err := r.waitIdle(ctx); err != nil {
+			return nil, err
+		}
+		ms, err := r.listMemories(ctx, r.user(s))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.ID, err)
+		}
+		memories = append(memories, ms)
 	}
 	if r.Flush != nil {
 		if err := r.Flush(ctx); err != nil {
@@ -119,6 +149,15 @@ func (r *Replayer) Run(ctx context.Context, samples []locomo.Sample) (*Report, e
 	}
 	rep.Summary = Summarize(rep.Results)
 	rep.Off = Summarize(rep.OffResults)
+	rep.Baselines = map[string]Baseline{}
+	for name, rs := range rep.BaselineResults {
+		rep.Baselines[name] = summarizeBaseline(name, rs)
+	}
+	turns := rep.ImportedTurns
+	if n := int(after.IngestedTurns - before.IngestedTurns); n > 0 {
+		turns = n
+	}
+	rep.Junk = junkOf(turns, memories)
 	if turns := after.IngestedTurns - before.IngestedTurns; turns > 0 {
 		calls := float64(after.LLMCalls+after.WouldBeLLMCalls-before.LLMCalls-before.WouldBeLLMCalls) / float64(turns)
 		rep.LLMCallsPerTurn = &calls
@@ -278,11 +317,17 @@ type recallDetail struct {
 	Candidates     []memory.RankedCandidate `json:"candidates"`
 	InjectedTokens int                      `json:"injected_tokens"`
 	OverheadMs     float64                  `json:"overhead_ms"`
-	Memories       []struct {
-		ID         string            `json:"id"`
-		Tier       memory.Tier       `json:"tier"`
-		Provenance memory.Provenance `json:"provenance"`
-	} `json:"memories"`
+	Memories       []detailMemory           `json:"memories"`
+}
+
+// detailMemory is the part of an injected memory the replay reads.
+type detailMemory struct {
+	ID         string            `json:"id"`
+	Tier       memory.Tier       `json:"tier"`
+	Provenance memory.Provenance `json:"provenance"`
+	Text       string            `json:"text"`
+	ValidFrom  time.Time         `json:"valid_from"`
+	CreatedAt  time.Time         `json:"created_at"`
 }
 
 func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm string) (QuestionResult, error) {
@@ -324,6 +369,13 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 	status := resp.Header.Get("X-Memproxy-Recall")
 	res.Skipped = status == "skipped"
 	if arm == ArmOff {
+		// What the model read without memory: nothing, unless the block
+		// recorder saw otherwise.
+		block := ""
+		if r.Blocks != nil {
+			block, _ = r.Blocks.Block(qa.Question)
+		}
+		scoreContext(&res, qa, MemoryLines(block))
 		return res, nil
 	}
 	// Every chat request has a recall row; one without an injection still
@@ -337,7 +389,38 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 		return res, err
 	}
 	fillHits(&res, d)
+	block, ok := "", false
+	if r.Blocks != nil {
+		block, ok = r.Blocks.Block(qa.Question)
+	}
+	if !ok {
+		block = blockFromDetail(d)
+	}
+	scoreContext(&res, qa, MemoryLines(block))
 	return res, nil
+}
+
+// blockFromDetail rebuilds the memory lines of a request from its detail
+// (a remote memproxy, whose upstream the eval cannot see): the injected
+// memories in rank order, each with its date, as the block renders them.
+func blockFromDetail(d *recallDetail) string {
+	byID := map[string]detailMemory{}
+	for _, m := range d.Memories {
+		byID[m.ID] = m
+	}
+	var b strings.Builder
+	for _, id := range d.Injected {
+		m, ok := byID[id]
+		if !ok {
+			continue
+		}
+		date := m.ValidFrom
+		if date.IsZero() {
+			date = m.CreatedAt
+		}
+		fmt.Fprintf(&b, "- [%s %s] %s\n", m.Tier, date.UTC().Format("2 Jan 2006"), strings.Join(strings.Fields(m.Text), " "))
+	}
+	return b.String()
 }
 
 // score reads the model's answer from a chat completion and scores it.

@@ -21,11 +21,7 @@ func TestFillHits(t *testing.T) {
 		},
 		InjectedTokens: 123,
 	}
-	d.Memories = append(d.Memories, struct {
-		ID         string            `json:"id"`
-		Tier       memory.Tier       `json:"tier"`
-		Provenance memory.Provenance `json:"provenance"`
-	}{ID: "b", Tier: memory.TierEpisodic, Provenance: memory.Provenance{TurnRefs: []string{"D1:3", "D2:1", "D2:2"}, MemoryIDs: []string{"x", "y", "z"}}})
+	d.Memories = append(d.Memories, detailMemory{ID: "b", Tier: memory.TierEpisodic, Provenance: memory.Provenance{TurnRefs: []string{"D1:3", "D2:1", "D2:2"}, MemoryIDs: []string{"x", "y", "z"}}})
 	var q QuestionResult
 	fillHits(&q, d)
 	want := []Hit{{ID: "b", Refs: []string{"D1:3", "D2:1", "D2:2"}}, {ID: "a", Refs: []string{"D1:1", "D1:2"}, Single: true}}

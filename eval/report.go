@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -45,8 +46,97 @@ func (r *Report) Markdown() string {
 	if r.LLMCallsPerTurn != nil {
 		fmt.Fprintf(&b, "| LLM calls per ingested turn | %.3f | |\n", *r.LLMCallsPerTurn)
 	}
+	b.WriteString(r.contextMarkdown())
+	b.WriteString(r.junkMarkdown())
 	b.WriteString("\n![recall by category](recall-by-category.svg)\n\n![tokens per question](tokens-per-question.svg)\n\n")
 	b.WriteString(anchors + "\n")
+	return b.String()
+}
+
+// contextMarkdown is the answer-in-context table: memory beside the
+// baselines, overall and per category.
+func (r *Report) contextMarkdown() string {
+	var b strings.Builder
+	b.WriteString("\nAnswer-in-context is the share of the gold answer's content words present in\n")
+	b.WriteString("the text the model reads (categories 1–4; mean over questions, and the share\n")
+	b.WriteString("fully covered). Baselines on the same questions: BM25 over the dated (user,\n")
+	b.WriteString("reply) turns filling the same budget, and the evidence turns themselves.\n\n")
+	type col struct {
+		name   string
+		cs     *ContextSummary
+		recall float64
+		tokens float64
+	}
+	cols := []col{{"memory", r.AnswerInContext, r.EvidenceRecall["5"], r.MeanInjectedTokens}}
+	for _, n := range []string{BaselineBM25Pairs, BaselineEvidenceTurns} {
+		if bl, ok := r.Baselines[n]; ok {
+			cols = append(cols, col{strings.ReplaceAll(n, "_", " "), bl.AnswerInContext, bl.EvidenceRecall, bl.MeanTokens})
+		}
+	}
+	b.WriteString("| |")
+	for _, c := range cols {
+		fmt.Fprintf(&b, " %s |", c.name)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(cols)))
+	b.WriteString("\n")
+	cell := func(cs *ContextSummary, cat string) string {
+		if cs == nil {
+			return "–"
+		}
+		sc := cs.ContextScore
+		if cat != "" {
+			sc = cs.ByCategory[cat]
+		}
+		return fmt.Sprintf("%.3f / %.3f", sc.Mean, sc.FullyCovered)
+	}
+	fmt.Fprintf(&b, "| categories 1–4 (mean / fully) |")
+	for _, c := range cols {
+		fmt.Fprintf(&b, " %s |", cell(c.cs, ""))
+	}
+	b.WriteString("\n")
+	for c := 1; c <= 4; c++ {
+		key := categoryKey(c)
+		n := 0
+		if r.AnswerInContext != nil {
+			n = r.AnswerInContext.ByCategory[key].Questions
+		}
+		fmt.Fprintf(&b, "| cat %d %s (%d) |", c, categoryName(c), n)
+		for _, col := range cols {
+			fmt.Fprintf(&b, " %s |", cell(col.cs, key))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| evidence recall (all questions) |")
+	for _, c := range cols {
+		fmt.Fprintf(&b, " %.3f |", c.recall)
+	}
+	b.WriteString("\n| mean tokens |")
+	for _, c := range cols {
+		fmt.Fprintf(&b, " %.0f |", c.tokens)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// junkMarkdown is the table of what the background kept.
+func (r *Report) junkMarkdown() string {
+	j := r.Junk
+	if j == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nWhat the background kept (%d ingested turns, %d live memories): ", j.IngestedTurns, j.LiveTotal)
+	fmt.Fprintf(&b, "%.3f of live memories are questions only, %.3f duplicates.\n\n", j.QuestionOnly, j.Duplicates)
+	b.WriteString("| tier | memories per ingested turn | live |\n|---|---|---|\n")
+	tiers := make([]string, 0, len(j.MemoriesPerTurn))
+	for t := range j.MemoriesPerTurn {
+		tiers = append(tiers, t)
+	}
+	sort.Strings(tiers)
+	for _, t := range tiers {
+		fmt.Fprintf(&b, "| %s | %.3f | %d |\n", t, j.MemoriesPerTurn[t], j.Live[t])
+	}
 	return b.String()
 }
 
@@ -65,7 +155,8 @@ func (r *Report) WriteDir(dir string) error {
 	for _, arm := range []struct {
 		name string
 		rs   []QuestionResult
-	}{{ArmReadonly, r.Results}, {ArmOff, r.OffResults}} {
+	}{{ArmReadonly, r.Results}, {ArmOff, r.OffResults},
+		{BaselineBM25Pairs, r.BaselineResults[BaselineBM25Pairs]}, {BaselineEvidenceTurns, r.BaselineResults[BaselineEvidenceTurns]}} {
 		for _, x := range arm.rs {
 			if err := enc.Encode(struct {
 				Arm string `json:"arm"`

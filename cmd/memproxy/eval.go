@@ -147,8 +147,10 @@ func startInProcess(ctx context.Context, rp *eval.Replayer, policyFile, upstream
 		upstream = upURL + "/v1"
 	}
 	token := randomToken()
+	blocks := &eval.BlockRecorder{}
 	a, err := mpapp.New(ctx, mpapp.Options{
 		Upstream:   upstream,
+		Transport:  blocks,
 		Policy:     pol,
 		DB:         filepath.Join(dir, "memproxy.db"),
 		AdminToken: token,
@@ -165,6 +167,7 @@ func startInProcess(ctx context.Context, rp *eval.Replayer, policyFile, upstream
 	}
 	stops = append(stops, closeApp)
 	rp.BaseURL, rp.AdminToken, rp.WaitIdle, rp.Flush = base, token, a.Queue.WaitIdle, a.Hook.Flush
+	rp.Blocks, rp.BudgetTokens = blocks, pol.Inject.BudgetTokens
 	rp.HTTP = &http.Client{Timeout: 2 * time.Minute}
 	return stop, nil
 }

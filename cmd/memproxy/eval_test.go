@@ -32,15 +32,18 @@ func TestEvalLoCoMoInProcess(t *testing.T) {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout.String())
 	}
 	for _, k := range []string{"questions", "evidence_recall", "evidence_recall_cat1_4", "by_category", "mean_injected_tokens",
-		"p95_injected_tokens", "added_latency_ms", "llm_calls_per_turn", "evidence_recall_strict", "off", "token_f1", "judge_accuracy"} {
+		"p95_injected_tokens", "added_latency_ms", "llm_calls_per_turn", "evidence_recall_strict", "off", "token_f1", "judge_accuracy",
+		"answer_in_context", "baselines", "junk"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("missing key %q", k)
 		}
 	}
 	var rep struct {
 		eval.Summary
-		Off           eval.Summary `json:"off"`
-		ImportedTurns int          `json:"imported_turns"`
+		Off           eval.Summary             `json:"off"`
+		ImportedTurns int                      `json:"imported_turns"`
+		Baselines     map[string]eval.Baseline `json:"baselines"`
+		Junk          *eval.Junk               `json:"junk"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatal(err)
@@ -66,6 +69,24 @@ func TestEvalLoCoMoInProcess(t *testing.T) {
 	}
 	if rep.MeanInjectedTokens <= 0 || rep.P95InjectedTokens > 500 {
 		t.Errorf("tokens mean %v p95 %v", rep.MeanInjectedTokens, rep.P95InjectedTokens)
+	}
+	// Answer-in-context reads the block the upstream was sent: the memory
+	// arm carries some gold words, the off arm none; both baselines are
+	// scored on the same questions.
+	if rep.AnswerInContext == nil || rep.AnswerInContext.Mean <= 0 || rep.AnswerInContext.Questions != 5 {
+		t.Errorf("answer_in_context = %+v, want 5 questions scored above 0", rep.AnswerInContext)
+	}
+	if rep.Off.AnswerInContext == nil || rep.Off.AnswerInContext.Mean != 0 {
+		t.Errorf("off arm answer_in_context = %+v, want 0", rep.Off.AnswerInContext)
+	}
+	for _, b := range []string{eval.BaselineBM25Pairs, eval.BaselineEvidenceTurns} {
+		bl, ok := rep.Baselines[b]
+		if !ok || bl.AnswerInContext == nil || bl.AnswerInContext.Questions != 5 {
+			t.Errorf("baseline %s = %+v", b, bl)
+		}
+	}
+	if rep.Junk == nil || rep.Junk.IngestedTurns < 5 || rep.Junk.LiveTotal == 0 || rep.Junk.MemoriesPerTurn["event"] <= 0 {
+		t.Errorf("junk = %+v", rep.Junk)
 	}
 	if rep.TokenF1 != nil || rep.JudgeAccuracy != nil {
 		t.Error("model fields set without a model")
