@@ -14,9 +14,9 @@ package app_test
 // 100k.
 //
 // Fixtures are built once and kept, so reruns start in seconds: SQLite in
-// $TMPDIR/memproxy-recall-bench-v2.db, PostgreSQL in the schema
-// bench_recall_v1 of TEST_DATABASE_URL. Delete the file or
-// `DROP SCHEMA bench_recall_v1 CASCADE` to rebuild.
+// $TMPDIR/memproxy-recall-bench-v3.db, PostgreSQL in the schema
+// bench_recall_v2 of TEST_DATABASE_URL. Delete the file or
+// `DROP SCHEMA bench_recall_v2 CASCADE` to rebuild.
 
 import (
 	"context"
@@ -101,9 +101,9 @@ func recallApp(b *testing.B, backend string) *app.App {
 	}
 	switch backend {
 	case "sqlite":
-		o.DB = filepath.Join(os.TempDir(), "memproxy-recall-bench-v2.db")
+		o.DB = filepath.Join(os.TempDir(), "memproxy-recall-bench-v3.db")
 	case "postgres":
-		o.DatabaseURL = testpg.NewNamed(b, "bench_recall_v1")
+		o.DatabaseURL = testpg.NewNamed(b, "bench_recall_v2")
 	}
 	a, err := app.New(ctx, o)
 	if err != nil {
@@ -122,13 +122,8 @@ func recallApp(b *testing.B, backend string) *app.App {
 		}
 	}
 	if backend == "postgres" {
-		for _, q := range []string{
-			`VACUUM ANALYZE memories`,
-			`VACUUM ANALYZE memory_vectors`,
-		} {
-			if _, err := a.Store.DB().ExecContext(ctx, q); err != nil {
-				b.Fatalf("%s: %v", q, err)
-			}
+		if _, err := a.Store.DB().ExecContext(ctx, `VACUUM ANALYZE memories`); err != nil {
+			b.Fatal(err)
 		}
 	}
 	if _, err := a.Store.SetMetaIfAbsent(ctx, recallFixtureDone, "complete"); err != nil {

@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LexicalSearchCJK", s.testLexicalSearchCJK)
 	t.Run("LexicalSearchFilters", s.testLexicalSearchFilters)
 	t.Run("LexicalScopeStats", s.testLexicalScopeStats)
+	t.Run("LexicalBM25", s.testLexicalBM25)
 	t.Run("SearchReadOnly", s.testSearchReadOnly)
 	t.Run("HybridSearch", s.testHybridSearch)
 	t.Run("Batch", s.testBatch)

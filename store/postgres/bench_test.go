@@ -5,18 +5,19 @@ package postgres
 // The search benchmarks run against a fixture schema, bench_pg_<N>, holding
 // one scope of 10k memories, one of 100k, and N background memories spread
 // over N/100 other users (N = MEMPROXY_BENCH_BACKGROUND, default 1,000,000),
-// all 256-dimensional (the local embedder's default). Building it (COPY,
-// then the HNSW index) takes minutes, so it is built once and kept: a meta
-// row marks it complete, and later runs reuse it in seconds. Drop it with
-// `DROP SCHEMA bench_pg_1000000 CASCADE` to rebuild.
+// all 256-dimensional (the local embedder's default). Building it (COPY)
+// takes minutes, so it is built once and kept: a meta row marks it
+// complete, and later runs reuse it in seconds. Drop it with
+// `DROP SCHEMA bench_pg2_1000000 CASCADE` to rebuild. (bench_pg_<N>, the
+// fixtures of builds with the SQL search path, are not reused: opening
+// one would drop what those builds' benchmarks read.)
 //
 //	go test ./store/postgres -run '^$' -bench . -benchtime 2000x
 //
 // Each search benchmark reports p50_ms and p99_ms over its iterations, and
 // the process CPU per search (cpu_ms/op: memproxy's share; the server's is
 // not in it).
-// The default path is the in-process indexes (load_ms: loading the scope
-// before timing); "-sql" sub-benchmarks search in PostgreSQL.
+// load_ms is loading the scope's in-process indexes before timing.
 
 import (
 	"context"
@@ -117,32 +118,6 @@ func (c *corpus) query() string {
 	return strings.Join(w, " ")
 }
 
-// tsvectorLiteral renders the lexical form as tsvector input, so COPY can
-// fill the lex column without calling to_tsvector per row.
-func tsvectorLiteral(text string) string {
-	pos := map[string][]int{}
-	var order []string
-	for i, tok := range strings.Fields(memory.LexicalForm(text)) {
-		if _, ok := pos[tok]; !ok {
-			order = append(order, tok)
-		}
-		pos[tok] = append(pos[tok], i+1)
-	}
-	var b strings.Builder
-	for _, tok := range order {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString("'" + strings.ReplaceAll(strings.ReplaceAll(tok, `\`, `\\`), "'", "''") + "':")
-		for j, p := range pos[tok] {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(min(p, 16383)))
-		}
-	}
-	return b.String()
-}
 
 func vectorText(v []float32) string {
 	var b strings.Builder
@@ -168,7 +143,7 @@ func backgroundSize() int {
 func benchStore(b *testing.B) *Store {
 	b.Helper()
 	n := backgroundSize()
-	schema := fmt.Sprintf("bench_pg_%d", n)
+	schema := fmt.Sprintf("bench_pg2_%d", n)
 	ctx := context.Background()
 	st, err := Open(ctx, testpg.NewNamed(b, schema), memory.OpenOptions{Model: "bench-synthetic", Dim: benchDim})
 	if err != nil {
@@ -178,15 +153,6 @@ func benchStore(b *testing.B) *Store {
 	if v, ok, err := st.Meta(ctx, fixtureDone); err != nil {
 		b.Fatal(err)
 	} else if ok && v == "complete" {
-		// The -sql sub-benchmarks take the HNSW index, which migration
-		// 10 dropped from fixtures built before it: rebuilt once.
-		start := time.Now()
-		if err := benchVectorIndex(ctx, st); err != nil {
-			b.Fatal(err)
-		}
-		if d := time.Since(start); d > time.Second {
-			b.Logf("rebuilt the HNSW index of %s in %v", schema, d.Round(time.Second))
-		}
 		return st
 	}
 	start := time.Now()
@@ -198,18 +164,8 @@ func benchStore(b *testing.B) *Store {
 }
 
 func buildFixture(ctx context.Context, st *Store, background int) error {
-	// Load without the HNSW and scoped lexical indexes and the
-	// memory_vectors trigger, and build them (and fill memory_vectors) once
-	// at the end: far faster than maintaining them row by row.
-	for _, q := range []string{
-		`TRUNCATE memories, memory_vectors`,
-		`DROP INDEX IF EXISTS memories_embedding`,
-		`DROP INDEX IF EXISTS memories_scoped_lex`,
-		`ALTER TABLE memories DISABLE TRIGGER memory_vectors_sync`,
-	} {
-		if _, err := st.db.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if _, err := st.db.ExecContext(ctx, `TRUNCATE memories`); err != nil {
+		return err
 	}
 	c := newCorpus(1)
 	load := func(sc memory.Scope, n int) error { return copyMemories(ctx, st, c, sc, n) }
@@ -226,49 +182,14 @@ func buildFixture(ctx context.Context, st *Store, background int) error {
 			return err
 		}
 	}
-	if err := benchVectorIndex(ctx, st); err != nil {
+	if _, err := st.db.ExecContext(ctx, `VACUUM ANALYZE memories`); err != nil {
 		return err
-	}
-	for _, q := range []string{
-		scopedLexIndex,
-		vectorsCopy,
-		`ALTER TABLE memories ENABLE TRIGGER memory_vectors_sync`,
-		`VACUUM ANALYZE memories`,
-		`VACUUM ANALYZE memory_vectors`,
-	} {
-		if _, err := st.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
 	}
 	_, err := st.SetMetaIfAbsent(ctx, fixtureDone, "complete")
 	return err
 }
 
-// benchVectorIndex builds the HNSW index the -sql sub-benchmarks use, if
-// missing, with the memory its build needs to stay quick.
-func benchVectorIndex(ctx context.Context, st *Store) error {
-	conn, err := st.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_, opclass := vectorType(benchDim)
-	for _, q := range []string{
-		`SET maintenance_work_mem = '1GB'`,
-		// One helper process: the machine is shared while the index builds.
-		`SET max_parallel_maintenance_workers = 1`,
-		vectorIndex(opclass),
-		`RESET maintenance_work_mem`,
-		`RESET max_parallel_maintenance_workers`,
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return nil
-}
-
-const copyCols = `user_id, namespace, id, tier, text, embedding, lex, value, confidence, source, key, session,
+const copyCols = `user_id, namespace, id, tier, text, embedding, value, confidence, source, key, session,
 	created_at, last_used_at, valid_from`
 
 func copyMemories(ctx context.Context, st *Store, c *corpus, sc memory.Scope, n int) error {
@@ -282,7 +203,7 @@ func copyMemories(ctx context.Context, st *Store, c *corpus, sc memory.Scope, n 
 			text := c.text(12)
 			ts := t.Add(time.Duration(i) * time.Minute)
 			if _, err := stmt.ExecContext(ctx, sc.User, sc.Namespace, fmt.Sprintf("%s-%07d", sc.User, i), "semantic",
-				text, vectorText(c.vector()), tsvectorLiteral(text), 0.5, 0.9, "extracted", "", "", ts, ts, ts); err != nil {
+				text, vectorText(c.vector()), 0.5, 0.9, "extracted", "", "", ts, ts, ts); err != nil {
 				return err
 			}
 		}
@@ -306,7 +227,7 @@ func copyUsers(ctx context.Context, st *Store, c *corpus, first, users, perUser 
 				text := c.text(12)
 				ts := t.Add(time.Duration(i) * time.Minute)
 				if _, err := stmt.ExecContext(ctx, user, "default", fmt.Sprintf("%s-%04d", user, i), "semantic",
-					text, vectorText(c.vector()), tsvectorLiteral(text), 0.5, 0.9, "extracted", "", "", ts, ts, ts); err != nil {
+					text, vectorText(c.vector()), 0.5, 0.9, "extracted", "", "", ts, ts, ts); err != nil {
 					return err
 				}
 			}
@@ -329,26 +250,10 @@ func BenchmarkSearch(b *testing.B) {
 		texts = append(texts, qc.query())
 	}
 	opts := memory.SearchOptions{Limit: 50, At: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
-	local := st.local
-	// path selects the in-process indexes ("") or a SQL path for the
-	// sub-benchmark: "sql" lets the scope size choose, "sql-exact" scans.
-	path := func(b *testing.B, p string) {
-		st.local, st.exactLimit = local, DefaultExactLimit
-		switch p {
-		case "sql":
-			st.local = nil
-		case "sql-exact":
-			st.local, st.exactLimit = nil, 1<<30
-		}
-		b.Cleanup(func() { st.local, st.exactLimit = local, DefaultExactLimit })
-	}
 	// warm loads the scope's in-process indexes before timing, and
 	// reports how long that took (a scope's first search after start or
 	// after it was unloaded).
 	warm := func(b *testing.B, sc memory.Scope) {
-		if st.local == nil {
-			return
-		}
 		st.local.forgetUser(sc.User, sc.Namespace)
 		t := time.Now()
 		if _, err := st.VectorSearch(ctx, sc, vecs[0], opts); err != nil {
@@ -359,59 +264,33 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	for _, sc := range []memory.Scope{bench10k, bench100k} {
 		size := strings.TrimPrefix(sc.User, "bench-")
-		for _, p := range []string{"", "sql", "sql-exact"} {
-			if p == "sql-exact" && sc != bench10k {
-				continue // the exact path on the small scope places DefaultExactLimit
-			}
-			suffix := ""
-			if p != "" {
-				suffix = "-" + p
-			}
-			b.Run("vector"+suffix+"/"+size, func(b *testing.B) {
-				path(b, p)
-				warm(b, sc)
-				storebench.Run(b, func(i int) error {
-					got, err := st.VectorSearch(ctx, sc, vecs[i%len(vecs)], opts)
-					if err == nil && len(got) != opts.Limit {
-						err = fmt.Errorf("vector search returned %d candidates, want %d", len(got), opts.Limit)
-					}
-					return err
-				})
+		b.Run("vector/"+size, func(b *testing.B) {
+			warm(b, sc)
+			storebench.Run(b, func(i int) error {
+				got, err := st.VectorSearch(ctx, sc, vecs[i%len(vecs)], opts)
+				if err == nil && len(got) != opts.Limit {
+					err = fmt.Errorf("vector search returned %d candidates, want %d", len(got), opts.Limit)
+				}
+				return err
 			})
-			if p == "sql-exact" {
-				continue
-			}
-			b.Run("lexical"+suffix+"/"+size, func(b *testing.B) {
-				path(b, p)
-				warm(b, sc)
-				storebench.Run(b, func(i int) error {
-					_, err := st.LexicalSearch(ctx, sc, texts[i%len(texts)], opts)
-					return err
-				})
+		})
+		b.Run("lexical/"+size, func(b *testing.B) {
+			warm(b, sc)
+			storebench.Run(b, func(i int) error {
+				_, err := st.LexicalSearch(ctx, sc, texts[i%len(texts)], opts)
+				return err
 			})
-		}
+		})
 	}
 }
 
 // BenchmarkInsert measures batch insert throughput (100 memories per
-// Insert, the lexical GIN and memory_vectors maintained) into a fresh
-// schema, as a store with the default in-process search writes; the
-// "-sql" sub-benchmark with the HNSW index of Options.SQLSearch
-// maintained too.
+// Insert) into a fresh schema.
 func BenchmarkInsert(b *testing.B) {
-	for _, sqlSearch := range []bool{false, true} {
-		name := "default"
-		if sqlSearch {
-			name = "sql"
-		}
+	for _, name := range []string{"default"} {
 		b.Run(name, func(b *testing.B) {
 			st := openTest(b, benchDim)
 			ctx := context.Background()
-			if sqlSearch {
-				if err := st.ensureVectorIndex(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
 			c := newCorpus(5)
 			const batch = 100
 			sc := memory.Scope{User: "insert", Namespace: "default"}

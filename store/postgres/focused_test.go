@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -24,35 +26,6 @@ func openTest(t testing.TB, dim int) *Store {
 	return st
 }
 
-// usePaths runs f once per search path named: "local" (the in-process
-// indexes), "sql" or "sql-exact" (PostgreSQL, exact vector scan) and
-// "sql-hnsw" (PostgreSQL, HNSW for any scope size). Not for parallel
-// tests: it switches st's fields.
-func usePaths(t *testing.T, st *Store, paths []string, f func(t *testing.T)) {
-	t.Helper()
-	local := st.local
-	defer func() { st.local, st.exactLimit = local, DefaultExactLimit }()
-	for _, p := range paths {
-		if strings.HasPrefix(p, "sql") {
-			// As a store opened with Options.SQLSearch does.
-			if err := st.ensureVectorIndex(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		switch p {
-		case "local":
-			st.local, st.exactLimit = local, DefaultExactLimit
-		case "sql", "sql-exact":
-			st.local, st.exactLimit = nil, 1<<30
-		case "sql-hnsw":
-			st.local, st.exactLimit = nil, 0
-		default:
-			t.Fatalf("unknown search path %q", p)
-		}
-		t.Run(p, f)
-	}
-}
-
 // randVec is a random unit-ish vector from r.
 func randVec(r *rand.Rand, dim int) []float32 {
 	v := make([]float32, dim)
@@ -70,10 +43,10 @@ func candIDs(cs []memory.Candidate) []string {
 	return out
 }
 
-// TestVectorPathsAgree checks that the HNSW path (iterative scan) and the
-// exact path return the same top results for a scope with neighbours in
-// other scopes.
-func TestVectorPathsAgree(t *testing.T) {
+// TestVectorSearchExact checks that the in-process search (quantised
+// scan, exact re-score) returns the exact top results for a scope with
+// neighbours in other scopes: the exact order is computed here.
+func TestVectorSearchExact(t *testing.T) {
 	const dim = 32
 	st := openTest(t, dim)
 	ctx := context.Background()
@@ -95,124 +68,46 @@ func TestVectorPathsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.db.ExecContext(ctx, `ANALYZE memories`); err != nil {
-		t.Fatal(err)
+	cos := func(a, b []float32) float64 {
+		var d, na, nb float64
+		for i := range a {
+			d, na, nb = d+float64(a[i])*float64(b[i]), na+float64(a[i])*float64(a[i]), nb+float64(b[i])*float64(b[i])
+		}
+		return d / math.Sqrt(na*nb)
 	}
-	local := st.local
-	defer func() { st.local, st.exactLimit = local, DefaultExactLimit }()
 	for q := range 20 {
 		vec := randVec(r, dim)
-		st.local, st.exactLimit = nil, 1_000_000
-		// The default limit runs on the session's HNSW settings, another
-		// in a transaction that sets its own.
 		limit := 10
 		if q%2 == 1 {
 			limit = 50
 		}
-		exact, err := st.VectorSearch(ctx, mine, vec, memory.SearchOptions{Limit: limit})
+		exact := slices.Clone(ms)
+		slices.SortFunc(exact, func(a, b *memory.Memory) int { return cmp.Compare(cos(b.Embedding, vec), cos(a.Embedding, vec)) })
+		got, err := st.VectorSearch(ctx, mine, vec, memory.SearchOptions{Limit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}
-		st.local, st.exactLimit = nil, 100
-		hnsw, err := st.VectorSearch(ctx, mine, vec, memory.SearchOptions{Limit: limit})
-		if err != nil {
-			t.Fatal(err)
+		if len(got) != limit {
+			t.Fatalf("query %d: %d results, want %d", q, len(got), limit)
 		}
-		st.local = local
-		inproc, err := st.VectorSearch(ctx, mine, vec, memory.SearchOptions{Limit: limit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(exact) != limit || len(hnsw) != limit || len(inproc) != limit {
-			t.Fatalf("query %d: exact %d, hnsw %d, in-process %d results, want %d each", q, len(exact), len(hnsw), len(inproc), limit)
-		}
-		// The in-process index re-scores from the full vectors as the
-		// exact path does: the same top, short of a near tie at the cut.
-		if exact[0].Memory.ID != inproc[0].Memory.ID {
-			t.Errorf("query %d: top result differs: exact %s, in-process %s", q, exact[0].Memory.ID, inproc[0].Memory.ID)
+		if got[0].Memory.ID != exact[0].ID {
+			t.Errorf("query %d: top result %s, exact %s", q, got[0].Memory.ID, exact[0].ID)
 		}
 		shared := 0
-		for _, id := range candIDs(inproc) {
-			if slices.Contains(candIDs(exact), id) {
-				shared++
-			}
-		}
-		if shared < limit-1 {
-			t.Errorf("query %d: in-process top-%d shares %d with exact", q, limit, shared)
-		}
-		for _, c := range hnsw {
+		for _, c := range got {
 			if c.Memory.Scope != mine {
-				t.Fatalf("hnsw path returned %v's memory", c.Memory.Scope)
+				t.Fatalf("returned %v's memory", c.Memory.Scope)
+			}
+			for _, m := range exact[:limit] {
+				if m.ID == c.Memory.ID {
+					shared++
+				}
 			}
 		}
-		if exact[0].Memory.ID != hnsw[0].Memory.ID {
-			t.Errorf("query %d: top result differs: exact %s (%.4f), hnsw %s (%.4f)", q,
-				exact[0].Memory.ID, exact[0].Score, hnsw[0].Memory.ID, hnsw[0].Score)
+		// Short of a near tie at the cut.
+		if shared < limit-1 {
+			t.Errorf("query %d: top-%d shares %d with the exact top", q, limit, shared)
 		}
-		common := 0
-		for _, id := range candIDs(hnsw) {
-			if slices.Contains(candIDs(exact), id) {
-				common++
-			}
-		}
-		if common < limit*8/10 {
-			t.Errorf("query %d: hnsw top-%d shares %d with exact top-%d, want >= %d", q, limit, common, limit, limit*8/10)
-		}
-		for i := 1; i < len(hnsw); i++ {
-			if hnsw[i].Score > hnsw[i-1].Score {
-				t.Errorf("query %d: hnsw results not sorted by score at %d", q, i)
-			}
-		}
-	}
-}
-
-// TestVectorPlans checks the two paths use the plans they were written for:
-// the HNSW index for a large scope, no HNSW index for a small one.
-func TestVectorPlans(t *testing.T) {
-	st := openTest(t, 8)
-	ctx := context.Background()
-	if err := st.ensureVectorIndex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	explain := func(indexed bool) string {
-		t.Helper()
-		tx, err := st.db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = tx.Rollback() }()
-		if indexed {
-			if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_sort', 'off', true)`); err != nil {
-				t.Fatal(err)
-			}
-		}
-		q := `EXPLAIN SELECT id FROM memories WHERE user_id = 'a' AND namespace = 'b' AND embedding IS NOT NULL
-			ORDER BY embedding <=> '[1,0,0,0,0,0,0,0]'::vector LIMIT 5`
-		if !indexed {
-			q = `EXPLAIN WITH scope AS MATERIALIZED (SELECT id, embedding <=> '[1,0,0,0,0,0,0,0]'::vector AS dist
-				FROM memories WHERE user_id = 'a' AND namespace = 'b' AND embedding IS NOT NULL)
-				SELECT * FROM scope ORDER BY dist LIMIT 5`
-		}
-		rows, err := tx.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var b strings.Builder
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			b.WriteString(line + "\n")
-		}
-		return b.String()
-	}
-	if p := explain(true); !strings.Contains(p, "memories_p") || !strings.Contains(p, "embedding_idx") {
-		t.Errorf("large-scope plan does not use the HNSW index:\n%s", p)
-	}
-	if p := explain(false); strings.Contains(p, "embedding_idx") {
-		t.Errorf("exact plan uses the HNSW index:\n%s", p)
 	}
 }
 
@@ -229,17 +124,6 @@ func TestHalfvec(t *testing.T) {
 	if typ != "halfvec(3072)" {
 		t.Fatalf("embedding column is %s, want halfvec(3072)", typ)
 	}
-	if err := st.ensureVectorIndex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var idx string
-	if err := st.db.QueryRowContext(ctx, `SELECT indexdef FROM pg_indexes WHERE tablename = 'memories'
-		AND indexname = 'memories_embedding' AND schemaname = current_schema()`).Scan(&idx); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(idx, "hnsw") || !strings.Contains(idx, "halfvec_cosine_ops") {
-		t.Fatalf("index is %q, want hnsw halfvec_cosine_ops", idx)
-	}
 	r := rand.New(rand.NewPCG(3, 4))
 	sc := memory.Scope{User: "alice", Namespace: "default"}
 	var ms []*memory.Memory
@@ -249,7 +133,7 @@ func TestHalfvec(t *testing.T) {
 	if err := st.Insert(ctx, sc, ms...); err != nil {
 		t.Fatal(err)
 	}
-	usePaths(t, st, []string{"local", "sql-exact", "sql-hnsw"}, func(t *testing.T) {
+	t.Run("search", func(t *testing.T) {
 		got, err := st.VectorSearch(ctx, sc, ms[7].Embedding, memory.SearchOptions{Limit: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -303,8 +187,8 @@ func TestConcurrentMigrate(t *testing.T) {
 	st := openTest(t, 8)
 	dsn := testDSN(t, st)
 	if _, err := st.db.Exec(`DROP VIEW memory_rows; DROP TABLE memory_usage;
-		DROP TABLE schema_migrations, meta, memories, memory_vectors, memory_deletions, turns, audit, recall, gate_state, client_keys;
-		DROP FUNCTION memory_vectors_sync, memory_scoped_query, memory_scoped_lex, memory_stamp, memory_deleted`); err != nil {
+		DROP TABLE schema_migrations, meta, memories, memory_deletions, turns, audit, recall, gate_state, client_keys;
+		DROP FUNCTION memory_stamp, memory_deleted`); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 4)
@@ -341,7 +225,7 @@ func TestLexicalChinese(t *testing.T) {
 	if err := st.Insert(ctx, sc, a, b); err != nil {
 		t.Fatal(err)
 	}
-	usePaths(t, st, []string{"local", "sql"}, func(t *testing.T) {
+	t.Run("search", func(t *testing.T) {
 		got, err := st.LexicalSearch(ctx, sc, "交货日期是哪天？", memory.SearchOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +247,7 @@ func TestLexicalStopwords(t *testing.T) {
 	if err := st.Insert(ctx, sc, tea, chatter); err != nil {
 		t.Fatal(err)
 	}
-	usePaths(t, st, []string{"local", "sql"}, func(t *testing.T) {
+	t.Run("search", func(t *testing.T) {
 		got, err := st.LexicalSearch(ctx, sc, "what is my favourite tea", memory.SearchOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -381,8 +265,8 @@ func TestLexicalStopwords(t *testing.T) {
 	})
 }
 
-// TestLexicalQuoting: lexemes holding quotes or backslashes survive the
-// scope prefix on both the index and the query side.
+// TestLexicalQuoting: lexemes holding quotes or backslashes, in a scope
+// whose names hold them too, match.
 func TestLexicalQuoting(t *testing.T) {
 	st := openTest(t, 8)
 	ctx := context.Background()
@@ -391,7 +275,7 @@ func TestLexicalQuoting(t *testing.T) {
 	if err := st.Insert(ctx, sc, m); err != nil {
 		t.Fatal(err)
 	}
-	usePaths(t, st, []string{"local", "sql"}, func(t *testing.T) {
+	t.Run("search", func(t *testing.T) {
 		for _, q := range []string{`O'Brien's`, `C:\temp\o'k`, `'quoted'`, `path`} {
 			got, err := st.LexicalSearch(ctx, sc, q, memory.SearchOptions{})
 			if err != nil {
@@ -402,35 +286,4 @@ func TestLexicalQuoting(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestSearchPathIndependent: the scoped lexical index's expression is
-// inlined by the planner under the session's search_path, so a session
-// (or autovacuum) without the store's schema on it must still be able to
-// query and analyze memories.
-func TestSearchPathIndependent(t *testing.T) {
-	st := openTest(t, 8)
-	ctx := context.Background()
-	if err := st.Insert(ctx, memory.Scope{User: "u", Namespace: "n"}, &memory.Memory{Tier: memory.TierEvent, Text: "hello"}); err != nil {
-		t.Fatal(err)
-	}
-	var schema string
-	if err := st.db.QueryRow(`SELECT current_schema()`).Scan(&schema); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := st.db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, q := range []string{
-		`SET search_path = pg_catalog`,
-		`SELECT count(*) FROM ` + schema + `.memories WHERE user_id = 'u'`,
-		`ANALYZE ` + schema + `.memories`,
-		`RESET search_path`,
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
 }

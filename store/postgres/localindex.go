@@ -28,17 +28,6 @@ type Options struct {
 	// bound. 0 means scopeindex.DefaultBytes (512 MiB); negative means no
 	// bound.
 	IndexBytes int64
-	// SQLSearch turns the in-process indexes off: searches then run in
-	// PostgreSQL (an exact scan of memory_vectors or HNSW, and the GIN
-	// lexical index), using no memory in this process but several
-	// milliseconds of the server's time each. The HNSW index exists for
-	// this path alone: opening with SQLSearch builds it when the database
-	// lacks it (blocking writes while it builds; build it beforehand with
-	// CREATE INDEX CONCURRENTLY on a large live database), and migration
-	// 10 dropped it, since maintaining it was 92% of an insert's cost
-	// (500 against 6,350 memories/s, BenchmarkInsert) for a path the
-	// in-process indexes never take.
-	SQLSearch bool
 	// Logger receives a debug line per unloaded scope; nil discards.
 	Logger *slog.Logger
 }
@@ -127,9 +116,6 @@ type localIndexes struct {
 }
 
 func newLocalIndexes(o Options) *localIndexes {
-	if o.SQLSearch {
-		return nil
-	}
 	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: scopeindex.NewBudget(o.IndexBytes), log: o.Logger, now: time.Now,
 		loadCacheBytes: 32 << 20}
 	if o.IndexBytes > 0 {
@@ -141,12 +127,8 @@ func newLocalIndexes(o Options) *localIndexes {
 	return l
 }
 
-// IndexStats reports the in-process indexes against their bound (zero
-// when they are off).
+// IndexStats reports the in-process indexes against their bound.
 func (s *Store) IndexStats() IndexStats {
-	if s.local == nil {
-		return IndexStats{}
-	}
 	s.local.mu.Lock()
 	defer s.local.mu.Unlock()
 	return s.local.budget.Stats()

@@ -430,8 +430,7 @@ func TestLocalIndexLongTransactionElsewhere(t *testing.T) {
 
 // TestReadPoolPlansOnce checks that the per-search read runs on
 // connections that keep one generic plan, while every other query keeps
-// the server's default (custom plans where they pay), and that a store
-// searching in SQL opens no such pool.
+// the server's default (custom plans where they pay).
 func TestReadPoolPlansOnce(t *testing.T) {
 	st := openTest(t, 8)
 	ctx := context.Background()
@@ -450,14 +449,6 @@ func TestReadPoolPlansOnce(t *testing.T) {
 	}
 	if got := show(st.db); got != "auto" {
 		t.Errorf("main pool plan_cache_mode = %q, want auto", got)
-	}
-	sq, err := OpenWith(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8}, Options{SQLSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sq.Close()
-	if sq.readDB != nil || sq.readStmt != nil {
-		t.Error("a store searching in SQL opened the read pool")
 	}
 }
 

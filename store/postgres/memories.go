@@ -15,11 +15,11 @@ import (
 )
 
 // insertCols are the columns Insert writes, in insertValues order.
-const insertCols = `user_id, namespace, id, tier, text, embedding, lex, value, confidence, source, provenance,
+const insertCols = `user_id, namespace, id, tier, text, embedding, value, confidence, source, provenance,
 	key, session, no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by,
 	expires_at, archived_at, consolidated_at, context`
 
-// insertBatch bounds the rows of one INSERT (24 parameters each, well under
+// insertBatch bounds the rows of one INSERT (23 parameters each, well under
 // PostgreSQL's 65,535).
 const insertBatch = 500
 
@@ -85,7 +85,7 @@ func fillDefaults(sc memory.Scope, m *memory.Memory, now time.Time) {
 func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 	var b strings.Builder
 	b.WriteString("INSERT INTO memories (" + insertCols + ") VALUES ")
-	args := make([]any, 0, len(ms)*24)
+	args := make([]any, 0, len(ms)*23)
 	for i, m := range ms {
 		vals, err := insertValues(m)
 		if err != nil {
@@ -99,12 +99,7 @@ func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			n := strconv.Itoa(len(args) + j + 1)
-			if j == 6 { // lex
-				b.WriteString("to_tsvector('simple', $" + n + ")")
-			} else {
-				b.WriteString("$" + n)
-			}
+			b.WriteString("$" + strconv.Itoa(len(args)+j+1))
 		}
 		b.WriteByte(')')
 		args = append(args, vals...)
@@ -125,7 +120,7 @@ func insertValues(m *memory.Memory) ([]any, error) {
 		return nil, err
 	}
 	return []any{m.Scope.User, m.Scope.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
-		memory.LexicalForm(m.SearchText()), m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay,
+		m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay,
 		micro(m.CreatedAt), micro(m.LastUsedAt), m.Hits, micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy,
 		timeArg(m.ExpiresAt), timeArg(m.ArchivedAt), timeArg(m.ConsolidatedAt), m.Context}, nil
 }
@@ -151,12 +146,12 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	// The usage counters (migration 9) are folded into the row written.
 	res, err := s.db.ExecContext(ctx, `WITH folded AS (DELETE FROM memory_usage WHERE user_id = $1 AND namespace = $2 AND id = $3)
 		UPDATE memories SET tier = $4, text = $5, embedding = $6,
-		lex = to_tsvector('simple', $7), value = $8, confidence = $9, source = $10, provenance = $11,
-		key = $12, session = $13, no_decay = $14, last_used_at = $15, hits = $16, valid_from = $17,
-		valid_to = $18, superseded_by = $19, expires_at = $20, archived_at = $21, consolidated_at = $22,
-		context = $23
+		value = $7, confidence = $8, source = $9, provenance = $10,
+		key = $11, session = $12, no_decay = $13, last_used_at = $14, hits = $15, valid_from = $16,
+		valid_to = $17, superseded_by = $18, expires_at = $19, archived_at = $20, consolidated_at = $21,
+		context = $22
 		WHERE user_id = $1 AND namespace = $2 AND id = $3`,
-		sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding), memory.LexicalForm(m.SearchText()),
+		sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
 		m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay, micro(m.LastUsedAt), m.Hits,
 		micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy, timeArg(m.ExpiresAt), timeArg(m.ArchivedAt),
 		timeArg(m.ConsolidatedAt), m.Context)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lib/pq"
-
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -17,19 +15,19 @@ import (
 // that rewrites the table.
 const partitions = 8
 
-// maxHalfvecDim is the largest dimension an HNSW index accepts (halfvec).
+// maxHalfvecDim is the largest dimension a store accepts (halfvec).
 const maxHalfvecDim = 4000
 
-// maxVectorDim is the largest dimension HNSW indexes as a full vector;
-// larger models are stored as halfvec.
+// maxVectorDim is the largest dimension stored as a full vector; larger
+// models are stored as halfvec, half the bytes.
 const maxVectorDim = 2000
 
-// vectorType returns the column type and the cosine operator class for dim.
-func vectorType(dim int) (typ, opclass string) {
+// vectorType returns the column type for dim.
+func vectorType(dim int) string {
 	if dim > maxVectorDim {
-		return "halfvec", "halfvec_cosine_ops"
+		return "halfvec"
 	}
-	return "vector", "vector_cosine_ops"
+	return "vector"
 }
 
 // migration is one schema version. sql receives the embedding dimension,
@@ -47,11 +45,12 @@ var migrations = []migration{
 	{1, "initial schema", initialSchema, nil},
 	{2, "client keys", func(int) string { return clientKeysSchema }, nil},
 	// memories.context is search-only text (an event's date and the
-	// exchange it answered), indexed in lex with text; and
-	// memory.LexicalForm now stems English words, so every lex is rebuilt.
-	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, relexAll},
-	{4, "compact vector table for exact search", func(int) string { return vectorsSchema }, nil},
-	{5, "scope-prefixed lexical index", func(int) string { return scopedLexSchema }, nil},
+	// exchange it answered). Versions 3 to 5 also built the SQL search
+	// path's lexical column and indexes and a narrow vector table, which
+	// version 11 drops: they are no-ops now.
+	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, nil},
+	{4, "compact vector table for exact search", func(int) string { return `SELECT 1;` }, nil},
+	{5, "scope-prefixed lexical index", func(int) string { return `SELECT 1;` }, nil},
 	{6, "room for in-place touches, statistics", func(int) string { return touchSchema }, nil},
 	{7, "change stamps for in-process indexes", func(int) string { return stampSchema }, nil},
 	{8, "deletion stamps for in-process indexes", func(int) string { return deletionSchema }, nil},
@@ -59,110 +58,34 @@ var migrations = []migration{
 	// The HNSW index serves only the SQL search path (Options.SQLSearch),
 	// which builds it when it opens (ensureVectorIndex); see Options.
 	{10, "HNSW index only for SQL search", func(int) string { return `DROP INDEX IF EXISTS memories_embedding;` }, nil},
+	{11, "drop the SQL search path", func(int) string { return dropSQLSearch }, nil},
 }
 
-// vectorsSchema adds memory_vectors, a narrow copy of each memory's
-// embedding (as halfvec: half the bytes, distances within rounding of the
-// full vector's) and of the columns the search filters read, kept in step
-// with memories by a trigger. The exact path of vector search scans a
-// small scope there: a memories row is ten times wider (text, lex,
-// provenance), and reading and deforming those rows was most of the cost.
-// The column has no dimension so re-embedding with another model needs
-// only to empty the table (reembed.go). memories is locked against writes
-// while the table is filled, so none slips between the copy and the
-// trigger; the copy is one INSERT ... SELECT and the key is built after it.
-const vectorsSchema = `
-LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE;
-
-CREATE TABLE memory_vectors (
-	user_id         text NOT NULL,
-	namespace       text NOT NULL,
-	id              text NOT NULL,
-	tier            text NOT NULL,
-	valid_to        timestamptz,
-	expires_at      timestamptz,
-	archived_at     timestamptz,
-	consolidated_at timestamptz,
-	embedding       halfvec NOT NULL
-);
-
-` + vectorsCopy + `;
-
-ALTER TABLE memory_vectors ADD PRIMARY KEY (user_id, namespace, id);
-
-CREATE FUNCTION memory_vectors_sync() RETURNS trigger LANGUAGE plpgsql
-SET search_path FROM CURRENT AS $$
-BEGIN
-	IF TG_OP <> 'INSERT' AND (TG_OP = 'DELETE' OR NEW.embedding IS NULL
-		OR (OLD.user_id, OLD.namespace, OLD.id) IS DISTINCT FROM (NEW.user_id, NEW.namespace, NEW.id)) THEN
-		DELETE FROM memory_vectors WHERE user_id = OLD.user_id AND namespace = OLD.namespace AND id = OLD.id;
-	END IF;
-	IF TG_OP <> 'DELETE' AND NEW.embedding IS NOT NULL THEN
-		INSERT INTO memory_vectors VALUES (NEW.user_id, NEW.namespace, NEW.id, NEW.tier, NEW.valid_to,
-			NEW.expires_at, NEW.archived_at, NEW.consolidated_at, NEW.embedding::halfvec)
-		ON CONFLICT (user_id, namespace, id) DO UPDATE SET tier = excluded.tier, valid_to = excluded.valid_to,
-			expires_at = excluded.expires_at, archived_at = excluded.archived_at,
-			consolidated_at = excluded.consolidated_at, embedding = excluded.embedding;
-	END IF;
-	RETURN NULL;
-END $$;
-
-` + vectorsTrigger
-
-// vectorsCopy fills memory_vectors from memories in one statement (the
-// migration, and bulk loads that disable the trigger).
-const vectorsCopy = `INSERT INTO memory_vectors
-SELECT user_id, namespace, id, tier, valid_to, expires_at, archived_at, consolidated_at, embedding::halfvec
-FROM memories WHERE embedding IS NOT NULL`
-
-// scopedLexIndex is the scoped lexical index of migration 5; bulk loads
-// drop it and build it again at the end.
-const scopedLexIndex = `CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex))`
-
-// vectorsTrigger keeps memory_vectors in step with memories. Touch (hits,
-// last_used_at) changes none of the columns it watches and does not fire
-// it. Re-embedding drops and recreates it around the column's retyping.
-const vectorsTrigger = `
-CREATE TRIGGER memory_vectors_sync
-AFTER INSERT OR DELETE OR UPDATE OF user_id, namespace, id, tier, embedding, valid_to, expires_at, archived_at, consolidated_at
-ON memories FOR EACH ROW EXECUTE FUNCTION memory_vectors_sync();
-`
-
-// scopedLexSchema replaces the GIN index on lex with one on the lexemes
-// prefixed by a short hash of the scope, so a term's posting list holds
-// the scope's rows alone. With the plain index a common term's list held
-// every scope's matches in the partition, and the planner intersected it
-// with all of the scope's primary-key entries (100k at 100k memories)
-// before reading a row. The prefix is added to the text form of the
-// tsvector (and of the query, memory_scoped_query), where every lexeme
-// opens with a quote; a hash collision only adds rows the scope filter
-// drops. The functions are immutable, as an index expression must be,
-// and call nothing outside pg_catalog: the planner inlines the index
-// expression under whatever search_path a session (or autovacuum) has.
-const scopedLexSchema = `
-CREATE FUNCTION memory_scoped_lex(u text, n text, lex tsvector) RETURNS tsvector
-IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
-AS $$ SELECT regexp_replace(lex::text, '(^| )''', '\1''' || left(md5(u || chr(31) || n), 10) || ':', 'g')::tsvector $$;
-
-CREATE FUNCTION memory_scoped_query(u text, n text, q tsquery) RETURNS tsquery
-IMMUTABLE STRICT PARALLEL SAFE LANGUAGE sql
-AS $$ SELECT regexp_replace(q::text, '(^|[ (!])''', '\1''' || left(md5(u || chr(31) || n), 10) || ':', 'g')::tsquery $$;
-
-SET LOCAL maintenance_work_mem = '256MB';
-` + scopedLexIndex + `;
-DROP INDEX memories_lex;
-`
+// dropSQLSearch removes what only the SQL search path read: the narrow
+// vector copy (memory_vectors and its trigger), the lexical column with
+// its GIN indexes and scoping functions, and any HNSW index. Searches run
+// in process (package search); nothing reads these any more, and each
+// write maintained them.
+const dropSQLSearch = `
+DROP TRIGGER IF EXISTS memory_vectors_sync ON memories;
+DROP FUNCTION IF EXISTS memory_vectors_sync();
+DROP TABLE IF EXISTS memory_vectors;
+DROP INDEX IF EXISTS memories_scoped_lex;
+DROP INDEX IF EXISTS memories_lex;
+DROP INDEX IF EXISTS memories_embedding;
+DROP VIEW memory_rows;
+ALTER TABLE memories DROP COLUMN IF EXISTS lex;
+DROP FUNCTION IF EXISTS memory_scoped_lex(text, text, tsvector);
+DROP FUNCTION IF EXISTS memory_scoped_query(text, text, tsquery);
+` + memoryRowsView
 
 // touchSchema leaves room on memories pages (fillfactor 85, for pages
 // written from now on) so that Touch, which rewrites hits and
 // last_used_at of every injected memory, can update in place (HOT):
 // on a full page each touch wrote a new row version into every index,
-// the HNSW graph and the lexical GIN included, work that competed with
-// recall for the CPU. A partitioned table takes no storage parameters,
-// so each partition gets it. The ANALYZE gives the planner the statistics
-// of the scoped lexical index's expression (migration 5), without which
-// it also intersected the scope's whole primary-key range, and of
-// memory_vectors; ANALYZE samples, so it stays short on large tables.
+// work that competed with recall for the CPU. A partitioned table takes no storage parameters,
+// so each partition gets it. ANALYZE samples, so it stays short on large
+// tables.
 const touchSchema = `
 DO $$
 DECLARE p regclass;
@@ -172,7 +95,6 @@ BEGIN
 	END LOOP;
 END $$;
 ANALYZE memories;
-ANALYZE memory_vectors;
 `
 
 // stampSchema stamps every memories row with the transaction that last
@@ -231,12 +153,6 @@ CREATE TRIGGER memory_deleted AFTER DELETE ON memories
 REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION memory_deleted();
 `
 
-// vectorIndex is the HNSW index of the SQL search path for a vector
-// type's operator class (vectorType).
-func vectorIndex(opclass string) string {
-	return `CREATE INDEX IF NOT EXISTS memories_embedding ON memories USING hnsw (embedding ` + opclass + `)`
-}
-
 // usageSchema moves the counters Touch writes out of memories:
 // memory_usage holds a touched memory's hits since its last Update and
 // its last use, and reads go through the view memory_rows, which adds
@@ -279,7 +195,7 @@ CREATE TABLE memory_usage (
 // subquery it does not flatten into such a join.
 const memoryRowsView = `
 CREATE VIEW memory_rows AS
-SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.lex, m.value, m.confidence, m.source,
+SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.value, m.confidence, m.source,
 	m.provenance, m.key, m.session, m.no_decay, m.created_at,
 	coalesce(u.last_used_at, m.last_used_at) AS last_used_at, m.hits + coalesce(u.hits, 0) AS hits,
 	m.valid_from, m.valid_to, m.superseded_by, m.expires_at, m.archived_at, m.consolidated_at, m.context,
@@ -301,42 +217,7 @@ ON memories FOR EACH ROW EXECUTE FUNCTION memory_stamp();
 
 const contextSchema = `ALTER TABLE memories ADD COLUMN context text NOT NULL DEFAULT '';`
 
-// relexAll rebuilds every memory's lex from its text and context in the
-// current memory.LexicalForm, a batch of rows per statement.
-func relexAll(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT user_id, namespace, id, text, context FROM memories`)
-	if err != nil {
-		return err
-	}
-	var users, nss, ids, lexes []string
-	for rows.Next() {
-		var u, ns, id, text, c string
-		if err := rows.Scan(&u, &ns, &id, &text, &c); err != nil {
-			rows.Close()
-			return err
-		}
-		m := memory.Memory{Text: text, Context: c}
-		users, nss, ids = append(users, u), append(nss, ns), append(ids, id)
-		lexes = append(lexes, memory.LexicalForm(m.SearchText()))
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	const batch = 1000
-	for i := 0; i < len(ids); i += batch {
-		j := min(i+batch, len(ids))
-		if _, err := tx.ExecContext(ctx, `UPDATE memories m SET lex = to_tsvector('simple', v.lex)
-			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(user_id, namespace, id, lex)
-			WHERE m.user_id = v.user_id AND m.namespace = v.namespace AND m.id = v.id`,
-			pq.Array(users[i:j]), pq.Array(nss[i:j]), pq.Array(ids[i:j]), pq.Array(lexes[i:j])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func initialSchema(dim int) string {
-	typ, opclass := vectorType(dim)
 	var b strings.Builder
 	fmt.Fprintf(&b, `
 CREATE TABLE meta (
@@ -351,7 +232,6 @@ CREATE TABLE memories (
 	tier            text NOT NULL,
 	text            text NOT NULL,
 	embedding       %[1]s(%[2]d),
-	lex             tsvector NOT NULL,
 	value           double precision NOT NULL,
 	confidence      double precision NOT NULL,
 	source          text NOT NULL DEFAULT '',
@@ -370,16 +250,14 @@ CREATE TABLE memories (
 	consolidated_at timestamptz,
 	PRIMARY KEY (user_id, namespace, id)
 ) PARTITION BY HASH (user_id);
-`, typ, dim)
+`, vectorType(dim), dim)
 	for i := range partitions {
 		fmt.Fprintf(&b, "CREATE TABLE memories_p%d PARTITION OF memories FOR VALUES WITH (MODULUS %d, REMAINDER %d);\n", i, partitions, i)
 	}
-	fmt.Fprintf(&b, `
+	b.WriteString(`
 CREATE INDEX memories_created ON memories (user_id, namespace, created_at DESC, id DESC);
 CREATE INDEX memories_key ON memories (user_id, namespace, key, valid_from) WHERE key <> '';
 CREATE INDEX memories_session ON memories (user_id, namespace, session) WHERE session <> '';
-CREATE INDEX memories_embedding ON memories USING hnsw (embedding %[1]s);
-CREATE INDEX memories_lex ON memories USING gin (lex);
 
 CREATE TABLE turns (
 	user_id       text NOT NULL,
@@ -445,7 +323,7 @@ CREATE TABLE gate_state (
 	threshold double precision NOT NULL,
 	PRIMARY KEY (user_id, namespace)
 );
-`, opclass)
+`)
 	return b.String()
 }
 

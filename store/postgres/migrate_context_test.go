@@ -4,15 +4,27 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/memproxy/memproxy/memory"
 )
 
 // undo reverts the schema changes of migrations 4 and later, so tests can
-// rebuild an older schema and upgrade it.
+// rebuild an older schema and upgrade it. Version 11's undo rebuilds what
+// versions 4, 5 and 10 left before it (their SQL is a no-op now).
 var undo = map[int][]string{
-	10: {vectorIndex("vector_cosine_ops")},
+	11: {
+		`DROP VIEW memory_rows`,
+		`ALTER TABLE memories ADD COLUMN lex tsvector NOT NULL DEFAULT ''`,
+		`CREATE INDEX memories_lex ON memories USING gin (lex)`,
+		`CREATE TABLE memory_vectors (user_id text, namespace text, id text, embedding halfvec)`,
+		`CREATE FUNCTION memory_vectors_sync() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`,
+		`CREATE TRIGGER memory_vectors_sync AFTER INSERT ON memories FOR EACH ROW EXECUTE FUNCTION memory_vectors_sync()`,
+		`CREATE FUNCTION memory_scoped_lex(u text, n text, lex tsvector) RETURNS tsvector IMMUTABLE LANGUAGE sql AS $$ SELECT lex $$`,
+		`CREATE FUNCTION memory_scoped_query(u text, n text, q tsquery) RETURNS tsquery IMMUTABLE LANGUAGE sql AS $$ SELECT q $$`,
+		`CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex))`,
+		`CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
+		memoryRowsView,
+	},
 	9:  {`DROP VIEW memory_rows`, `DROP TABLE memory_usage`},
 	8:  {`DROP TABLE memory_deletions`, `DROP FUNCTION memory_deleted CASCADE`},
 	7: {
@@ -20,12 +32,6 @@ var undo = map[int][]string{
 		`DROP FUNCTION memory_stamp`,
 		`ALTER TABLE memories DROP COLUMN xid, DROP COLUMN ver`,
 	},
-	5: {
-		`DROP INDEX memories_scoped_lex`,
-		`DROP FUNCTION memory_scoped_query, memory_scoped_lex`,
-		`CREATE INDEX memories_lex ON memories USING gin (lex)`,
-	},
-	4: {`DROP TABLE memory_vectors`, `DROP FUNCTION memory_vectors_sync CASCADE`},
 }
 
 // downgrade takes st's schema back to version v (at least 3, or 2 for the
@@ -56,10 +62,11 @@ func upgrade(t *testing.T, st *Store) *Store {
 	return st2
 }
 
-// TestMigrateContextRelex upgrades a version 2 schema, whose lex holds
+// TestMigrateFromVersion2 upgrades a version 2 schema, whose lex holds
 // unstemmed words and which has no context column, and checks that
-// version 3 added the column and rebuilt lex in the stemmed form.
-func TestMigrateContextRelex(t *testing.T) {
+// version 3 added the column and that search stems (in process, from the
+// text: lex is gone).
+func TestMigrateFromVersion2(t *testing.T) {
 	st := openTest(t, 8)
 	ctx := context.Background()
 	sc := memory.Scope{User: "alice", Namespace: "default"}
@@ -86,58 +93,58 @@ func TestMigrateContextRelex(t *testing.T) {
 	}
 }
 
-// TestMigrateVectors upgrades a version 3 schema holding memories and
-// checks that version 4 copied them into memory_vectors, so the exact path
-// finds them, and that the trigger keeps the copy in step afterwards.
-func TestMigrateVectors(t *testing.T) {
+// TestMigrateDropsSQLSearch upgrades a version 10 schema that holds the
+// SQL search path (the lex column and its GIN indexes, memory_vectors and
+// its trigger, an HNSW index) and checks that version 11 dropped them all
+// and that the memories still search and write.
+func TestMigrateDropsSQLSearch(t *testing.T) {
 	st := openTest(t, 8)
 	ctx := context.Background()
 	sc := memory.Scope{User: "alice", Namespace: "default"}
-	near := &memory.Memory{ID: "near", Tier: memory.TierEvent, Text: "near", Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}}
-	far := &memory.Memory{ID: "far", Tier: memory.TierEvent, Text: "far", Embedding: []float32{0, 1, 0, 0, 0, 0, 0, 0}}
-	if err := st.Insert(ctx, sc, near, far); err != nil {
+	near := &memory.Memory{ID: "near", Tier: memory.TierEvent, Text: "we hiked near the lake", Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}}
+	if err := st.Insert(ctx, sc, near); err != nil {
 		t.Fatal(err)
 	}
-	downgrade(t, st, 3)
+	downgrade(t, st, 10)
 	st2 := upgrade(t, st)
-	q := []float32{1, 0.1, 0, 0, 0, 0, 0, 0}
-	search := func() []string {
-		t.Helper()
-		got, err := st2.VectorSearch(ctx, sc, q, memory.SearchOptions{Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return candIDs(got)
-	}
-	if got := search(); !slices.Equal(got, []string{"near", "far"}) {
-		t.Fatalf("after the migration: %v, want [near far]", got)
-	}
-	if err := st2.Archive(ctx, sc, []string{"near"}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if got := search(); !slices.Equal(got, []string{"far"}) {
-		t.Fatalf("after archiving near: %v, want [far]", got)
-	}
-	far.Embedding = []float32{0, 0, 0, 0, 0, 0, 0, 1}
-	if err := st2.Update(ctx, sc, far); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st2.VectorSearch(ctx, sc, far.Embedding, memory.SearchOptions{Limit: 10})
+	var left []string
+	rows, err := st2.db.Query(`SELECT 'column ' || attname FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'lex' AND NOT attisdropped
+		UNION ALL SELECT 'index ' || indexname FROM pg_indexes WHERE schemaname = current_schema() AND (indexdef ILIKE '%hnsw%' OR indexdef ILIKE '%gin%')
+		UNION ALL SELECT 'table ' || tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'memory_vectors'
+		UNION ALL SELECT 'function ' || proname FROM pg_proc WHERE pronamespace = current_schema()::regnamespace
+			AND proname IN ('memory_vectors_sync', 'memory_scoped_lex', 'memory_scoped_query')`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Memory.ID != "far" || got[0].Score < 0.999 {
-		t.Fatalf("after re-embedding far: %v", got)
+	for rows.Next() {
+		var what string
+		if err := rows.Scan(&what); err != nil {
+			t.Fatal(err)
+		}
+		left = append(left, what)
 	}
-	if err := st2.Delete(ctx, sc, "far"); err != nil {
+	if err := rows.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := st2.db.QueryRow(`SELECT count(*) FROM memory_vectors`).Scan(&n); err != nil {
+	if len(left) > 0 {
+		t.Errorf("after version 11 the schema still has %v", left)
+	}
+	if err := st2.Insert(ctx, sc, &memory.Memory{ID: "far", Tier: memory.TierEvent, Text: "far away", Embedding: []float32{0, 1, 0, 0, 0, 0, 0, 0}}); err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 {
-		t.Errorf("memory_vectors holds %d rows after deleting far, want 1 (near, archived)", n)
+	got, err := st2.VectorSearch(ctx, sc, []float32{1, 0.1, 0, 0, 0, 0, 0, 0}, memory.SearchOptions{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(candIDs(got), []string{"near", "far"}) {
+		t.Errorf("vector search after the migration: %v, want [near far]", candIDs(got))
+	}
+	got, err = st2.LexicalSearch(ctx, sc, "hiking", memory.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(candIDs(got), []string{"near"}) {
+		t.Errorf("lexical search after the migration: %v, want [near]", candIDs(got))
 	}
 }
 

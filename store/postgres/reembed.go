@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/lib/pq"
 
@@ -24,10 +23,9 @@ const ReembedBatch = 256
 // records to as its embedder, so a database created for another model or
 // dimension opens for to afterwards. It migrates the database first.
 //
-// One transaction does it all, under the migration lock: the HNSW indexes
-// on the embedding column are dropped, the column retyped to to's
-// dimension (halfvec above 2,000), every memory's vector rewritten, the
-// indexes rebuilt with the new operator class and meta updated. A failure
+// One transaction does it all, under the migration lock: the embedding
+// column is retyped to to's dimension (halfvec above 2,000), every
+// memory's vector rewritten and meta updated. A failure
 // leaves the database as it was. The ALTER holds an exclusive lock on
 // memories until commit, so memproxy replicas stall meanwhile: run it
 // with them stopped. progress, when not nil, is called after each batch
@@ -63,27 +61,13 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('memproxy.migrate.' || current_schema()))`); err != nil {
 		return fmt.Errorf("reembed: lock: %w", err)
 	}
-	indexes, err := embeddingIndexes(ctx, tx)
-	if err != nil {
-		return err
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, `DROP INDEX `+pq.QuoteIdentifier(ix.name)); err != nil {
-			return fmt.Errorf("reembed: drop index %s: %w", ix.name, err)
-		}
-	}
-	typ, opclass := vectorType(to.Dim)
-	colType := typ + "(" + strconv.Itoa(to.Dim) + ")"
-	// A column a trigger watches or a view reads cannot be retyped; the rewrite fires no
-	// trigger anyway, so the compact copies of the old vectors go by hand,
-	// and the updates below write the new ones through the trigger.
+	colType := vectorType(to.Dim) + "(" + strconv.Itoa(to.Dim) + ")"
+	// A column a trigger watches or a view reads cannot be retyped; the
+	// updates below stamp every row through the trigger again.
 	for _, q := range []string{
-		`DROP TRIGGER memory_vectors_sync ON memories`,
 		`DROP TRIGGER memory_stamp ON memories`,
 		`DROP VIEW memory_rows`,
 		`ALTER TABLE memories ALTER COLUMN embedding TYPE ` + colType + ` USING NULL`,
-		`TRUNCATE memory_vectors`,
-		vectorsTrigger,
 		stampTrigger,
 		memoryRowsView,
 	} {
@@ -132,15 +116,6 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 			progress(done, total)
 		}
 	}
-	for _, ix := range indexes {
-		def := ix.def
-		for _, oc := range []string{"halfvec_cosine_ops", "vector_cosine_ops"} {
-			def = strings.ReplaceAll(def, oc, opclass)
-		}
-		if _, err := tx.ExecContext(ctx, def); err != nil {
-			return fmt.Errorf("reembed: rebuild index: %w", err)
-		}
-	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2), ($3, $4)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 		memory.MetaEmbedModel, to.Model, memory.MetaEmbedDim, strconv.Itoa(to.Dim)); err != nil {
@@ -150,36 +125,6 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 		return fmt.Errorf("reembed: commit: %w", err)
 	}
 	return nil
-}
-
-// embeddingIndex is an HNSW index on memories.embedding and the statement
-// that recreates it.
-type embeddingIndex struct {
-	name, def string
-}
-
-// embeddingIndexes lists the HNSW indexes of the memories table (the
-// partitioned parent's; dropping one drops its partitions' too).
-func embeddingIndexes(ctx context.Context, tx *sql.Tx) ([]embeddingIndex, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT indexname, indexdef FROM pg_indexes
-		WHERE schemaname = current_schema() AND tablename = 'memories'
-		AND indexdef ILIKE '%USING hnsw%' ORDER BY indexname`)
-	if err != nil {
-		return nil, fmt.Errorf("reembed: list indexes: %w", err)
-	}
-	defer rows.Close()
-	var out []embeddingIndex
-	for rows.Next() {
-		var ix embeddingIndex
-		if err := rows.Scan(&ix.name, &ix.def); err != nil {
-			return nil, fmt.Errorf("reembed: list indexes: %w", err)
-		}
-		out = append(out, ix)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reembed: list indexes: %w", err)
-	}
-	return out, nil
 }
 
 // reembedPage reads the next batch of memories after last in primary-key

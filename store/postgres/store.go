@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/lib/pq"
 
@@ -24,13 +23,7 @@ type Store struct {
 	cols   string // memColsTemplate for this vector type
 	closed atomic.Bool
 
-	// exactLimit is the scope size (rows) up to which vector search scans
-	// the scope exactly instead of walking the HNSW index.
-	exactLimit int
-	sizes      scopeSizes
-	freqs      termFreqs
-	// local are the in-process search indexes (localindex.go); nil when
-	// Options turned them off.
+	// local are the in-process search indexes (localindex.go).
 	local *localIndexes
 	// readStmt is local's per-search read (readRows), prepared on the
 	// connections of readDB.
@@ -44,17 +37,6 @@ var (
 	_ memory.Admin    = (*Store)(nil)
 	_ memory.KeyStore = (*Store)(nil)
 )
-
-// DefaultExactLimit is the scope size up to which vector search is an exact
-// scan. HNSW with a scope filter pays for every foreign row it steps over,
-// so a 10k scope sharing its partition with 230k other rows searched 2.7x
-// faster exactly than through the index (BenchmarkSearch, 1M background
-// rows); a 100k scope is the index's case.
-const DefaultExactLimit = 15000
-
-// scopeSizeTTL is how long a scope's size is trusted for the choice of
-// vector search path.
-const scopeSizeTTL = 30 * time.Second
 
 // Open connects to the database at dsn (a lib/pq URL or key=value string),
 // applies pending migrations and checks that the database was created for
@@ -81,26 +63,21 @@ func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options)
 	db := sql.OpenDB(connector)
 	// Keep warm connections: a fresh connection costs more than a search.
 	db.SetMaxIdleConns(16)
-	var readDB *sql.DB
-	if !po.SQLSearch {
-		// The in-process indexes' per-search read runs on connections of
-		// its own that plan it once (see readQuery).
-		rc := sessionConfig(cfg)
-		rc.Runtime["plan_cache_mode"] = "force_generic_plan"
-		c, err := pq.NewConnectorConfig(rc)
-		if err != nil {
-			_ = db.Close()
-			return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-		}
-		readDB = sql.OpenDB(c)
-		readDB.SetMaxIdleConns(8)
+	// The in-process indexes' per-search read runs on connections of its
+	// own that plan it once (see readQuery).
+	rc := sessionConfig(cfg)
+	rc.Runtime["plan_cache_mode"] = "force_generic_plan"
+	c, err := pq.NewConnectorConfig(rc)
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
+	readDB := sql.OpenDB(c)
+	readDB.SetMaxIdleConns(8)
 	s, err := open(ctx, db, readDB, o, po)
 	if err != nil {
 		_ = db.Close()
-		if readDB != nil {
-			_ = readDB.Close()
-		}
+		_ = readDB.Close()
 		return nil, err
 	}
 	return s, nil
@@ -113,20 +90,10 @@ func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options)
 //   - jit off: the JIT compiler costs hundreds of milliseconds on queries
 //     that run for one, and every query here is of that kind;
 //   - random_page_cost 1.1 (from 4, a spinning disk's): the working set
-//     is cached or on SSD. At 4 the planner paid for a scope's whole
-//     primary-key range (10k entries) to save a hundred heap reads,
-//     intersecting it with the scoped lexical index whose posting lists
-//     hold the scope's rows alone: three times the lexical search's cost
-//     at 10k memories;
-//   - the HNSW search settings of vector search's indexed path, for the
-//     default candidate limit (vectorIndexed sets ef_search per query
-//     for other limits). They apply to HNSW scans alone, which nothing but
-//     vector search runs.
+//     is cached or on SSD.
 var sessionDefaults = map[string]string{
-	"jit":                 "off",
-	"random_page_cost":    "1.1",
-	"hnsw.iterative_scan": "relaxed_order",
-	"hnsw.ef_search":      strconv.Itoa(efSearch(50)),
+	"jit":              "off",
+	"random_page_cost": "1.1",
 }
 
 // sessionConfig adds sessionDefaults to cfg and sends each query's
@@ -148,8 +115,8 @@ func sessionConfig(cfg pq.Config) pq.Config {
 	return cfg
 }
 
-// open opens the store on db; readDB, when the in-process indexes are on,
-// is the pool of their per-search read.
+// open opens the store on db; readDB is the pool of the in-process
+// indexes' per-search read.
 func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Options) (*Store, error) {
 	if err := db.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -157,8 +124,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, opts: o, exactLimit: DefaultExactLimit, sizes: scopeSizes{ttl: scopeSizeTTL}, local: newLocalIndexes(po)}
-	s.vecTyp, _ = vectorType(o.Dim)
+	s := &Store{db: db, opts: o, local: newLocalIndexes(po)}
+	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
 	if err := s.Migrate(ctx); err != nil {
 		return nil, err
@@ -166,38 +133,12 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := s.checkEmbedder(ctx); err != nil {
 		return nil, err
 	}
-	if po.SQLSearch {
-		if err := s.ensureVectorIndex(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if s.local != nil {
-		var err error
-		s.readDB = readDB
-		if s.readStmt, err = readDB.PrepareContext(ctx, s.readQuery()); err != nil {
-			return nil, fmt.Errorf("postgres: prepare search read: %w", err)
-		}
+	var err error
+	s.readDB = readDB
+	if s.readStmt, err = readDB.PrepareContext(ctx, s.readQuery()); err != nil {
+		return nil, fmt.Errorf("postgres: prepare search read: %w", err)
 	}
 	return s, nil
-}
-
-// ensureVectorIndex builds the HNSW index of the SQL search path when the
-// database lacks it (see Options.SQLSearch), under the migration lock so
-// replicas opening together build it once. The build blocks writes to
-// memories while it runs: minutes on millions of rows.
-func (s *Store) ensureVectorIndex(ctx context.Context) error {
-	_, opclass := vectorType(s.opts.Dim)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('memproxy.migrate.' || current_schema()))`); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, vectorIndex(opclass))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("postgres: build the HNSW index: %w", err)
-	}
-	return nil
 }
 
 // ensureVector creates the vector extension when it is missing and the

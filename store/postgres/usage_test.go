@@ -2,9 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -103,58 +100,5 @@ func TestMigrateUsage(t *testing.T) {
 	got, err := st2.Get(ctx, sc, "a")
 	if err != nil || got.Hits != 6 {
 		t.Fatalf("after the migration and a touch: %+v (%v), want hits 6", got, err)
-	}
-}
-
-// hasVectorIndex reports whether st's schema has the HNSW index, and its
-// definition.
-func hasVectorIndex(t *testing.T, st *Store) (bool, string) {
-	t.Helper()
-	var def string
-	err := st.db.QueryRow(`SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema()
-		AND tablename = 'memories' AND indexname = 'memories_embedding'`).Scan(&def)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, ""
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return true, def
-}
-
-// TestVectorIndexOnlyForSQLSearch checks that a store searching in process
-// keeps no HNSW index (inserts do not maintain one), that opening with
-// SQLSearch builds it, and that a later default open leaves it for the
-// replicas that search in SQL.
-func TestVectorIndexOnlyForSQLSearch(t *testing.T) {
-	st := openTest(t, 8)
-	ctx := context.Background()
-	if ok, def := hasVectorIndex(t, st); ok {
-		t.Fatalf("a default store has the HNSW index: %s", def)
-	}
-	sq, err := OpenWith(ctx, testDSN(t, st), memory.OpenOptions{Model: "test-model", Dim: 8}, Options{SQLSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sq.Close()
-	if ok, def := hasVectorIndex(t, st); !ok || !strings.Contains(def, "hnsw") || !strings.Contains(def, "vector_cosine_ops") {
-		t.Fatalf("after an SQLSearch open: index %v %q, want hnsw vector_cosine_ops", ok, def)
-	}
-	again := upgrade(t, st)
-	if ok, _ := hasVectorIndex(t, again); !ok {
-		t.Error("a default open dropped the SQL path's index")
-	}
-}
-
-// TestMigrateDropsVectorIndex upgrades a version 9 schema, which has the
-// HNSW index, and checks that version 10 dropped it.
-func TestMigrateDropsVectorIndex(t *testing.T) {
-	st := openTest(t, 8)
-	downgrade(t, st, 9)
-	if ok, _ := hasVectorIndex(t, st); !ok {
-		t.Fatal("the version 9 schema has no HNSW index")
-	}
-	if ok, def := hasVectorIndex(t, upgrade(t, st)); ok {
-		t.Errorf("after the migration: %s", def)
 	}
 }

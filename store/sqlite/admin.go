@@ -104,9 +104,6 @@ func (s *Store) DeleteUser(ctx context.Context, user, ns string) (memory.DeleteC
 		cond, args = "user = ? AND namespace = ?", []any{user, ns}
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid IN (SELECT seq FROM memories WHERE `+cond+`)`, args...); err != nil {
-			return err
-		}
 		for _, d := range []struct {
 			table string
 			n     *int

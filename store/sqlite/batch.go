@@ -24,16 +24,10 @@ func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) e
 	b := &batch{s: s}
 	err := s.writeThen(ctx, func(tx *sql.Tx) error {
 		b.tx = tx
-		if err := fn(context.WithValue(ctx, batchKey{}, b)); err != nil {
-			return err
-		}
-		return s.insertFTS(ctx, tx, b.fts)
+		return fn(context.WithValue(ctx, batchKey{}, b))
 	}, func() { b.end(true) })
 	if err != nil {
 		b.end(false)
-	}
-	if len(b.fts) > 0 {
-		s.noteLexWrites(ctx, len(b.fts))
 	}
 	return err
 }
@@ -45,11 +39,6 @@ type batch struct {
 	s     *Store
 	tx    *sql.Tx
 	after []func(committed bool) // run when the batch ended
-	// fts holds the lexical rows of the batch's inserts, written with one
-	// statement before the commit: FTS5 writes a segment at every
-	// savepoint, so a segment per joined insert made the merges outweigh
-	// the inserts. Should that statement fail, the whole batch does.
-	fts []ftsRow
 }
 
 // end runs the after functions once.

@@ -1,11 +1,9 @@
 package sqlite
 
 import (
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -58,48 +56,6 @@ func decodeVec(b []byte) []float32 {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v
-}
-
-// scopePrefix is glued to every lexical token of a scope's memories
-// ("s" + 10 hex digits of a hash of the scope), so each scope has its own
-// terms in memories_fts: a MATCH only ever visits the scope's rows, and
-// BM25's document frequencies are the scope's own. The database columns are
-// still checked, so a hash collision cannot leak rows.
-func scopePrefix(sc memory.Scope) string {
-	h := sha256.Sum256([]byte(sc.User + "\x00" + sc.Namespace))
-	return "s" + hex.EncodeToString(h[:5])
-}
-
-// scopedLex is the indexed form of text in scope sc.
-func scopedLex(sc memory.Scope, text string) string {
-	p := scopePrefix(sc)
-	toks := strings.Fields(memory.LexicalForm(text))
-	var b strings.Builder
-	b.Grow(len(toks)*(len(p)+1) + len(text))
-	for i, t := range toks {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(p)
-		b.WriteString(t)
-	}
-	return b.String()
-}
-
-// ftsQuery builds an FTS5 MATCH expression matching any of the terms in
-// the scope, each quoted so nothing in user text is query syntax.
-func ftsQuery(p string, terms []string) string {
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteByte('"')
-		b.WriteString(p)
-		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		b.WriteByte('"')
-	}
-	return b.String()
 }
 
 // Cursors are opaque to callers: base64 of "micros:tiebreak".

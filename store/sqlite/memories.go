@@ -70,8 +70,6 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	// The rows as written refresh the indexes: reading them back cost as
 	// much as writing them.
 	written := make([]writtenRow, 0, len(ms))
-	b := s.batchOf(ctx)
-	var rows []ftsRow
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		written = written[:0]
 		ins, err := s.txStmt(ctx, tx, insertMemorySQL)
@@ -79,7 +77,6 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			return err
 		}
 		defer ins.Close()
-		rows = make([]ftsRow, 0, len(ms))
 		for _, m := range ms {
 			var seq int64
 			emb := encodeVec(m.Embedding)
@@ -92,46 +89,14 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				}
 				return err
 			}
-			text := m.SearchText()
-			rows = append(rows, ftsRow{seq, scopedLex(sc, text)})
-			written = append(written, writtenRow{id: m.ID, seq: seq, meta: scopeindex.MetaOf(m), emb: emb, text: text})
+			written = append(written, writtenRow{id: m.ID, seq: seq, meta: scopeindex.MetaOf(m), emb: emb, text: m.SearchText()})
 		}
-		if b != nil {
-			return nil // the batch writes the lexical rows of all its inserts at once
-		}
-		return s.insertFTS(ctx, tx, rows)
+		return nil
 	}, func() { s.refreshWritten(sc, written) })
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
-	if b != nil {
-		b.fts = append(b.fts, rows...)
-	} else {
-		s.noteLexWrites(ctx, len(ms))
-	}
 	return nil
-}
-
-// ftsRow is a row of memories_fts.
-type ftsRow struct {
-	Seq int64  `json:"s"`
-	Lex string `json:"l"`
-}
-
-// insertFTS writes lexical rows with one statement: FTS5 flushes its
-// pending terms to a new segment at every savepoint, statement savepoints
-// included, and a flush per row cost a third of the insert.
-func (s *Store) insertFTS(ctx context.Context, tx *sql.Tx, rows []ftsRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	data, err := json.Marshal(rows)
-	if err != nil {
-		return err
-	}
-	_, err = s.txExec(ctx, tx, `INSERT INTO memories_fts (rowid, lex)
-		SELECT value ->> '$.s', value ->> '$.l' FROM json_each(?)`, string(data))
-	return err
 }
 
 // Update rewrites every mutable field of m (all but id, scope, created_at).
@@ -166,15 +131,12 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 		if validFrom.IsZero() {
 			validFrom = fromMicros(created)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET tier = ?, text = ?, embedding = ?, value = ?, confidence = ?,
+		_, err = tx.ExecContext(ctx, `UPDATE memories SET tier = ?, text = ?, embedding = ?, value = ?, confidence = ?,
 			source = ?, provenance = ?, key = ?, session = ?, no_decay = ?, last_used_at = ?, hits = ?, valid_from = ?,
 			valid_to = ?, superseded_by = ?, expires_at = ?, archived_at = ?, consolidated_at = ?, context = ? WHERE seq = ?`,
 			string(m.Tier), m.Text, encodeVec(m.Embedding), m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance),
 			m.Key, m.Session, boolInt(m.NoDecay), micros(lastUsed), m.Hits, micros(validFrom), nullMicros(m.ValidTo),
-			m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context, seq); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE memories_fts SET lex = ? WHERE rowid = ?`, scopedLex(sc, m.SearchText()), seq)
+			m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context, seq)
 		return err
 	})
 	if err != nil {
@@ -387,10 +349,6 @@ func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, id)
 		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid = ?`, seq)
 		return err
 	})
 	if err != nil {
@@ -516,32 +474,19 @@ func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (i
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `DELETE FROM memories WHERE user = ? AND namespace = ?
 			AND ((archived_at IS NOT NULL AND archived_at < ?) OR (expires_at IS NOT NULL AND expires_at < ?))
-			RETURNING seq, id`, sc.User, sc.Namespace, micros(before), micros(before))
+			RETURNING id`, sc.User, sc.Namespace, micros(before), micros(before))
 		if err != nil {
 			return err
 		}
-		var seqs []any
 		for rows.Next() {
-			var seq int64
 			var id string
-			if err := rows.Scan(&seq, &id); err != nil {
+			if err := rows.Scan(&id); err != nil {
 				rows.Close()
 				return err
 			}
-			seqs = append(seqs, seq)
 			ids = append(ids, id)
 		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		for len(seqs) > 0 {
-			n := min(len(seqs), batchSize)
-			if _, err := tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid IN (`+placeholders(n)+`)`, seqs[:n]...); err != nil {
-				return err
-			}
-			seqs = seqs[n:]
-		}
-		return nil
+		return rows.Close()
 	})
 	if err != nil {
 		return 0, fmt.Errorf("purge memories: %w", err)

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
-
-	"github.com/memproxy/memproxy/memory"
 )
 
 // migrations are applied in order, each once, each in its own transaction;
@@ -53,14 +51,6 @@ CREATE INDEX memories_scope_created ON memories (user, namespace, created_at DES
 CREATE INDEX memories_scope_key ON memories (user, namespace, key, valid_from) WHERE key <> '';
 CREATE INDEX memories_scope_archived ON memories (user, namespace, archived_at) WHERE archived_at IS NOT NULL;
 CREATE INDEX memories_scope_expires ON memories (user, namespace, expires_at) WHERE expires_at IS NOT NULL;
-
--- (Replaced by version 2.) scope held one token per scope so a MATCH stayed inside
--- the scope; lex is memory.LexicalForm(text). rowid = memories.seq.
-CREATE VIRTUAL TABLE memories_fts USING fts5(
-	scope, lex,
-	tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
-);
-INSERT INTO memories_fts (memories_fts, rank) VALUES ('rank', 'bm25(0.0, 1.0)');
 
 CREATE TABLE turns (
 	seq        INTEGER PRIMARY KEY,
@@ -110,60 +100,23 @@ CREATE TABLE gate_state (
 	PRIMARY KEY (user, namespace)
 ) STRICT;
 `, nil},
-	{2, `
--- Version 2 scopes the lexical terms themselves (scopedLex) instead of
--- matching a scope token, so BM25 statistics and MATCH work per scope.
-DROP TABLE memories_fts;
-CREATE VIRTUAL TABLE memories_fts USING fts5(
-	lex,
-	tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
-);
-`, reindexLexical},
-	{3, `
--- Version 3: memory.LexicalForm stems English words ("hiking" → "hik"),
--- so every row is indexed again in the new form.
-DELETE FROM memories_fts;
-`, reindexLexical},
+	// Versions 1 to 3 also created and rebuilt memories_fts, an FTS5
+	// index only tests read (search runs in process); version 6 drops it
+	// and their SQL no longer creates it.
+	{2, `SELECT 1;`, nil},
+	{3, `SELECT 1;`, nil},
 	{4, `
 -- Version 4: memories.context is search-only text (what the memory answered:
--- an event's date and the exchange before it). memories_fts indexes text and
--- context together; rows written before have none, so nothing is reindexed.
+-- an event's date and the exchange before it).
 ALTER TABLE memories ADD COLUMN context TEXT NOT NULL DEFAULT '';
 `, nil},
 	{5, keysMigration, nil},
-}
-
-// reindexLexical rebuilds memories_fts from the memories table.
-func reindexLexical(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, user, namespace, text FROM memories`)
-	if err != nil {
-		return err
-	}
-	type row struct {
-		seq int64
-		lex string
-	}
-	var all []row
-	for rows.Next() {
-		var r row
-		var sc memory.Scope
-		var text string
-		if err := rows.Scan(&r.seq, &sc.User, &sc.Namespace, &text); err != nil {
-			rows.Close()
-			return err
-		}
-		r.lex = scopedLex(sc, text)
-		all = append(all, r)
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	for _, r := range all {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memories_fts (rowid, lex) VALUES (?, ?)`, r.seq, r.lex); err != nil {
-			return err
-		}
-	}
-	return nil
+	{6, `
+-- Version 6: the FTS5 index (and its vocabulary table) goes; every write
+-- maintained it for a reference only tests read.
+DROP TABLE IF EXISTS memories_fts_vocab;
+DROP TABLE IF EXISTS memories_fts;
+`, nil},
 }
 
 // Migrate applies the pending migrations to db; running it again is a

@@ -8,11 +8,13 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// TestMigrateFromVersion1 upgrades a database holding memories at schema
-// version 1 and checks that version 2 rebuilt their lexical index.
-func TestMigrateFromVersion1(t *testing.T) {
+// TestMigrateDropsFTS5 upgrades a version 5 database holding memories and
+// the FTS5 index (with its vocabulary table) that earlier versions kept,
+// and checks that version 6 dropped both and that search, which runs in
+// process, still finds the memories of each scope alone.
+func TestMigrateDropsFTS5(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v1.db")
+	path := filepath.Join(t.TempDir(), "v5.db")
 	db, err := OpenDB(path)
 	if err != nil {
 		t.Fatal(err)
@@ -20,11 +22,21 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		t.Fatal(err)
 	}
-	if err := apply(ctx, db, 1, migrations[0].sql, nil); err != nil {
-		t.Fatal(err)
+	for _, m := range migrations[:5] {
+		if err := apply(ctx, db, m.version, m.sql, m.fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE memories_fts USING fts5(lex, tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'")`,
+		`CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, row := range []struct{ id, user, text string }{
-		{"a", "alice", "The user adopted a cat named Mochi"},
+		{"a", "alice", "The user adopted a cat named Mochi and we hiked up the mountains"},
 		{"b", "bob", "鲍勃喜欢喝乌龙茶"},
 	} {
 		if _, err := db.Exec(`INSERT INTO memories (seq, id, user, namespace, tier, text, value, confidence, source, provenance, key, session,
@@ -32,7 +44,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 			i+1, row.id, row.user, row.text); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Exec(`INSERT INTO memories_fts (rowid, scope, lex) VALUES (?, 'old', ?)`, i+1, memory.LexicalForm(row.text)); err != nil {
+		if _, err := db.Exec(`INSERT INTO memories_fts (rowid, lex) VALUES (?, ?)`, i+1, memory.LexicalForm(row.text)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,9 +55,13 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	var n int
+	if err := st.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'memories_fts%'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("after migrating, %d FTS5 tables are left (%v)", n, err)
+	}
 	for _, c := range []struct {
 		user, q, want string
-	}{{"alice", "cat Mochi", "a"}, {"bob", "乌龙茶", "b"}, {"alice", "乌龙茶", ""}} {
+	}{{"alice", "cat Mochi", "a"}, {"alice", "hiking in the mountain", "a"}, {"bob", "乌龙茶", "b"}, {"alice", "乌龙茶", ""}} {
 		got, err := st.LexicalSearch(ctx, memory.Scope{User: c.user, Namespace: "default"}, c.q, memory.SearchOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -57,58 +73,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrating again: %v", err)
 	}
-	var n int
-	if err := st.DB().QueryRow(`SELECT count(*) FROM memories_fts`).Scan(&n); err != nil || n != 2 {
-		t.Errorf("memories_fts holds %d rows (%v) after migrating twice, want 2", n, err)
-	}
-}
-
-// TestMigrateStemmedReindex upgrades a version 2 database, whose lexical
-// index holds unstemmed words, and checks that version 3 indexed it again
-// in the stemmed form: an inflection of an indexed word matches.
-func TestMigrateStemmedReindex(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v2.db")
-	db, err := OpenDB(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:2] {
-		if err := apply(ctx, db, m.version, m.sql, m.fn); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sc := memory.Scope{User: "alice", Namespace: "default"}
-	text := "We hiked up the mountains"
-	if _, err := db.Exec(`INSERT INTO memories (seq, id, user, namespace, tier, text, value, confidence, source, provenance, key, session,
-		no_decay, created_at, last_used_at, hits, valid_from, superseded_by) VALUES (1, 'a', ?, ?, 'event', ?, 0.5, 1, '', '{}', '', '', 0, 1, 1, 0, 1, '')`,
-		sc.User, sc.Namespace, text); err != nil {
-		t.Fatal(err)
-	}
-	// The version 2 form: scoped, lowercased, not stemmed.
-	p := scopePrefix(sc)
-	if _, err := db.Exec(`INSERT INTO memories_fts (rowid, lex) VALUES (1, ?)`, p+"we "+p+"hiked "+p+"up "+p+"the "+p+"mountains"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	st, err := Open(ctx, path, memory.OpenOptions{Model: "m", Dim: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	got, err := st.LexicalSearch(ctx, sc, "hiking in the mountain", memory.SearchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Memory.ID != "a" {
-		t.Errorf("searching inflected words after the reindex: %v, want [a]", ids(got))
-	}
-	var n int
-	if err := st.DB().QueryRow(`SELECT count(*) FROM memories_fts`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("memories_fts holds %d rows (%v), want 1", n, err)
+	if err := st.Insert(ctx, memory.Scope{User: "alice", Namespace: "default"}, &memory.Memory{Tier: memory.TierEvent, Text: "a new cat"}); err != nil {
+		t.Fatalf("insert after migrating: %v", err)
 	}
 }

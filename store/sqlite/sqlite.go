@@ -1,10 +1,10 @@
 // Package sqlite is the embedded memory.Store: one SQLite file (pure Go,
-// modernc.org/sqlite) in WAL mode holding memories, their FTS5 lexical
-// index, the turn, audit and recall logs, gate state and operator metadata.
+// modernc.org/sqlite) in WAL mode holding memories, the turn, audit and
+// recall logs, gate state and operator metadata.
 //
 // Search runs in memory, per scope: vector search over a quantised matrix
-// (vecIndex), lexical search over an inverted index ranked with FTS5's
-// BM25 (lexIndex). Both are loaded on the scope's first search and kept
+// (vecIndex), lexical search over an inverted index ranked with BM25
+// (lexIndex). Both are loaded on the scope's first search and kept
 // coherent by re-reading the rows every write of this store touched; the
 // database stays the source of truth. Their total estimated size is bounded
 // (Options.IndexBytes): past it the least recently searched scopes are
@@ -75,11 +75,6 @@ type Store struct {
 
 	// rows keeps recently read rows for searches (see rowCache).
 	rows *rowCache
-
-	// lexWrites counts rows added to the lexical index since it was last
-	// merged; lexCompactAt is the count that triggers the next merge.
-	lexWrites    atomic.Int64
-	lexCompactAt atomic.Int64
 }
 
 // dsn builds the connection string with the pragmas every connection needs.
@@ -154,10 +149,6 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	}
 	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), budget: scopeindex.NewBudget(o.IndexBytes), log: logOrDiscard(o.Logger), rows: newRowCache(rowCacheBytes)}
 	if err := Migrate(ctx, db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := ensureVocab(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
