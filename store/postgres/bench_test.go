@@ -118,7 +118,6 @@ func (c *corpus) query() string {
 	return strings.Join(w, " ")
 }
 
-
 func vectorText(v []float32) string {
 	var b strings.Builder
 	b.WriteByte('[')

@@ -25,8 +25,8 @@ var undo = map[int][]string{
 		`CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
 		memoryRowsView,
 	},
-	9:  {`DROP VIEW memory_rows`, `DROP TABLE memory_usage`},
-	8:  {`DROP TABLE memory_deletions`, `DROP FUNCTION memory_deleted CASCADE`},
+	9: {`DROP VIEW memory_rows`, `DROP TABLE memory_usage`},
+	8: {`DROP TABLE memory_deletions`, `DROP FUNCTION memory_deleted CASCADE`},
 	7: {
 		`DROP TRIGGER memory_stamp ON memories`,
 		`DROP FUNCTION memory_stamp`,
