@@ -402,7 +402,8 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 
 // blockFromDetail rebuilds the memory lines of a request from its detail
 // (a remote memproxy, whose upstream the eval cannot see): the injected
-// memories in rank order, each with its date, as the block renders them.
+// memories in rank order, each with its date and sanitised as the block
+// renders them (a memory the injector truncated reads whole here).
 func blockFromDetail(d *recallDetail) string {
 	byID := map[string]detailMemory{}
 	for _, m := range d.Memories {
@@ -418,7 +419,7 @@ func blockFromDetail(d *recallDetail) string {
 		if date.IsZero() {
 			date = m.CreatedAt
 		}
-		fmt.Fprintf(&b, "- [%s %s] %s\n", m.Tier, date.UTC().Format("2 Jan 2006"), strings.Join(strings.Fields(m.Text), " "))
+		fmt.Fprintf(&b, "- [%s %s] %s\n", m.Tier, date.UTC().Format("2 Jan 2006"), inject.Sanitize(m.Text))
 	}
 	return b.String()
 }

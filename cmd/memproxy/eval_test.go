@@ -174,3 +174,46 @@ func TestEvalAnswerAndJudge(t *testing.T) {
 	check("off token_f1", rep.Off.TokenF1, 0)
 	check("off judge_accuracy", rep.Off.JudgeAccuracy, 0)
 }
+
+// TestEvalBlockFromDetail: against a remote proxy the eval cannot see the
+// upstream and rebuilds the memory lines from the request detail; on the
+// same data both ways must read the same text the model was sent.
+func TestEvalBlockFromDetail(t *testing.T) {
+	samples, err := locomo.Load(tinyLoCoMo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contexts := func(remote bool) []string {
+		rp := &eval.Replayer{Concurrency: 1}
+		stop, err := startInProcess(t.Context(), rp, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		if remote {
+			rp.Blocks = nil
+		}
+		rep, err := rp.Run(t.Context(), samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, q := range rep.Results {
+			out = append(out, q.Context)
+		}
+		return out
+	}
+	upstream, detail := contexts(false), contexts(true)
+	nonEmpty := 0
+	for i := range upstream {
+		if upstream[i] != "" {
+			nonEmpty++
+		}
+		if upstream[i] != detail[i] {
+			t.Errorf("question %d: upstream block reads\n%q\nrequest detail reads\n%q", i, upstream[i], detail[i])
+		}
+	}
+	if nonEmpty == 0 {
+		t.Error("no question had a memory block")
+	}
+}
