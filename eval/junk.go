@@ -31,6 +31,8 @@ type Junk struct {
 	// those of another live memory of the same user (all but one of each
 	// group count).
 	Duplicates float64 `json:"duplicate_share"`
+	// JunkShare is the share of live memories that are either.
+	JunkShare float64 `json:"junk_share"`
 }
 
 // listed is the part of an admin memory listing item the junk figures read.
@@ -68,7 +70,7 @@ func (r *Replayer) listMemories(ctx context.Context, user string) ([]listed, err
 // junkOf computes the junk figures over the users' memories.
 func junkOf(turns int, users [][]listed) *Junk {
 	j := &Junk{IngestedTurns: turns, MemoriesPerTurn: map[string]float64{}, Live: map[string]int{}}
-	questions, dups := 0, 0
+	questions, dups, junk := 0, 0, 0
 	for _, ms := range users {
 		seen := map[string]bool{}
 		for _, m := range ms {
@@ -78,19 +80,23 @@ func junkOf(turns int, users [][]listed) *Junk {
 			}
 			j.Live[string(m.Tier)]++
 			j.LiveTotal++
-			if QuestionOnly(m.Text) {
+			q := QuestionOnly(m.Text)
+			if q {
 				questions++
 			}
 			words := AnswerWords(m.Text)
 			slices.Sort(words)
 			key := strings.Join(slices.Compact(words), " ")
-			if key == "" {
-				continue
-			}
-			if seen[key] {
+			dup := key != "" && seen[key]
+			if dup {
 				dups++
 			}
-			seen[key] = true
+			if key != "" {
+				seen[key] = true
+			}
+			if q || dup {
+				junk++
+			}
 		}
 	}
 	for t, n := range j.MemoriesPerTurn {
@@ -101,6 +107,7 @@ func junkOf(turns int, users [][]listed) *Junk {
 	if j.LiveTotal > 0 {
 		j.QuestionOnly = float64(questions) / float64(j.LiveTotal)
 		j.Duplicates = float64(dups) / float64(j.LiveTotal)
+		j.JunkShare = float64(junk) / float64(j.LiveTotal)
 	}
 	return j
 }

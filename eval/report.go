@@ -127,7 +127,7 @@ func (r *Report) junkMarkdown() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nWhat the background kept (%d ingested turns, %d live memories): ", j.IngestedTurns, j.LiveTotal)
-	fmt.Fprintf(&b, "%.3f of live memories are questions only, %.3f duplicates.\n\n", j.QuestionOnly, j.Duplicates)
+	fmt.Fprintf(&b, "%.3f of live memories are questions only, %.3f duplicates (%.3f either).\n\n", j.QuestionOnly, j.Duplicates, j.JunkShare)
 	b.WriteString("| tier | memories per ingested turn | live |\n|---|---|---|\n")
 	tiers := make([]string, 0, len(j.MemoriesPerTurn))
 	for t := range j.MemoriesPerTurn {

@@ -124,7 +124,7 @@ func TestJunkOf(t *testing.T) {
 	if j.LiveTotal != 4 || j.Live["event"] != 4 || j.MemoriesPerTurn["event"] != 1 || j.MemoriesPerTurn["semantic"] != 0.25 {
 		t.Errorf("counts: %+v", j)
 	}
-	if j.QuestionOnly != 0.25 || j.Duplicates != 0.25 {
+	if j.QuestionOnly != 0.25 || j.Duplicates != 0.25 || j.JunkShare != 0.5 {
 		t.Errorf("question-only %v duplicates %v, want 0.25 0.25 (duplicates are per user)", j.QuestionOnly, j.Duplicates)
 	}
 }

@@ -23,7 +23,7 @@ import (
 )
 
 const evalUsage = `usage: memproxy eval locomo --data FILE [--proxy URL] [--json] [--out DIR]
-  [--policy FILE] [--samples N] [--concurrency N]
+  [--policy FILE] [--samples N] [--concurrency N] [--budget TOKENS]
   [--answer-model M [--judge-model M] [--model-url URL]]
 
 Without --proxy an in-process memproxy runs on a temporary embedded store in
@@ -49,6 +49,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	policyFile := fs.String("policy", "", "policy file of the in-process memproxy (default: built-in defaults)")
 	limit := fs.Int("samples", 0, "use only the first N samples (0: all)")
 	conc := fs.Int("concurrency", 4, "questions in flight")
+	budget := fs.Int("budget", 0, "token budget the BM25 baseline fills (0: the policy's inject.budget_tokens in-process, 500 with --proxy)")
 	answerModel := fs.String("answer-model", "", "model that answers each question (enables token F1)")
 	judgeModel := fs.String("judge-model", "", "model that judges each answer (enables judge accuracy)")
 	modelURL := fs.String("model-url", "https://api.openai.com/v1", "OpenAI-compatible base URL of the answer and judge models")
@@ -93,6 +94,9 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		defer stop()
 	} else if *adminToken == "" {
 		return errors.New("eval locomo: --proxy needs the admin token (--admin-token or MEMPROXY_ADMIN_TOKEN)")
+	}
+	if *budget > 0 {
+		rp.BudgetTokens = *budget
 	}
 	rep, err := rp.Run(ctx, samples)
 	if err != nil {
