@@ -15,7 +15,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/memproxy/memproxy/memory"
-	"github.com/memproxy/memproxy/store/internal/scopeindex"
+	"github.com/memproxy/memproxy/search"
 )
 
 // Options tune a PostgreSQL store beyond the embedder it is opened for.
@@ -25,7 +25,7 @@ type Options struct {
 	// indexes (vector and lexical, per scope) loaded by searches. Past it,
 	// the least recently searched scopes are unloaded and reload on their
 	// next search; the scope being searched stays, even alone over the
-	// bound. 0 means scopeindex.DefaultBytes (512 MiB); negative means no
+	// bound. 0 means search.DefaultBytes (512 MiB); negative means no
 	// bound.
 	IndexBytes int64
 	// Logger receives a debug line per unloaded scope; nil discards.
@@ -33,7 +33,7 @@ type Options struct {
 }
 
 // IndexStats describe the loaded in-process indexes (Store.IndexStats).
-type IndexStats = scopeindex.Stats
+type IndexStats = search.Stats
 
 // The in-process indexes.
 //
@@ -61,8 +61,8 @@ type IndexStats = scopeindex.Stats
 type scopeIdx struct {
 	mu     sync.RWMutex
 	loaded bool
-	vec    *scopeindex.Vec
-	lex    *scopeindex.Lex
+	vec    *search.Vec
+	lex    *search.Lex
 	vers   map[string]int64 // applied row versions (memories.ver), by id
 	rows   map[string]cachedRow
 	// rowBytes is the cached rows' estimated memory.
@@ -100,7 +100,7 @@ func (ix *scopeIdx) reset() {
 type localIndexes struct {
 	mu     sync.Mutex // guards scopes and budget
 	scopes map[memory.Scope]*scopeIdx
-	budget *scopeindex.Budget
+	budget *search.Budget
 	log    *slog.Logger
 	// changed counts the changed rows searches have read, refreshed the
 	// cached rows whose usage counters searches read again (tests).
@@ -116,7 +116,7 @@ type localIndexes struct {
 }
 
 func newLocalIndexes(o Options) *localIndexes {
-	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: scopeindex.NewBudget(o.IndexBytes), log: o.Logger, now: time.Now,
+	l := &localIndexes{scopes: make(map[memory.Scope]*scopeIdx), budget: search.NewBudget(o.IndexBytes), log: o.Logger, now: time.Now,
 		loadCacheBytes: 32 << 20}
 	if o.IndexBytes > 0 {
 		l.loadCacheBytes = min(l.loadCacheBytes, o.IndexBytes/16)
@@ -142,7 +142,7 @@ func (l *localIndexes) entry(sc memory.Scope, dim int) *scopeIdx {
 	l.budget.Touch(sc)
 	ix, ok := l.scopes[sc]
 	if !ok {
-		ix = &scopeIdx{vec: scopeindex.NewVec(dim), lex: scopeindex.NewLex(), vers: make(map[string]int64), rows: make(map[string]cachedRow)}
+		ix = &scopeIdx{vec: search.NewVec(dim), lex: search.NewLex(), vers: make(map[string]int64), rows: make(map[string]cachedRow)}
 		l.scopes[sc] = ix
 	}
 	return ix
@@ -327,7 +327,7 @@ func (s *Store) loadWhole(ctx context.Context, sc memory.Scope, ix *scopeIdx) er
 		if err != nil {
 			return err
 		}
-		ix.apply(m.ID, m.CreatedAt.UnixMicro(), scopeindex.MetaOf(m), m.Embedding, m.SearchText(), ver)
+		ix.apply(m.ID, m.CreatedAt.UnixMicro(), search.MetaOf(m), m.Embedding, m.SearchText(), ver)
 		ix.cache(m, ver, now)
 	}
 	return rows.Err()
@@ -363,7 +363,7 @@ func (s *Store) loadIndexOnly(ctx context.Context, sc memory.Scope, ix *scopeIdx
 		if expires.Valid {
 			exp = expires.Time.UnixMicro()
 		}
-		m := scopeindex.NewMeta(memory.Tier(tier), dead, exp, cons)
+		m := search.NewMeta(memory.Tier(tier), dead, exp, cons)
 		mm := memory.Memory{Text: text, Context: context}
 		ix.apply(id, created.UnixMicro(), m, vec, mm.SearchText(), ver)
 	}
@@ -372,7 +372,7 @@ func (s *Store) loadIndexOnly(ctx context.Context, sc memory.Scope, ix *scopeIdx
 
 // apply indexes one row read at version ver, unless a newer (or the same)
 // version is already in; the caller holds the write lock.
-func (ix *scopeIdx) apply(id string, seq int64, m scopeindex.Meta, vec []float32, searchText string, ver int64) bool {
+func (ix *scopeIdx) apply(id string, seq int64, m search.Meta, vec []float32, searchText string, ver int64) bool {
 	if v, ok := ix.vers[id]; ok && v >= ver {
 		return false
 	}
@@ -548,7 +548,7 @@ func (s *Store) readRows(ctx context.Context, sc memory.Scope, ix *scopeIdx, mar
 	ix.drop(missing)
 	ix.drop(gone)
 	for i, m := range read {
-		if isChange[i] && ix.apply(m.ID, m.CreatedAt.UnixMicro(), scopeindex.MetaOf(m), m.Embedding, m.SearchText(), vers[i]) {
+		if isChange[i] && ix.apply(m.ID, m.CreatedAt.UnixMicro(), search.MetaOf(m), m.Embedding, m.SearchText(), vers[i]) {
 			moved = true
 		}
 		ix.cache(m, vers[i], now)
@@ -671,8 +671,8 @@ func (s *Store) localSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 // vectorRank is the vector ranking of a loaded index: the quantised scan
 // takes a margin of extra candidates, which Rescore scores exactly from
 // the full vectors read back. The caller holds the read lock.
-func vectorRank(ix *scopeIdx, q []float32, f *scopeindex.Filter, limit int) []string {
-	hits := ix.vec.Search(q, f, limit+scopeindex.RerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
+func vectorRank(ix *scopeIdx, q []float32, f *search.Filter, limit int) []string {
+	hits := ix.vec.Search(q, f, limit+search.RerankMargin(limit), min(2, runtime.GOMAXPROCS(0)))
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = ix.vec.ID(h.Slot)
@@ -683,8 +683,8 @@ func vectorRank(ix *scopeIdx, q []float32, f *scopeindex.Filter, limit int) []st
 // lexicalRank is the BM25 ranking of a loaded index, as FTS5 computes
 // it, with the scope's own row and token counts. The caller holds the
 // read lock.
-func lexicalRank(ix *scopeIdx, terms []string, f *scopeindex.Filter, limit int) ([]string, []float64) {
-	chosen, postings := scopeindex.PickTerms(terms, ix.lex.DF)
+func lexicalRank(ix *scopeIdx, terms []string, f *search.Filter, limit int) ([]string, []float64) {
+	chosen, postings := search.PickTerms(terms, ix.lex.DF)
 	hits := ix.lex.Search(chosen, postings, f, limit)
 	ids := make([]string, len(hits))
 	scores := make([]float64, len(hits))
@@ -695,7 +695,7 @@ func lexicalRank(ix *scopeIdx, terms []string, f *scopeindex.Filter, limit int) 
 }
 
 // lexicalCandidates are the lexical ranking's rows that pass the filter.
-func lexicalCandidates(ids []string, scores []float64, found map[string]*memory.Memory, f *scopeindex.Filter, o memory.SearchOptions) []memory.Candidate {
+func lexicalCandidates(ids []string, scores []float64, found map[string]*memory.Memory, f *search.Filter, o memory.SearchOptions) []memory.Candidate {
 	out := make([]memory.Candidate, 0, len(ids))
 	for i, id := range ids {
 		if m, ok := found[id]; ok && f.KeepMemory(m) {
@@ -707,23 +707,23 @@ func lexicalCandidates(ids []string, scores []float64, found map[string]*memory.
 
 // vectorLocal is VectorSearch over the in-process index.
 func (s *Store) vectorLocal(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions, limit int) ([]memory.Candidate, error) {
-	q, ok := scopeindex.Normalise(vec)
+	q, ok := search.Normalise(vec)
 	if !ok {
 		return nil, nil
 	}
-	f := scopeindex.NewFilter(o)
+	f := search.NewFilter(o)
 	ids, _, found, err := s.localSearch(ctx, sc, func(ix *scopeIdx) ([]string, []float64) {
 		return vectorRank(ix, q, &f, limit), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	return scopeindex.Rescore(q, ids, found, &f, limit, o), nil
+	return search.Rescore(q, ids, found, &f, limit, o), nil
 }
 
 // lexicalLocal is LexicalSearch over the in-process index.
 func (s *Store) lexicalLocal(ctx context.Context, sc memory.Scope, terms []string, o memory.SearchOptions) ([]memory.Candidate, error) {
-	f := scopeindex.NewFilter(o)
+	f := search.NewFilter(o)
 	limit := limitOf(o)
 	ids, scores, found, err := s.localSearch(ctx, sc, func(ix *scopeIdx) ([]string, []float64) {
 		return lexicalRank(ix, terms, &f, limit)
@@ -737,8 +737,8 @@ func (s *Store) lexicalLocal(ctx context.Context, sc memory.Scope, terms []strin
 // hybridLocal is HybridSearch over the in-process indexes: both rankings
 // under one read lock (side by side), and one read for the rows of both.
 func (s *Store) hybridLocal(ctx context.Context, sc memory.Scope, vec []float32, terms []string, o memory.SearchOptions) (vecOut, lexOut []memory.Candidate, err error) {
-	q, hasVec := scopeindex.Normalise(vec)
-	f := scopeindex.NewFilter(o)
+	q, hasVec := search.Normalise(vec)
+	f := search.NewFilter(o)
 	limit := limitOf(o)
 	var (
 		vids, lids []string
@@ -770,7 +770,7 @@ func (s *Store) hybridLocal(ctx context.Context, sc memory.Scope, vec []float32,
 		return nil, nil, fmt.Errorf("hybrid search: %w", err)
 	}
 	if hasVec {
-		vecOut = scopeindex.Rescore(q, vids, found, &f, limit, o)
+		vecOut = search.Rescore(q, vids, found, &f, limit, o)
 	}
 	return vecOut, lexicalCandidates(lids, lscores, found, &f, o), nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
-	"github.com/memproxy/memproxy/store/internal/scopeindex"
+	"github.com/memproxy/memproxy/search"
 )
 
 // replicas opens two stores on one schema, as two processes would: every
@@ -328,8 +328,8 @@ func TestLocalIndexConcurrent(t *testing.T) {
 // TestScopeIdxApplyOrder: a row read at an older version than the one
 // indexed (two reads finishing out of order) leaves the newer in place.
 func TestScopeIdxApplyOrder(t *testing.T) {
-	ix := &scopeIdx{vec: scopeindex.NewVec(2), lex: scopeindex.NewLex(), vers: map[string]int64{}}
-	m := scopeindex.NewMeta(memory.TierSemantic, false, 0, false)
+	ix := &scopeIdx{vec: search.NewVec(2), lex: search.NewLex(), vers: map[string]int64{}}
+	m := search.NewMeta(memory.TierSemantic, false, 0, false)
 	if !ix.apply("a", 1, m, []float32{1, 0}, "new words", 2) {
 		t.Fatal("first apply refused")
 	}

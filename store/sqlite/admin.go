@@ -120,7 +120,7 @@ func (s *Store) DeleteUser(ctx context.Context, user, ns string) (memory.DeleteC
 	if err != nil {
 		return memory.DeleteCounts{}, fmt.Errorf("delete user: %w", err)
 	}
-	s.forgetUser(user, ns)
+	s.idx.ForgetUser(user, ns)
 	return c, nil
 }
 

@@ -58,14 +58,8 @@ func searchBoth(t *testing.T, st *Store, sc memory.Scope, vec []float32, query s
 
 // loadedScopes lists the scopes whose indexes are in the store's maps.
 func loadedScopes(st *Store) []string {
-	st.idxMu.Lock()
-	defer st.idxMu.Unlock()
 	var out []string
-	for _, sc := range st.budget.Scopes() {
-		if st.idx[sc] == nil || st.lex[sc] == nil {
-			out = append(out, sc.User+"(partial)")
-			continue
-		}
+	for _, sc := range st.idx.Loaded() {
 		out = append(out, sc.User)
 	}
 	slices.Sort(out)
@@ -73,9 +67,7 @@ func loadedScopes(st *Store) []string {
 }
 
 func setLimit(st *Store, n int64) {
-	st.idxMu.Lock()
-	st.budget.SetLimit(n)
-	st.idxMu.Unlock()
+	st.idx.SetLimit(n)
 }
 
 // TestIndexBudgetEvictsLeastRecentlySearched checks that indexes stay

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
-	"github.com/memproxy/memproxy/store/internal/scopeindex"
+	"github.com/memproxy/memproxy/search"
 )
 
 // batchSize bounds the ids bound in one statement.
@@ -69,7 +69,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	}
 	// The rows as written refresh the indexes: reading them back cost as
 	// much as writing them.
-	written := make([]writtenRow, 0, len(ms))
+	written := make([]search.Row, 0, len(ms))
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		written = written[:0]
 		ins, err := s.txStmt(ctx, tx, insertMemorySQL)
@@ -89,10 +89,10 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				}
 				return err
 			}
-			written = append(written, writtenRow{id: m.ID, seq: seq, meta: scopeindex.MetaOf(m), emb: emb, text: m.SearchText()})
+			written = append(written, search.RowOf(m, seq))
 		}
 		return nil
-	}, func() { s.refreshWritten(sc, written) })
+	}, func() { s.idx.Written(sc, written) })
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
@@ -143,7 +143,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 		return fmt.Errorf("update memory: %w", err)
 	}
 	m.Scope = sc
-	s.refresh(ctx, sc, []string{m.ID})
+	s.idx.Changed(ctx, sc, []string{m.ID})
 	return nil
 }
 
@@ -354,7 +354,7 @@ func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 	if err != nil {
 		return fmt.Errorf("delete memory: %w", err)
 	}
-	s.refresh(ctx, sc, []string{id})
+	s.idx.Changed(ctx, sc, []string{id})
 	return nil
 }
 
@@ -377,7 +377,7 @@ func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID str
 	if err != nil {
 		return fmt.Errorf("supersede memory: %w", err)
 	}
-	s.refresh(ctx, sc, []string{oldID})
+	s.idx.Changed(ctx, sc, []string{oldID})
 	return nil
 }
 
@@ -413,11 +413,11 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	}
 	// Hits and last use are not part of the indexes: no refresh, but the
 	// cached rows are brought up to date (see rowCache), once committed.
-	s.rows.beginTouch(ids)
+	s.idx.BeginTouch(ids)
 	err := s.joinWrite(ctx, func(tx *sql.Tx) error {
 		return s.updateTx(ctx, tx, sc, ids, `hits = hits + 1, last_used_at = max(last_used_at, ?)`, micros(t))
 	})
-	end := func(committed bool) { s.rows.endTouch(sc, ids, fromMicros(micros(t)), committed && err == nil) }
+	end := func(committed bool) { s.idx.EndTouch(sc, ids, fromMicros(micros(t)), committed && err == nil) }
 	if b := s.batchOf(ctx); b != nil {
 		b.after = append(b.after, end)
 	} else {
@@ -437,7 +437,7 @@ func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []str
 	if err := s.updateMany(ctx, sc, ids, `consolidated_at = ?`, micros(t)); err != nil {
 		return fmt.Errorf("mark consolidated: %w", err)
 	}
-	s.refresh(ctx, sc, ids)
+	s.idx.Changed(ctx, sc, ids)
 	return nil
 }
 
@@ -449,7 +449,7 @@ func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t ti
 	if err := s.updateMany(ctx, sc, ids, `archived_at = ?`, micros(t)); err != nil {
 		return fmt.Errorf("archive memories: %w", err)
 	}
-	s.refresh(ctx, sc, ids)
+	s.idx.Changed(ctx, sc, ids)
 	return nil
 }
 
@@ -461,7 +461,7 @@ func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) erro
 	if err := s.updateMany(ctx, sc, ids, `archived_at = NULL`); err != nil {
 		return fmt.Errorf("restore memories: %w", err)
 	}
-	s.refresh(ctx, sc, ids)
+	s.idx.Changed(ctx, sc, ids)
 	return nil
 }
 
@@ -491,6 +491,6 @@ func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (i
 	if err != nil {
 		return 0, fmt.Errorf("purge memories: %w", err)
 	}
-	s.refresh(ctx, sc, ids)
+	s.idx.Changed(ctx, sc, ids)
 	return len(ids), nil
 }

@@ -2,17 +2,13 @@
 // modernc.org/sqlite) in WAL mode holding memories, the turn, audit and
 // recall logs, gate state and operator metadata.
 //
-// Search runs in memory, per scope: vector search over a quantised matrix
-// (vecIndex), lexical search over an inverted index ranked with BM25
-// (lexIndex). Both are loaded on the scope's first search and kept
-// coherent by re-reading the rows every write of this store touched; the
-// database stays the source of truth. Their total estimated size is bounded
-// (Options.IndexBytes): past it the least recently searched scopes are
-// unloaded and reload on their next search (indexBudget). Candidates come from a bounded cache
-// of rows (rowCache) or are read back from the database. The indexes and
-// the cache know this process's writes only: another process writing
-// memories to the same file is not seen until restart (such tools, like
-// reembed, are offline operations).
+// Search runs in process (package search: per-scope vector and BM25
+// indexes, a row cache, a memory budget); the store is its Source (the
+// rows by scope, by id and by rowid, search.go) and reports every write
+// it commits, which is the engine's change feed. The indexes and the
+// cache know this process's writes only: another process writing memories
+// to the same file is not seen until restart (such tools, like reembed,
+// are offline operations).
 //
 // Connection pools. The store's own pool (DB) allows a few connections so
 // readers run in parallel under WAL; its writes are serialised in process
@@ -28,14 +24,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/memproxy/memproxy/memory"
-	"github.com/memproxy/memproxy/store/internal/scopeindex"
+	"github.com/memproxy/memproxy/search"
 
 	msqlite "modernc.org/sqlite" // also registers the "sqlite" driver
 )
@@ -63,18 +58,10 @@ type Store struct {
 	// cheaper than letting SQLite's busy handler poll.
 	writeMu sync.Mutex
 
-	// idxMu guards idx, lex and budget; it is never held while taking
-	// an index's own lock.
-	idxMu  sync.Mutex
-	idx    map[memory.Scope]*vecIndex
-	lex    map[memory.Scope]*lexIndex
-	budget *scopeindex.Budget
-	log    *slog.Logger
+	// idx is the in-process search over this store.
+	idx *search.Engine
 
 	stmts stmtCache
-
-	// rows keeps recently read rows for searches (see rowCache).
-	rows *rowCache
 }
 
 // dsn builds the connection string with the pragmas every connection needs.
@@ -147,7 +134,8 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dim: opts.Dim, model: opts.Model, idx: make(map[memory.Scope]*vecIndex), lex: make(map[memory.Scope]*lexIndex), budget: scopeindex.NewBudget(o.IndexBytes), log: logOrDiscard(o.Logger), rows: newRowCache(rowCacheBytes)}
+	s := &Store{db: db, dim: opts.Dim, model: opts.Model}
+	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

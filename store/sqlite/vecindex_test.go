@@ -10,7 +10,7 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/memory/storebench"
-	"github.com/memproxy/memproxy/store/internal/scopeindex"
+	"github.com/memproxy/memproxy/search"
 )
 
 // TestQuantisedSearchIsExact checks that the int8 scan plus exact re-scoring
@@ -34,15 +34,15 @@ func TestQuantisedSearchIsExact(t *testing.T) {
 	qs := storebench.NewQueries(12, 20)
 	misses := 0
 	for _, qv := range qs.Vecs {
-		q, _ := scopeindex.Normalise(qv)
+		q, _ := search.Normalise(qv)
 		type scored struct {
 			id string
 			s  float32
 		}
 		var exact []scored
 		for _, m := range all {
-			e, _ := scopeindex.Normalise(m.Embedding)
-			exact = append(exact, scored{m.ID, scopeindex.Dot(q, e)})
+			e, _ := search.Normalise(m.Embedding)
+			exact = append(exact, scored{m.ID, search.Dot(q, e)})
 		}
 		sort.SliceStable(exact, func(i, j int) bool { return exact[i].s > exact[j].s })
 		got, err := st.VectorSearch(ctx, sc, qv, memory.SearchOptions{Limit: 50})

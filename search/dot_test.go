@@ -1,4 +1,4 @@
-package scopeindex
+package search
 
 import (
 	"math"

@@ -1,11 +1,13 @@
-// Package scopeindex holds the in-memory search structures both stores
-// keep per scope: a quantised vector matrix (Vec) and an inverted index
-// ranked with BM25 (Lex), with the metadata filter they share. They hold
-// no text and no database handle: a store loads them, keeps them coherent
-// with its writes and re-reads from its database every row a search
-// returns. None of the types locks; the store guards each with its own
-// lock.
-package scopeindex
+// Package search is the in-process search engine both stores use. Per
+// scope it keeps a quantised vector matrix (Vec) and an inverted index
+// ranked with BM25 (Lex), with the metadata filter they share; they hold
+// no text and no database handle. Engine loads them through a store's
+// Source on a scope's first search, keeps them coherent with the writes
+// the store reports, bounds their memory (Budget) and serves the rows a
+// search returns from a row cache or reads them back: the database stays
+// the source of truth. Vec, Lex and Budget do not lock; Engine guards
+// them.
+package search
 
 import (
 	"cmp"

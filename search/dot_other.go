@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package scopeindex
+package search
 
 func Dot(a, b []float32) float32 { return dotGeneric(a, b) }
 

@@ -1,4 +1,4 @@
-package sqlite
+package search
 
 import (
 	"math"
@@ -8,10 +8,10 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// rowCacheBytes bounds the rows kept by rowCache, counted by rowBytes
-// (about 1.4 KB a row at 256 dimensions: some 90k rows, the candidates of
-// a few thousand distinct queries on a large scope).
-const rowCacheBytes = 128 << 20
+// RowCacheBytes bounds the rows an Engine's cache keeps, counted by
+// rowBytes (about 1.4 KB a row at 256 dimensions: some 90k rows, the
+// candidates of a few thousand distinct queries on a large scope).
+const RowCacheBytes = 128 << 20
 
 // rowBytes approximates a cached row's memory.
 func rowBytes(m *memory.Memory) int {
@@ -19,9 +19,10 @@ func rowBytes(m *memory.Memory) int {
 }
 
 // rowCache keeps recently read memory rows so a search does not read its
-// candidates back from SQLite: reading and decoding a few dozen rows (with
-// their vectors) was most of a search's cost in the pure Go build, and
-// every write of another connection sends those pages back to the OS.
+// candidates back from the database: on SQLite, reading and decoding a few
+// dozen rows (with their vectors) was most of a search's cost in the pure
+// Go build, and every write of another connection sends those pages back
+// to the OS.
 //
 // Coherence, per row. A reader notes the cache's generation before it
 // reads rows from the database (note) and hands them over after (put). A
@@ -36,7 +37,7 @@ func rowBytes(m *memory.Memory) int {
 // from endTouch, or has seen it already, never both. Changes are
 // remembered only while a reader that noted an earlier generation is
 // still reading. A user's deletion invalidates every note taken before it.
-// Like the vector index, the cache knows this process's writes only.
+// Like the indexes, the cache knows the writes the store reports only.
 //
 // Rows are stored as read, never changed in place (endTouch replaces
 // them), and searches hand out copies, so callers may mutate what a search
