@@ -30,4 +30,3 @@ func TestRowCacheBound(t *testing.T) {
 		t.Error("a row was returned for another scope")
 	}
 }
-
