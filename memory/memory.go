@@ -244,6 +244,9 @@ type Turn struct {
 	// previous imported turn), kept short: ingest indexes it with the
 	// turn's event so an answer is found by its question's words.
 	Context string `json:"context,omitempty"`
+	// Truncated says User or Assistant was cut to policy
+	// ingest.max_turn_bytes when the turn was captured.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // MaxTurnContext bounds Turn.Context in characters (runes).

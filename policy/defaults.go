@@ -100,6 +100,7 @@ func Default() *Policy {
 			Redact:        Redact{},
 			UsedThreshold: 0.3,
 			Workers:       16,
+			MaxTurnBytes:  32 << 10,
 		},
 		Consolidation: Consolidation{
 			APIKeyEnv:             "MEMPROXY_CONSOLIDATION_API_KEY",

@@ -210,6 +210,11 @@ type Ingest struct {
 	UsedThreshold float64 `yaml:"used_threshold"`
 	// Workers is the number of concurrent ingest workers.
 	Workers int `yaml:"workers"`
+	// MaxTurnBytes caps the user text and the reply stored from one turn
+	// (each cut at a character boundary, the turn marked truncated), and
+	// the text of one message recall reads: a pasted 10 MB document
+	// costs neither the request path nor the store more than this.
+	MaxTurnBytes int `yaml:"max_turn_bytes"`
 }
 
 // Redact lists what is scrubbed.

@@ -50,6 +50,7 @@ func (p *Policy) Validate() error {
 		nonEmpty("inject.guard", p.Inject.Guard),
 		rangeF("ingest.used_threshold", p.Ingest.UsedThreshold, 0, 1),
 		rangeInt("ingest.workers", p.Ingest.Workers, 1, 256),
+		rangeInt("ingest.max_turn_bytes", p.Ingest.MaxTurnBytes, 1024, 16<<20),
 		optionalURL("consolidation.base_url", p.Consolidation.BaseURL),
 		rangeInt("consolidation.cluster_min", p.Consolidation.ClusterMin, 2, 100),
 		rangeF("consolidation.cluster_threshold", p.Consolidation.ClusterThreshold, 0, 1),

@@ -33,6 +33,9 @@ func parseChat(body []byte) (*chatBody, error) {
 	if !utf8.Valid(body) {
 		return nil, badRequest("", "invalid_utf8", "request body is not valid UTF-8")
 	}
+	if err := checkDepth(body); err != nil {
+		return nil, err
+	}
 	if !gjson.ValidBytes(body) {
 		return nil, badRequest("", "invalid_json", "request body is not valid JSON")
 	}

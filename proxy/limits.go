@@ -1,17 +1,23 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // limits are the HTTP front's protections against load and slow clients
@@ -206,3 +212,92 @@ func (w *slowBodyWriter) Write(p []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (flushes,
 // deadlines).
 func (w *slowBodyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// cutText cuts s to at most n bytes at a character boundary.
+func cutText(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n]), true
+}
+
+// cappedSink caps what one turn hands the queue (policy
+// ingest.max_turn_bytes): the user text and the reply are cut and the
+// turn marked truncated, so a pasted document is not stored, embedded
+// and extracted whole.
+type cappedSink struct {
+	TurnSink
+	max int
+}
+
+func (c cappedSink) Enqueue(ctx context.Context, t *memory.Turn) error {
+	var cu, ca bool
+	t.User, cu = cutText(t.User, c.max)
+	t.Assistant, ca = cutText(t.Assistant, c.max)
+	t.Truncated = t.Truncated || cu || ca
+	return c.TurnSink.Enqueue(ctx, t)
+}
+
+// cappedRewriter hands the Rewriter messages whose text is cut to policy
+// ingest.max_turn_bytes: the gate, the recall query and its exclusions
+// read no more of a huge message than that. Raw, which a rewrite
+// forwards, is untouched.
+type cappedRewriter struct {
+	Rewriter
+	max int
+}
+
+func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite, error) {
+	var copied bool
+	for i, m := range req.Messages {
+		t, cut := cutText(m.Text, c.max)
+		if !cut {
+			continue
+		}
+		if !copied {
+			r := *req
+			r.Messages = slices.Clone(req.Messages)
+			req, copied = &r, true
+		}
+		req.Messages[i].Text = t
+	}
+	return c.Rewriter.Rewrite(ctx, req)
+}
+
+// MaxJSONDepth is the deepest nesting of arrays and objects memproxy
+// parses in a request body (encoding/json's own limit). The JSON parser
+// recurses per level, so without the bound a 16 MiB body of "[" would
+// overflow the stack and kill the process.
+const MaxJSONDepth = 10000
+
+// checkDepth refuses a body nested deeper than MaxJSONDepth with a 400,
+// by one pass over the bytes (strings skipped) before any parser runs.
+func checkDepth(body []byte) error {
+	depth, inStr := 0, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			if depth++; depth > MaxJSONDepth {
+				return badRequest("", "nesting_too_deep", "request body nests arrays and objects deeper than "+strconv.Itoa(MaxJSONDepth)+" levels")
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return nil
+}

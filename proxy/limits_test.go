@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
 )
@@ -60,7 +62,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 	h := newHarness(t, func(c *proxy.Config) { c.Policy = slowPolicy() })
 	addr := strings.TrimPrefix(h.front.URL, "http://")
 	stalled := func(c net.Conn) { io.WriteString(c, `{"model":"m",`) } // then nothing
-	trickle := func(c net.Conn) { // a byte every 20 ms: never a 300 ms pause, 50 B/s
+	trickle := func(c net.Conn) {                                      // a byte every 20 ms: never a 300 ms pause, 50 B/s
 		tk := time.NewTicker(20 * time.Millisecond)
 		defer tk.Stop()
 		for range tk.C {
@@ -82,7 +84,9 @@ func TestSlowBodyIsCut(t *testing.T) {
 			if !strings.HasPrefix(status, "408") || hdr.Get("Connection") != "close" || !strings.Contains(body, `"code":"request_timeout"`) {
 				t.Fatalf("slow body: %s %v %s, want 408 with Connection: close in the error shape", status, hdr, body)
 			}
-			var e struct{ Error struct{ Message, Type string } }
+			var e struct {
+				Error struct{ Message, Type string }
+			}
 			if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error.Type != "invalid_request_error" {
 				t.Errorf("408 body %q is not the API's error shape: %v", body, err)
 			}
@@ -198,5 +202,57 @@ func TestInFlightCap(t *testing.T) {
 	}
 	if m := h.metric(t, "memproxy_requests_rejected_total"); m != "memproxy_requests_rejected_total 1" {
 		t.Errorf("metric %q", m)
+	}
+}
+
+// TestStoredTurnIsCapped: what one turn hands the queue is cut to
+// ingest.max_turn_bytes at a character boundary and marked truncated; a
+// turn within the cap is kept whole and unmarked.
+func TestStoredTurnIsCapped(t *testing.T) {
+	p := policy.Default()
+	p.Ingest.MaxTurnBytes = 4096
+	h := newHarness(t, func(c *proxy.Config) { c.Policy = p })
+	long := strings.Repeat("记住我喜欢绿茶 and hiking. ", 1000) // multi-byte runes across the cut
+	h.fake.Push(fakeupstream.Reply{Content: strings.Repeat("Sure, noted. ", 1000)})
+	body, _ := json.Marshal(map[string]any{"model": "m", "messages": []map[string]string{{"role": "user", "content": long}}})
+	if resp, text := h.post(t, string(body), nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s", resp.StatusCode, text)
+	}
+	turn := <-h.sink.got
+	if len(turn.User) > 4096 || len(turn.Assistant) > 4096 || !turn.Truncated {
+		t.Fatalf("turn user %d bytes, reply %d bytes, truncated=%v; want both <= 4096 and marked", len(turn.User), len(turn.Assistant), turn.Truncated)
+	}
+	if !utf8.ValidString(turn.User) || !strings.HasPrefix(long, turn.User) || len(turn.User) < 4090 {
+		t.Errorf("user text not cut at a character boundary near the cap: %d bytes", len(turn.User))
+	}
+	if got := h.fake.Last().Body; !strings.Contains(string(got), long[:1000]) || len(got) < len(long) {
+		t.Errorf("the upstream must still get the whole message (%d bytes)", len(got))
+	}
+	h.post(t, `{"model":"m","messages":[{"role":"user","content":"I like green tea and hiking on weekends"}]}`, nil)
+	if turn := <-h.sink.got; turn.Truncated || turn.User != "I like green tea and hiking on weekends" {
+		t.Errorf("short turn: %+v", turn)
+	}
+}
+
+func TestNestingDepth(t *testing.T) {
+	h := newHarness(t)
+	nest := func(d int) string { return strings.Repeat("[", d) + strings.Repeat("]", d) }
+	for _, tc := range []struct {
+		name, metadata string
+		status         int
+	}{
+		// The messages array and its object add two levels.
+		{"at the limit", nest(proxy.MaxJSONDepth - 1), http.StatusOK},
+		{"past the limit", nest(proxy.MaxJSONDepth), http.StatusBadRequest},
+		{"brackets inside a string", `"` + strings.Repeat(`[{\"`, 20000) + `"`, http.StatusOK},
+	} {
+		body := `{"model":"m","metadata":` + tc.metadata + `,"messages":[{"role":"user","content":"hello there"}]}`
+		resp, text := h.post(t, body, nil)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: %d %.200s, want %d", tc.name, resp.StatusCode, text, tc.status)
+		}
+		if tc.status == http.StatusBadRequest && !strings.Contains(text, `"code":"nesting_too_deep"`) {
+			t.Errorf("%s: %s", tc.name, text)
+		}
 	}
 }

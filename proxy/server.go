@@ -48,6 +48,14 @@ func New(cfg Config) (*Server, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	s := &Server{cfg: cfg, upstream: u}
 	s.pol = cmp.Or(cfg.Policy, policy.Default())
+	if n := s.pol.Ingest.MaxTurnBytes; n > 0 {
+		if cfg.Sink != nil {
+			s.cfg.Sink = cappedSink{cfg.Sink, n}
+		}
+		if cfg.Rewriter != nil {
+			s.cfg.Rewriter = cappedRewriter{cfg.Rewriter, n}
+		}
+	}
 	s.log = cmp.Or(cfg.Logger, slog.Default())
 	s.now = cfg.Clock
 	if s.now == nil {
