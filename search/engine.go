@@ -83,10 +83,17 @@ type Options struct {
 // and starts over; a write's report reaches only the scopes in the map,
 // and a scope loaded again reads the committed rows.
 type Engine struct {
-	src  Source
+	src  Source // nil on a feed
+	feed Feed   // nil on a Source (NewFeedEngine)
 	dim  int
 	log  *slog.Logger
 	rows *rowCache
+
+	// On a feed: the clock of RowTTL (tests move it), the bound on the
+	// rows a load keeps whole, and what searches read (tests).
+	now            func() time.Time
+	LoadCacheBytes int64
+	Counters       FeedCounters
 
 	mu     sync.Mutex // guards scopes and budget; never held while taking a scope's lock
 	scopes map[memory.Scope]*scopeIndex
@@ -97,11 +104,13 @@ type Engine struct {
 type scopeIndex struct {
 	mu     sync.RWMutex
 	loaded bool
+	feed   bool // fs is in use
 	vec    *Vec
 	lex    *Lex
 	// bytes is the indexes' estimate as of the last change, for the
 	// budget (read without the lock).
 	bytes atomic.Int64
+	fs    feedState // on a feed
 }
 
 // NewEngine returns an engine over src for vectors of dim dimensions.
@@ -133,6 +142,15 @@ func (e *Engine) Vector(ctx context.Context, sc memory.Scope, vec []float32, o m
 	}
 	limit := limitOf(o)
 	f := NewFilter(o)
+	if e.feed != nil {
+		ids, _, found, err := e.feedSearch(ctx, sc, func(ix *scopeIndex) ([]string, []float64) {
+			return vectorRank(ix, q, &f, limit), nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+		return Rescore(q, ids, found, &f, limit, o), nil
+	}
 	ix, err := e.rlock(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: load index: %w", err)
@@ -165,6 +183,15 @@ func (e *Engine) Lexical(ctx context.Context, sc memory.Scope, query string, o m
 	}
 	limit := limitOf(o)
 	f := NewFilter(o)
+	if e.feed != nil {
+		ids, scores, found, err := e.feedSearch(ctx, sc, func(ix *scopeIndex) ([]string, []float64) {
+			return lexicalRank(ix, terms, &f, limit)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+		return lexicalCandidates(ids, scores, found, &f, o), nil
+	}
 	ix, err := e.rlock(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: load index: %w", err)
@@ -191,12 +218,17 @@ func (e *Engine) Lexical(ctx context.Context, sc memory.Scope, query string, o m
 	return out, nil
 }
 
-// Hybrid runs Vector, then Lexical (memory.HybridSearcher). One after the
-// other, not side by side: both search in memory, where a second
-// goroutine only adds scheduling. On 2 cores, sequential searches cut the
-// 10k recall path's CPU by ~10% (BenchmarkRecallPath), and at 100k the
-// vector scan already splits over the cores.
+// Hybrid is Vector and Lexical of one query (memory.HybridSearcher). On a
+// feed both rank under one lock and their rows come in one read, one
+// round trip instead of two. Otherwise one runs after the other, not side
+// by side: both search in memory, where a second goroutine only adds
+// scheduling. On 2 cores, sequential searches cut the 10k recall path's
+// CPU by ~10% (BenchmarkRecallPath), and at 100k the vector scan already
+// splits over the cores.
 func (e *Engine) Hybrid(ctx context.Context, sc memory.Scope, vec []float32, query string, o memory.SearchOptions) (byVector, byText []memory.Candidate, err error) {
+	if e.feed != nil {
+		return e.feedHybrid(ctx, sc, vec, query, o)
+	}
 	if byVector, err = e.Vector(ctx, sc, vec, o); err != nil {
 		return nil, nil, err
 	}
@@ -266,7 +298,8 @@ func (e *Engine) entry(sc memory.Scope) *scopeIndex {
 	e.budget.Touch(sc)
 	ix, ok := e.scopes[sc]
 	if !ok {
-		ix = &scopeIndex{vec: NewVec(e.dim), lex: NewLex()}
+		ix = &scopeIndex{vec: NewVec(e.dim), lex: NewLex(), feed: e.feed != nil}
+		ix.fs.reset()
 		e.scopes[sc] = ix
 	}
 	return ix
@@ -286,7 +319,13 @@ func (e *Engine) ensure(ctx context.Context, sc memory.Scope, ix *scopeIndex) er
 		return nil
 	}
 	ix.reset()
-	if err := e.src.Load(ctx, sc, ix.upsert); err != nil {
+	var err error
+	if e.feed != nil {
+		err = e.loadFeed(ctx, sc, ix)
+	} else {
+		err = e.src.Load(ctx, sc, ix.upsert)
+	}
+	if err != nil {
 		ix.reset()
 		return err
 	}
@@ -309,12 +348,17 @@ func (ix *scopeIndex) remove(id string) {
 	ix.lex.Remove(id)
 }
 
-func (ix *scopeIndex) estimate() int64 { return ix.vec.Estimate() + ix.lex.Estimate() }
+func (ix *scopeIndex) estimate() int64 {
+	return ix.vec.Estimate() + ix.lex.Estimate() + int64(len(ix.fs.vers))*versBytes + ix.fs.rowBytes
+}
 
 // reset empties the indexes (unloaded); the caller holds the write lock.
 func (ix *scopeIndex) reset() {
 	ix.vec.Reset()
 	ix.lex.Reset()
+	if ix.feed {
+		ix.fs.reset()
+	}
 	ix.loaded = false
 	ix.bytes.Store(0)
 }
@@ -455,6 +499,9 @@ func (e *Engine) BeginTouch(ids []string) { e.rows.beginTouch(ids) }
 // EndTouch ends a touch BeginTouch began; t is its last-use time.
 func (e *Engine) EndTouch(sc memory.Scope, ids []string, t time.Time, committed bool) {
 	e.rows.endTouch(sc, ids, t, committed)
+	if e.feed != nil && committed {
+		e.touchedFeed(sc, ids, t)
+	}
 }
 
 // Stats reports the loaded indexes against their bound.
@@ -479,3 +526,19 @@ func (e *Engine) Loaded() []memory.Scope {
 	defer e.mu.Unlock()
 	return e.budget.Scopes()
 }
+
+// Indexed reports whether the scope's loaded indexes hold id (tests).
+func (e *Engine) Indexed(sc memory.Scope, id string) bool {
+	e.mu.Lock()
+	ix := e.scopes[sc]
+	e.mu.Unlock()
+	if ix == nil {
+		return false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.vec.Has(id) || ix.lex.Has(id)
+}
+
+// SetClock replaces the clock of RowTTL (tests).
+func (e *Engine) SetClock(now func() time.Time) { e.now = now }

@@ -104,11 +104,9 @@ func (s *Store) DeleteUser(ctx context.Context, user, ns string) (memory.DeleteC
 	if err != nil {
 		return memory.DeleteCounts{}, fmt.Errorf("delete user: %w", err)
 	}
-	if s.local != nil {
-		// Searches would drop the rows as they found them gone; this
-		// frees the memory now.
-		s.local.forgetUser(user, ns)
-	}
+	// Searches would drop the rows as they found them gone; this frees
+	// the memory now.
+	s.local.ForgetUser(user, ns)
 	return c, nil
 }
 

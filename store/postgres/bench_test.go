@@ -163,7 +163,7 @@ func benchStore(b *testing.B) *Store {
 }
 
 func buildFixture(ctx context.Context, st *Store, background int) error {
-	if _, err := st.db.ExecContext(ctx, `TRUNCATE memories`); err != nil {
+	if _, err := st.db.ExecContext(ctx, `TRUNCATE memories, memory_usage`); err != nil {
 		return err
 	}
 	c := newCorpus(1)
@@ -253,7 +253,7 @@ func BenchmarkSearch(b *testing.B) {
 	// reports how long that took (a scope's first search after start or
 	// after it was unloaded).
 	warm := func(b *testing.B, sc memory.Scope) {
-		st.local.forgetUser(sc.User, sc.Namespace)
+		st.local.ForgetUser(sc.User, sc.Namespace)
 		t := time.Now()
 		if _, err := st.VectorSearch(ctx, sc, vecs[0], opts); err != nil {
 			b.Fatal(err)

@@ -393,10 +393,7 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	if len(ids) == 0 {
 		return nil
 	}
-	var after func()
-	if s.local != nil {
-		after = func() { s.local.touched(sc, ids, micro(t)) }
-	}
+	after := func() { s.local.EndTouch(sc, ids, micro(t), true) }
 	err := s.joined(ctx, false, after, func(q dbtx) error {
 		_, err := q.ExecContext(ctx, `INSERT INTO memory_usage AS u (user_id, namespace, id, hits, last_used_at)
 			SELECT user_id, namespace, id, 1, $4 FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id

@@ -8,20 +8,13 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-func limitOf(o memory.SearchOptions) int {
-	if o.Limit <= 0 {
-		return 50
-	}
-	return o.Limit
-}
-
 // VectorSearch returns the scope's memories nearest to vec by cosine
 // similarity (the candidate score), best first, ranked in process.
 func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions) ([]memory.Candidate, error) {
 	if err := s.checkVectorQuery(sc, vec); err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	return s.vectorLocal(ctx, sc, vec, o, limitOf(o))
+	return s.local.Vector(ctx, sc, vec, o)
 }
 
 // HybridSearch is VectorSearch and LexicalSearch of one query at once
@@ -31,7 +24,7 @@ func (s *Store) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32
 	if err := s.checkVectorQuery(sc, vec); err != nil {
 		return nil, nil, fmt.Errorf("hybrid search: %w", err)
 	}
-	return s.hybridLocal(ctx, sc, vec, memory.ContentTerms(memory.QueryTerms(query)), o)
+	return s.local.Hybrid(ctx, sc, vec, query, o)
 }
 
 // checkVectorQuery validates a vector search's scope and query vector.
@@ -80,9 +73,5 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	terms := memory.ContentTerms(memory.QueryTerms(query))
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	return s.lexicalLocal(ctx, sc, terms, o)
+	return s.local.Lexical(ctx, sc, query, o)
 }

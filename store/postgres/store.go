@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/search"
 )
 
 // Store is a memory.Store and memory.Admin on PostgreSQL with pgvector.
@@ -23,9 +24,10 @@ type Store struct {
 	cols   string // memColsTemplate for this vector type
 	closed atomic.Bool
 
-	// local are the in-process search indexes (localindex.go).
-	local *localIndexes
-	// readStmt is local's per-search read (readRows), prepared on the
+	// local is the in-process search over this store (search.Feed:
+	// feed.go).
+	local *search.Engine
+	// readStmt is local's per-search read (feed.Read), prepared on the
 	// connections of readDB.
 	readDB   *sql.DB
 	readStmt *sql.Stmt
@@ -124,7 +126,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, opts: o, local: newLocalIndexes(po)}
+	s := &Store{db: db, opts: o}
+	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
 	if err := s.Migrate(ctx); err != nil {

@@ -25,9 +25,6 @@ func replicas(t *testing.T, dim int) (a, b *Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
-	if a.local == nil || b.local == nil {
-		t.Fatal("in-process indexes are off by default")
-	}
 	return a, b
 }
 
@@ -103,7 +100,7 @@ func TestLocalIndexSeesOtherWriters(t *testing.T) {
 		t.Errorf("update: b returned the text %q, want %q", vs[0].Memory.Text, m.Text)
 	}
 	// A touch by b shows in b's next search at once (another process's
-	// within rowTTL).
+	// within search.RowTTL).
 	hits := vs[0].Memory.Hits
 	if err := b.Touch(ctx, sc, []string{m.ID}, time.Now()); err != nil {
 		t.Fatal(err)
@@ -156,13 +153,7 @@ func TestLocalIndexSeesOtherWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("delete", n.Embedding, "Gertrude", n.ID, memory.SearchOptions{}, false)
-	b.local.mu.Lock()
-	ix := b.local.scopes[sc]
-	b.local.mu.Unlock()
-	ix.mu.RLock()
-	stale := ix.vec.Has(n.ID) || ix.lex.Has(n.ID)
-	ix.mu.RUnlock()
-	if stale {
+	if b.local.Indexed(sc, n.ID) {
 		t.Error("delete: the row the search found gone is still indexed")
 	}
 
@@ -325,25 +316,6 @@ func TestLocalIndexConcurrent(t *testing.T) {
 	}
 }
 
-// TestScopeIdxApplyOrder: a row read at an older version than the one
-// indexed (two reads finishing out of order) leaves the newer in place.
-func TestScopeIdxApplyOrder(t *testing.T) {
-	ix := &scopeIdx{vec: search.NewVec(2), lex: search.NewLex(), vers: map[string]int64{}}
-	m := search.NewMeta(memory.TierSemantic, false, 0, false)
-	if !ix.apply("a", 1, m, []float32{1, 0}, "new words", 2) {
-		t.Fatal("first apply refused")
-	}
-	if ix.apply("a", 1, m, []float32{0, 1}, "old words", 1) {
-		t.Error("an older version replaced a newer one")
-	}
-	if ix.lex.DF("old") != 0 || ix.lex.DF("new") != 1 {
-		t.Errorf("lexical index holds old %d, new %d", ix.lex.DF("old"), ix.lex.DF("new"))
-	}
-	if ix.apply("a", 1, m, []float32{0, 1}, "new words", 2) {
-		t.Error("the same version applied twice")
-	}
-}
-
 // TestLocalIndexBudget: past the bound, least recently searched scopes
 // are unloaded and searches stay right.
 func TestLocalIndexBudget(t *testing.T) {
@@ -411,19 +383,19 @@ func TestLocalIndexLongTransactionElsewhere(t *testing.T) {
 	if err := a.Insert(ctx, sc, ms...); err != nil {
 		t.Fatal(err)
 	}
-	before := b.local.changed.Load()
+	before := b.local.Counters.Changed.Load()
 	if v, _ := found(t, b, sc, ms[0].Embedding, "note", ms[0].ID, memory.SearchOptions{}); !v {
 		t.Fatal("new note not found")
 	}
-	first := b.local.changed.Load() - before
+	first := b.local.Counters.Changed.Load() - before
 	if first < 30 {
 		t.Fatalf("the searches after the insert read %d changed rows, want the 30 inserted", first)
 	}
-	before = b.local.changed.Load()
+	before = b.local.Counters.Changed.Load()
 	for range 5 {
 		found(t, b, sc, ms[1].Embedding, "note", ms[1].ID, memory.SearchOptions{})
 	}
-	if n := b.local.changed.Load() - before; n != 0 {
+	if n := b.local.Counters.Changed.Load() - before; n != 0 {
 		t.Errorf("later searches read %d changed rows again while a transaction elsewhere runs, want 0", n)
 	}
 }
@@ -453,7 +425,7 @@ func TestReadPoolPlansOnce(t *testing.T) {
 }
 
 // TestLocalIndexRefreshesUsage: another process's touches reach a row b
-// cached once rowTTL has passed, and b then reads only the row's usage
+// cached once search.RowTTL has passed, and b then reads only the row's usage
 // counters again, not the whole row; a row deleted meanwhile is dropped.
 func TestLocalIndexRefreshesUsage(t *testing.T) {
 	a, b := replicas(t, 8)
@@ -465,8 +437,8 @@ func TestLocalIndexRefreshesUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var clock time.Duration
-	b.local.now = func() time.Time { return time.Now().Add(clock) }
-	search := func() map[string]*memory.Memory {
+	b.local.SetClock(func() time.Time { return time.Now().Add(clock) })
+	find := func() map[string]*memory.Memory {
 		t.Helper()
 		vs, err := b.VectorSearch(ctx, sc, m.Embedding, memory.SearchOptions{Limit: 5})
 		if err != nil {
@@ -478,41 +450,41 @@ func TestLocalIndexRefreshesUsage(t *testing.T) {
 		}
 		return out
 	}
-	search() // b caches both rows
+	find() // b caches both rows
 	used := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
 	for range 2 {
 		if err := a.Touch(ctx, sc, []string{m.ID}, used); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := search()[m.ID]; got.Hits != 0 {
-		t.Fatalf("within rowTTL: hits %d, want the cached 0", got.Hits)
+	if got := find()[m.ID]; got.Hits != 0 {
+		t.Fatalf("within search.RowTTL: hits %d, want the cached 0", got.Hits)
 	}
-	clock = rowTTL + time.Second
-	changed, refreshed := b.local.changed.Load(), b.local.refreshed.Load()
-	got := search()
+	clock = search.RowTTL + time.Second
+	changed, refreshed := b.local.Counters.Changed.Load(), b.local.Counters.Refreshed.Load()
+	got := find()
 	if g := got[m.ID]; g == nil || g.Hits != 2 || !g.LastUsedAt.Equal(used) || g.Text != m.Text || len(g.Embedding) != 8 {
-		t.Fatalf("after rowTTL: %+v, want hits 2, last used %v, the row whole", g, used)
+		t.Fatalf("after search.RowTTL: %+v, want hits 2, last used %v, the row whole", g, used)
 	}
-	if n := b.local.refreshed.Load() - refreshed; n != 2 {
-		t.Errorf("after rowTTL: %d rows refreshed, want both", n)
+	if n := b.local.Counters.Refreshed.Load() - refreshed; n != 2 {
+		t.Errorf("after search.RowTTL: %d rows refreshed, want both", n)
 	}
-	if n := b.local.changed.Load() - changed; n != 0 {
-		t.Errorf("after rowTTL: %d rows read as changed, want none", n)
+	if n := b.local.Counters.Changed.Load() - changed; n != 0 {
+		t.Errorf("after search.RowTTL: %d rows read as changed, want none", n)
 	}
-	// Within rowTTL again: served from the cache.
-	refreshed = b.local.refreshed.Load()
-	search()
-	if n := b.local.refreshed.Load() - refreshed; n != 0 {
+	// Within search.RowTTL again: served from the cache.
+	refreshed = b.local.Counters.Refreshed.Load()
+	find()
+	if n := b.local.Counters.Refreshed.Load() - refreshed; n != 0 {
 		t.Errorf("right after the refresh: %d rows refreshed again", n)
 	}
 	// A row deleted while cached is dropped, whatever its age.
 	if err := a.Delete(ctx, sc, other.ID); err != nil {
 		t.Fatal(err)
 	}
-	clock = 2 * (rowTTL + time.Second)
-	if got := search(); got[other.ID] != nil || got[m.ID] == nil {
-		t.Errorf("after a deletion and rowTTL: %v, want %s alone", got, m.ID)
+	clock = 2 * (search.RowTTL + time.Second)
+	if got := find(); got[other.ID] != nil || got[m.ID] == nil {
+		t.Errorf("after a deletion and search.RowTTL: %v, want %s alone", got, m.ID)
 	}
 }
 
@@ -534,8 +506,8 @@ func TestLocalIndexCachesSmallScopeAtLoad(t *testing.T) {
 	}
 	search := func() ([]string, int64) {
 		t.Helper()
-		st.local.forgetUser(sc.User, sc.Namespace)
-		before := st.local.fetched.Load()
+		st.local.ForgetUser(sc.User, sc.Namespace)
+		before := st.local.Counters.Fetched.Load()
 		v, l, err := st.HybridSearch(ctx, sc, ms[0].Embedding, "tea", memory.SearchOptions{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
@@ -543,13 +515,13 @@ func TestLocalIndexCachesSmallScopeAtLoad(t *testing.T) {
 		if len(v) != 10 || len(l) != 10 || v[0].Memory.ID != ms[0].ID || v[0].Memory.Text != ms[0].Text || len(v[0].Memory.Embedding) != 8 {
 			t.Fatalf("search: %d vector, %d lexical candidates, top %+v", len(v), len(l), v[0].Memory)
 		}
-		return append(candIDs(v), candIDs(l)...), st.local.fetched.Load() - before
+		return append(candIDs(v), candIDs(l)...), st.local.Counters.Fetched.Load() - before
 	}
 	whole, fetched := search()
 	if fetched != 0 {
 		t.Errorf("a small scope's first search read %d rows, want none", fetched)
 	}
-	st.local.loadCacheBytes = 1
+	st.local.LoadCacheBytes = 1
 	indexOnly, fetched := search()
 	if fetched == 0 {
 		t.Error("past loadCacheBytes, the first search read no rows: the load cached them")
