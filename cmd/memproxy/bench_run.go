@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/memproxy/memproxy/internal/app"
@@ -59,12 +60,12 @@ type storeResult struct {
 
 // pathRow is one path of one API: medians over rounds.
 type pathRow struct {
-	API   string `json:"api"`
-	Path  string `json:"path"`
-	Kind  string `json:"kind,omitempty"`
-	Arm   string `json:"arm,omitempty"`
-	P50   float64 `json:"p50_ms"`
-	P99   float64 `json:"p99_ms"`
+	API  string  `json:"api"`
+	Path string  `json:"path"`
+	Kind string  `json:"kind,omitempty"`
+	Arm  string  `json:"arm,omitempty"`
+	P50  float64 `json:"p50_ms"`
+	P99  float64 `json:"p99_ms"`
 	// AddedP50 and AddedP99 are the median over rounds of this path's
 	// percentile minus the direct path's in the same round (absent for the
 	// direct path).
@@ -113,14 +114,12 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		}
 		sr.FixtureCached = cached
 	case "postgres":
-		dsn, drop, err := pgBenchSchema(ctx, o.DatabaseURL, o.PGSchema)
+		dsn, drop, cached, err := pgFixture(ctx, o, c, pol)
 		if err != nil {
 			return nil, err
 		}
 		defer drop()
-		if err := loadFixtureApp(ctx, &app.Options{DatabaseURL: dsn}, pol, c, o); err != nil {
-			return nil, err
-		}
+		sr.FixtureCached = cached
 		cfg.DatabaseURL = dsn
 	}
 	sr.FixtureSeconds = time.Since(start).Seconds()
@@ -196,7 +195,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	fmt.Fprintf(log, "bench overhead: %s: warming up…\n", store)
 	for _, api := range apis {
 		for u := range o.Users {
-			h, m := c.ordinary(len(c.Turns) - 1 - u%len(c.Turns))
+			_, h, m := msgs.next("ordinary")
 			p := benchPath{Name: "memproxy", Arm: proxy.ArmReadonly, Base: pxURL, Label: "warm-up"}
 			if _, _, err := benchRequest(ctx, hc, api, p, benchUser(u), h, m, o.Stream); err != nil {
 				return nil, err
@@ -289,13 +288,20 @@ func (row *pathRow) finish() {
 // memories, so kept fixtures are rebuilt.
 const fixtureVersion = "overhead-fixture-v1"
 
-// sqliteFixture returns the kept SQLite fixture for this corpus, size and
-// embedder, building it on first use; cached reports that it was kept.
-func sqliteFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy.Policy) (path string, cached bool, err error) {
+// fixtureKey names a fixture by everything its memories depend on; the
+// month is in it so that a kept fixture does not age past a month of
+// decay.
+func fixtureKey(o *overheadOpts, c *benchCorpus, pol *policy.Policy) string {
 	e := pol.Embedder
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d|%s|%s|%d|%s", fixtureVersion, c.Sum, o.Users, o.Memories,
 		e.Provider, e.Model, e.Dim, time.Now().UTC().Format("2006-01"))))
-	path = filepath.Join(o.Fixtures, "sqlite-"+hex.EncodeToString(h[:6])+".db")
+	return hex.EncodeToString(h[:6])
+}
+
+// sqliteFixture returns the kept SQLite fixture for this corpus, size and
+// embedder, building it on first use; cached reports that it was kept.
+func sqliteFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy.Policy) (path string, cached bool, err error) {
+	path = filepath.Join(o.Fixtures, "sqlite-"+fixtureKey(o, c, pol)+".db")
 	if _, err := os.Stat(path); err == nil {
 		return path, true, nil
 	}
@@ -304,7 +310,7 @@ func sqliteFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *po
 	}
 	building := path + ".building." + strconv.Itoa(os.Getpid())
 	defer removeSQLite(building)
-	if err := loadFixtureApp(ctx, &app.Options{DB: building}, pol, c, o); err != nil {
+	if err := loadFixtureApp(ctx, &app.Options{DB: building}, pol, c, o, ""); err != nil {
 		return "", false, err
 	}
 	if err := copySQLite(building, path); err != nil {
@@ -315,14 +321,19 @@ func sqliteFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *po
 
 // loadFixtureApp opens the store as memproxy does (migrations, identity
 // check), with a queue that does no work, and loads every user's memories.
-func loadFixtureApp(ctx context.Context, ao *app.Options, pol *policy.Policy, c *benchCorpus, o *overheadOpts) error {
+// When mark is set, the meta key mark is set to "complete" after the load.
+func loadFixtureApp(ctx context.Context, ao *app.Options, pol *policy.Policy, c *benchCorpus, o *overheadOpts, mark string) error {
 	ao.Upstream = "http://127.0.0.1:9/v1" // never called
 	ao.Policy, ao.Logger, ao.NoWorkers = pol, discardLogger(), true
 	a, err := app.New(ctx, *ao)
 	if err != nil {
 		return err
 	}
-	if err := loadFixtures(ctx, a.Store, a.Embedder, c, o.Users, o.Memories); err != nil {
+	err = loadFixtures(ctx, a.Store, a.Embedder, c, o.Users, o.Memories)
+	if err == nil && mark != "" {
+		_, err = a.Store.SetMetaIfAbsent(ctx, mark, "complete")
+	}
+	if err != nil {
 		a.Close()
 		return err
 	}
@@ -375,10 +386,10 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
-// pgBenchSchema creates the bench's own schema in the database at base,
-// empty: the run never touches memproxy's tables elsewhere in that
-// database. drop removes it after the run.
-func pgBenchSchema(ctx context.Context, base, schema string) (dsn string, drop func(), err error) {
+// pgBenchSchema creates one of the bench's own schemas in the database at
+// base (emptied first when empty is set): the bench never touches
+// memproxy's tables elsewhere in that database. drop removes it.
+func pgBenchSchema(ctx context.Context, base, schema string, empty bool) (dsn string, drop func(), err error) {
 	if !validSchemaName(schema) {
 		return "", nil, fmt.Errorf("--pg-schema %q: want lower-case letters, digits and underscores", schema)
 	}
@@ -392,9 +403,11 @@ func pgBenchSchema(ctx context.Context, base, schema string) (dsn string, drop f
 		`SELECT pg_advisory_lock(hashtext('memproxy.testpg.extension'));
 		CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 		SELECT pg_advisory_unlock(hashtext('memproxy.testpg.extension'))`,
-		`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`,
-		`CREATE SCHEMA ` + schema,
+		`CREATE SCHEMA IF NOT EXISTS ` + schema,
 	} {
+		if empty && strings.HasPrefix(q, "CREATE SCHEMA") {
+			q = `DROP SCHEMA IF EXISTS ` + schema + ` CASCADE; CREATE SCHEMA ` + schema
+		}
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return "", nil, fmt.Errorf("%s: %w", q, err)
 		}
@@ -428,4 +441,25 @@ func validSchemaName(s string) bool {
 		}
 	}
 	return true
+}
+
+// pgAnalyze vacuums and analyzes the schema's tables after the bulk load,
+// as autovacuum soon would in a deployment: the planner then knows the
+// tables hold 10k rows per user, not none.
+func pgAnalyze(ctx context.Context, base, schema string) error {
+	db, err := sql.Open("postgres", base)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tables, err := pgStrings(ctx, db, `SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1`, schema)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if _, err := db.ExecContext(ctx, `VACUUM ANALYZE `+schema+`."`+t+`"`); err != nil {
+			return fmt.Errorf("vacuum analyze %s: %w", t, err)
+		}
+	}
+	return nil
 }

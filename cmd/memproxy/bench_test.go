@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -23,11 +24,16 @@ func TestBenchOverheadTiny(t *testing.T) {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	schema := "bench_overhead_test_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		if err := pgDropSchemas(context.Background(), testpg.URL(), schema); err != nil {
+			t.Errorf("drop the bench's schemas: %v", err)
+		}
+	})
 	out := filepath.Join(t.TempDir(), "overhead.json")
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"bench", "overhead",
 		"--corpus", "testdata/overhead-corpus.json", "--users", "2", "--memories", "40",
-		"--clients", "2", "--rounds", "2", "--duration", "2s", "--store", "both",
+		"--clients", "2", "--rounds", "2", "--duration", "1400ms", "--store", "both",
 		"--database-url", testpg.URL(), "--pg-schema", schema,
 		"--fixtures", t.TempDir(), "--policy", "", "--json", out,
 	}, &stdout, &stderr)
