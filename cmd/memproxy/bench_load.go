@@ -143,6 +143,17 @@ type segment struct {
 	Lat      []time.Duration
 	Injected int
 	Elapsed  time.Duration
+	// CPU is the process's CPU time over the segment: clients, servers,
+	// fake upstream and the background, all in this process.
+	CPU time.Duration
+}
+
+// cpuPerReq is the segment's process CPU per request, in ms.
+func (s *segment) cpuPerReq() float64 {
+	if len(s.Lat) == 0 {
+		return 0
+	}
+	return float64(s.CPU) / float64(time.Millisecond) / float64(len(s.Lat))
 }
 
 // runSegment drives p with a closed loop of clients for d: each client
@@ -156,6 +167,7 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 		firstErr error
 		wg       sync.WaitGroup
 	)
+	cpu0 := processCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	for range clients {
@@ -188,7 +200,7 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 		}()
 	}
 	wg.Wait()
-	seg.Elapsed = time.Since(start)
+	seg.Elapsed, seg.CPU = time.Since(start), processCPU()-cpu0
 	if firstErr != nil {
 		return nil, firstErr
 	}

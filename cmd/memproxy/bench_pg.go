@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/lib/pq"
 
@@ -21,7 +23,7 @@ const fixtureDone = "bench.overhead.fixture"
 // each run copies its tables into an empty run schema, table by table in
 // SQL, so a run never starts from what an earlier run ingested. drop
 // removes the run schema.
-func pgFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy.Policy) (dsn string, drop func(), cached bool, err error) {
+func pgFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy.Policy, log io.Writer) (dsn string, drop func(), cached bool, err error) {
 	prefix := o.PGSchema + "_fx_"
 	fx := prefix + fixtureKey(o, c, pol)
 	fxDSN, _, err := pgBenchSchema(ctx, o.DatabaseURL, fx, false)
@@ -34,6 +36,7 @@ func pgFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy
 		return "", nil, false, err
 	}
 	if !done {
+		fmt.Fprintf(log, "bench overhead: postgres: loading the kept fixture %s…\n", fx)
 		if err := pgDropSchemas(ctx, o.DatabaseURL, prefix); err != nil {
 			return "", nil, false, err
 		}
@@ -61,7 +64,11 @@ func pgFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy
 	if err := loadFixtureApp(ctx, &app.Options{DatabaseURL: dsn}, pol, c, &overheadOpts{}, ""); err != nil {
 		return "", nil, false, err
 	}
-	if err := pgCopySchema(ctx, o.DatabaseURL, fx, o.PGSchema); errors.Is(err, errNoCopy) {
+	t := time.Now()
+	err = pgCopySchema(ctx, o.DatabaseURL, fx, o.PGSchema)
+	fmt.Fprintf(log, "bench overhead: postgres: copied %s in %.1f s\n", fx, time.Since(t).Seconds())
+	if errors.Is(err, errNoCopy) {
+		fmt.Fprintf(log, "bench overhead: postgres: %v; loading afresh\n", err)
 		done = false
 		if err := loadFixtureApp(ctx, &app.Options{DatabaseURL: dsn}, pol, c, o, ""); err != nil {
 			return "", nil, false, err
@@ -69,9 +76,11 @@ func pgFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy
 	} else if err != nil {
 		return "", nil, false, err
 	}
+	t = time.Now()
 	if err := pgAnalyze(ctx, o.DatabaseURL, o.PGSchema); err != nil {
 		return "", nil, false, err
 	}
+	fmt.Fprintf(log, "bench overhead: postgres: analyzed in %.1f s\n", time.Since(t).Seconds())
 	ok = true
 	return dsn, dropRun, done, nil
 }

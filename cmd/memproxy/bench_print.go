@@ -22,13 +22,13 @@ func printOverhead(w io.Writer, r *overheadResult) {
 		}
 		fmt.Fprintf(w, "\nstore %s (fixture: %s in %.1f s; %.2f s per path and round)\n", s.Store, cached, s.FixtureSeconds, s.SegmentSeconds)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "api\tpath\tadded p50\tadded p99\tp50\tp99\treq/s\trequests\tinjected\t")
+		fmt.Fprintln(tw, "api\tpath\tadded p50\tadded p99\tp50\tp99\tadded cpu\treq/s\trequests\tinjected\t")
 		for _, row := range s.Rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%.0f\t%d\t%s\t\n", row.API, row.Path,
-				msOrDash(row.AddedP50), msOrDash(row.AddedP99), row.P50, row.P99, row.PerSec, row.Requests, shareOrDash(row.InjectedShare))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%.0f\t%d\t%s\t\n", row.API, row.Path,
+				msOrDash(row.AddedP50), msOrDash(row.AddedP99), row.P50, row.P99, msOrDash(row.AddedCPU), row.PerSec, row.Requests, shareOrDash(row.InjectedShare))
 		}
 		tw.Flush()
-		fmt.Fprintln(w, "(ms; added = the path's percentile minus the direct path's in the same round, median over rounds)")
+		fmt.Fprintln(w, "(ms; added = the path's percentile, or process CPU per request, minus the direct path's in the same round; medians over rounds)")
 		if cmp := gateSkipVsChat(s); cmp != "" {
 			fmt.Fprintln(w, cmp)
 		}
@@ -37,6 +37,9 @@ func printOverhead(w io.Writer, r *overheadResult) {
 			empty = fmt.Sprintf("queue NOT empty %.1f s after the last request (--lag-limit)", s.IngestLagSeconds)
 		}
 		fmt.Fprintf(w, "ingest: %d turns ingested while the requests ran, %d after; %s\n", s.IngestedDuring, s.IngestedAfter, empty)
+		if s.LoadBefore != "" {
+			fmt.Fprintf(w, "machine load average (1, 5, 15 min): %s before, %s after\n", s.LoadBefore, s.LoadAfter)
+		}
 		for api, why := range s.Skipped {
 			fmt.Fprintf(w, "not measured: %s (this build does not serve it: %s)\n", api, firstLine(why))
 		}

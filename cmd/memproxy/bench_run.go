@@ -52,6 +52,11 @@ type storeResult struct {
 	// requests ran; IngestedAfter how many more until the queue was empty.
 	IngestedDuring int64 `json:"ingested_during_run"`
 	IngestedAfter  int64 `json:"ingested_after_run"`
+	// LoadBefore and LoadAfter are the machine's load averages (1, 5 and
+	// 15 minutes, from /proc/loadavg where there is one) before the
+	// fixture and after the run: other work on the machine shows there.
+	LoadBefore string `json:"load_before,omitempty"`
+	LoadAfter  string `json:"load_after,omitempty"`
 	// IngestLagSeconds is how long after the last request the queue was
 	// empty; QueueEmpty is false when --lag-limit passed first.
 	IngestLagSeconds float64 `json:"ingest_lag_seconds"`
@@ -73,6 +78,12 @@ type pathRow struct {
 	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
 	Requests int      `json:"requests"`
 	PerSec   float64  `json:"requests_per_second"`
+	// CPUPerReq is the process's CPU time per request while the path ran
+	// (the bench's clients, the fake upstream and the background
+	// included); AddedCPU is that minus the direct path's, median over
+	// rounds. It moves less with the machine's load than latency.
+	CPUPerReq float64  `json:"cpu_ms_per_request"`
+	AddedCPU  *float64 `json:"added_cpu_ms_per_request,omitempty"`
 	// InjectedShare is the share of requests answered with
 	// X-Memproxy-Recall: injected (ordinary messages on recalling arms).
 	InjectedShare *float64 `json:"injected_share,omitempty"`
@@ -86,6 +97,8 @@ type pathRow struct {
 type round struct {
 	P50      float64  `json:"p50_ms"`
 	P99      float64  `json:"p99_ms"`
+	CPU      float64  `json:"cpu_ms_per_request"`
+	AddedCPU *float64 `json:"added_cpu_ms_per_request,omitempty"`
 	AddedP50 *float64 `json:"added_p50_ms,omitempty"`
 	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
 	Requests int      `json:"requests"`
@@ -93,7 +106,8 @@ type round struct {
 
 // runOverheadStore measures every path of every API on one store.
 func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *benchCorpus, pol *policy.Policy, upURL, floorURL string, log io.Writer) (*storeResult, error) {
-	sr := &storeResult{Store: store, Skipped: map[string]string{}}
+	sr := &storeResult{Store: store, Skipped: map[string]string{}, LoadBefore: loadAvg()}
+	defer func() { sr.LoadAfter = loadAvg() }()
 	cfg := &serveConfig{Upstream: upURL + "/v1", IndexMiB: int64(sqlite.DefaultIndexBytes >> 20)}
 	start := time.Now()
 	fmt.Fprintf(log, "bench overhead: %s: preparing %d users × %d memories…\n", store, o.Users, o.Memories)
@@ -114,7 +128,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		}
 		sr.FixtureCached = cached
 	case "postgres":
-		dsn, drop, cached, err := pgFixture(ctx, o, c, pol)
+		dsn, drop, cached, err := pgFixture(ctx, o, c, pol, log)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +206,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	// Warm-up, not measured: every user's scope loads its indexes, every
 	// path opens its connections; then the queue empties so the run starts
 	// from a quiet background.
-	fmt.Fprintf(log, "bench overhead: %s: warming up…\n", store)
+	fmt.Fprintf(log, "bench overhead: %s: fixture ready in %.1f s (kept: %v); warming up…\n", store, sr.FixtureSeconds, sr.FixtureCached)
 	for _, api := range apis {
 		for u := range o.Users {
 			_, h, m := msgs.next("ordinary")
@@ -227,10 +241,10 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 			}
 			direct := got[0]
 			for i, s := range got {
-				rd := round{P50: pct(s.Lat, 0.50), P99: pct(s.Lat, 0.99), Requests: len(s.Lat)}
+				rd := round{P50: pct(s.Lat, 0.50), P99: pct(s.Lat, 0.99), CPU: s.cpuPerReq(), Requests: len(s.Lat)}
 				if i > 0 {
-					a50, a99 := rd.P50-pct(direct.Lat, 0.50), rd.P99-pct(direct.Lat, 0.99)
-					rd.AddedP50, rd.AddedP99 = &a50, &a99
+					a50, a99, ac := rd.P50-pct(direct.Lat, 0.50), rd.P99-pct(direct.Lat, 0.99), rd.CPU-direct.cpuPerReq()
+					rd.AddedP50, rd.AddedP99, rd.AddedCPU = &a50, &a99, &ac
 				}
 				row := rs[i]
 				row.PerRound = append(row.PerRound, rd)
@@ -263,17 +277,17 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 
 // finish computes a row's medians over rounds.
 func (row *pathRow) finish() {
-	var p50, p99, a50, a99 []float64
+	var p50, p99, cpu, a50, a99, acpu []float64
 	for _, rd := range row.PerRound {
-		p50, p99 = append(p50, rd.P50), append(p99, rd.P99)
+		p50, p99, cpu = append(p50, rd.P50), append(p99, rd.P99), append(cpu, rd.CPU)
 		if rd.AddedP50 != nil {
-			a50, a99 = append(a50, *rd.AddedP50), append(a99, *rd.AddedP99)
+			a50, a99, acpu = append(a50, *rd.AddedP50), append(a99, *rd.AddedP99), append(acpu, *rd.AddedCPU)
 		}
 	}
-	row.P50, row.P99 = median(p50), median(p99)
+	row.P50, row.P99, row.CPUPerReq = median(p50), median(p99), median(cpu)
 	if len(a50) > 0 {
-		m50, m99 := median(a50), median(a99)
-		row.AddedP50, row.AddedP99 = &m50, &m99
+		m50, m99, mc := median(a50), median(a99), median(acpu)
+		row.AddedP50, row.AddedP99, row.AddedCPU = &m50, &m99, &mc
 	}
 	if row.elapsed > 0 {
 		row.PerSec = float64(row.Requests) / row.elapsed.Seconds()
@@ -462,4 +476,17 @@ func pgAnalyze(ctx context.Context, base, schema string) error {
 		}
 	}
 	return nil
+}
+
+// loadAvg is the first three fields of /proc/loadavg, or "".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }

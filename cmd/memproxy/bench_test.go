@@ -33,7 +33,7 @@ func TestBenchOverheadTiny(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"bench", "overhead",
 		"--corpus", "testdata/overhead-corpus.json", "--users", "2", "--memories", "40",
-		"--clients", "2", "--rounds", "2", "--duration", "1400ms", "--store", "both",
+		"--clients", "2", "--rounds", "2", "--duration", "1s", "--store", "both",
 		"--database-url", testpg.URL(), "--pg-schema", schema,
 		"--fixtures", t.TempDir(), "--policy", "", "--json", out,
 	}, &stdout, &stderr)
