@@ -223,6 +223,9 @@ func (m *Memory) Validate(dim int) error {
 // Turn is one captured chat turn: the new user message(s) and the reply.
 // It is what the proxy hands to the TurnSink and what the turn log keeps.
 type Turn struct {
+	// API is the wire format the turn came through: chat, responses or
+	// messages (empty: chat, for turns recorded before it was kept).
+	API          string    `json:"api,omitempty"`
 	RequestID    string    `json:"request_id"`
 	Scope        Scope     `json:"scope"`
 	Session      string    `json:"session,omitempty"`
@@ -313,6 +316,8 @@ type AuditEntry struct {
 // RecallRecord is the per-request recall log row used by the A/B report and
 // the request detail view.
 type RecallRecord struct {
+	// API is the wire format of the request (chat, responses, messages).
+	API            string            `json:"api,omitempty"`
 	RequestID      string            `json:"request_id"`
 	Scope          Scope             `json:"scope"`
 	Session        string            `json:"session,omitempty"`

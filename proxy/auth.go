@@ -19,11 +19,15 @@ const keyAuthCtx = "memproxy_key_auth"
 // the request to its user.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		tok := BearerToken(c.Request().Header)
+		r := c.Request()
+		tok := clientToken(r)
 		own := s.cfg.UpstreamKey != ""
+		if isAnthropic(r) {
+			own = s.cfg.AnthropicKey != ""
+		}
 		if s.cfg.Authenticator == nil || tok == "" {
 			if own {
-				return unauthorized("a memproxy client key is required (Authorization: Bearer <key>)")
+				return unauthorized("a memproxy client key is required (Authorization: Bearer <key>, or x-api-key on Anthropic routes)")
 			}
 			return next(c)
 		}

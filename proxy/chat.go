@@ -17,9 +17,13 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// chat serves POST /v1/chat/completions: parse, resolve identity and arm,
-// rewrite, forward, relay and capture.
-func (s *Server) chat(c echo.Context) error {
+// chat serves POST /v1/chat/completions.
+func (s *Server) chat(c echo.Context) error { return s.serve(c, chatWire{}) }
+
+// serve runs the memory pipeline for one request of any API: parse into
+// the neutral view, resolve identity, session and arm, recall and place
+// the section, forward, relay and capture.
+func (s *Server) serve(c echo.Context, wf wire) error {
 	start := time.Now()
 	r := c.Request()
 	rid := requestID(c)
@@ -27,13 +31,14 @@ func (s *Server) chat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cb, err := parseChat(body)
+	cv, err := wf.parse(body)
 	if err != nil {
 		return err
 	}
 	ka := keyAuthOf(c)
+	api := wf.api()
 	in := IdentityInput{
-		Header: r.Header, BodyUser: cb.User, SafetyIdentifier: cb.SafetyIdentifier,
+		Header: identityHeader(r.Header, api), BodyUser: cv.User, SafetyIdentifier: cv.SafetyIdentifier,
 		KeyUser: ka.user, AllowNamed: ka.allowNamed, Policy: s.pol.Identity, Salt: s.cfg.Salt,
 	}
 	user, _ := ResolveUser(in)
@@ -45,28 +50,41 @@ func (s *Server) chat(c echo.Context) error {
 		return badRequest(HeaderNamespace, "invalid_header", "invalid "+HeaderNamespace+": must be 1-256 bytes of UTF-8 without control characters")
 	}
 	scope := memory.Scope{User: user, Namespace: ns}
-	session := ResolveSession(r.Header, cb.Messages, s.pol.Identity.SessionMessages)
+	session := ResolveSession(r.Header, cv.Messages, s.pol.Identity.SessionMessages)
+	turnContext := prevExchange(cv.Messages)
+	if cv.Previous != "" {
+		// The history lives at the provider: the session and the
+		// context follow the chain of response ids.
+		l, _ := s.resolveChain(r.Context(), scope, cv.Previous)
+		turnContext = l.Context
+		if l.Session != "" && strings.TrimSpace(r.Header.Get(HeaderSession)) == "" {
+			session = l.Session
+		}
+	}
 	arm, err := s.arm(r.Header, user, session)
 	if err != nil {
 		return err
 	}
 	req := &ChatRequest{
-		RequestID: rid, Scope: scope, Session: session, Arm: arm,
+		API: api, RequestID: rid, Scope: scope, Session: session, Arm: arm,
 		Time:   RequestTime(r.Header, s.cfg.AdminToken, s.now()),
-		Header: r.Header, Model: cb.Model, Stream: cb.Stream, Messages: cb.Messages,
+		Header: r.Header, Model: cv.Model, Stream: cv.Stream, Messages: cv.Messages,
 	}
-	out, rw := s.applyRewrite(r.Context(), req, cb)
+	out, rw := s.applyRewrite(r.Context(), req, cv)
+	if cv.Breakpoints > 0 && rw.Section != "" && s.pol.Inject.Placement == "system" {
+		s.met.breakpointRebuilds.Inc()
+	}
 
 	h := c.Response().Header()
 	h.Set(HeaderArm, arm)
 	h.Set(HeaderRecall, rw.Status)
 	h.Set(HeaderMemories, strconv.Itoa(rw.Memories))
 
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, s.upstreamURL(r.URL).String(), bytes.NewReader(out))
+	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, s.wireURL(api, r.URL).String(), bytes.NewReader(out))
 	if err != nil {
 		return fmt.Errorf("build upstream request: %w", err)
 	}
-	up.Header = outboundHeader(r.Header, s.cfg.UpstreamKey)
+	up.Header = s.wireHeader(api, r.Header)
 	// Ask for identity encoding so the tee can read what it relays.
 	up.Header.Del("Accept-Encoding")
 	up.Header.Del("Content-Length")
@@ -85,21 +103,39 @@ func (s *Server) chat(c echo.Context) error {
 	}
 	defer resp.Body.Close()
 	copyResponseHeader(h, resp.Header)
-	s.met.requests.WithLabelValues("chat", arm, statusClass(resp.StatusCode)).Inc()
+	s.met.requests.WithLabelValues(api, arm, statusClass(resp.StatusCode)).Inc()
 
-	var turn *memory.Turn
-	if s.cfg.Sink != nil && resp.StatusCode/100 == 2 && Ingests(arm, s.pol.AB.OffArmIngests) && !rw.SkipCapture {
-		turn = &memory.Turn{
-			RequestID: rid, Scope: scope, Session: session, Time: req.Time,
-			User: newUserText(cb.Messages), Context: prevExchange(cb.Messages), Model: cb.Model, Arm: arm,
-			Refs: TurnRefs(r.Header), Injected: rw.Injected, Intent: rw.Intent,
+	cp := &capture{wf: wf}
+	if resp.StatusCode/100 == 2 {
+		if s.cfg.Sink != nil && Ingests(arm, s.pol.AB.OffArmIngests) && !rw.SkipCapture {
+			cp.turn = &memory.Turn{
+				API: api, RequestID: rid, Scope: scope, Session: session, Time: req.Time,
+				User: newUserText(cv.Messages), Context: turnContext, Model: cv.Model, Arm: arm,
+				Refs: TurnRefs(r.Header), Injected: rw.Injected, Intent: rw.Intent,
+			}
 		}
+		// A Responses reply is read even when not captured: its id links
+		// the next chained request to this session.
+		cp.link = api == APIResponses
+		cp.scope, cp.session = scope, session
 	}
 	if isEventStream(resp.Header) {
-		return s.relayStream(c, resp, turn)
+		return s.relayStream(c, resp, cp)
 	}
-	return s.relayBody(c, resp, turn)
+	return s.relayBody(c, resp, cp)
 }
+
+// capture is what a relay rebuilds the reply for: the turn to queue
+// (nil when none) and whether to link a response id to the session.
+type capture struct {
+	wf      wire
+	turn    *memory.Turn
+	link    bool
+	scope   memory.Scope
+	session string
+}
+
+func (c *capture) wanted() bool { return c.turn != nil || c.link }
 
 // arm resolves the A/B arm: the X-Memproxy-Memory override, else the
 // salted hash of the policy's unit.
@@ -119,31 +155,39 @@ func (s *Server) arm(h http.Header, user, session string) (string, error) {
 }
 
 // applyRewrite runs the Rewriter for the recalling arms and returns the
-// body to forward. Any Rewriter failure, panic included, forwards the
-// original bytes (fail open).
-func (s *Server) applyRewrite(ctx context.Context, req *ChatRequest, cb *chatBody) ([]byte, *Rewrite) {
+// body to forward. Any Rewriter or placement failure, panic included,
+// forwards the original bytes (fail open).
+func (s *Server) applyRewrite(ctx context.Context, req *ChatRequest, cv *convo) ([]byte, *Rewrite) {
 	switch {
 	case req.Arm != ArmOn && req.Arm != ArmReadonly:
-		return cb.raw, &Rewrite{Status: RecallOff}
+		return cv.raw, &Rewrite{Status: RecallOff}
 	case s.cfg.Rewriter == nil:
-		return cb.raw, &Rewrite{Status: RecallSkipped}
+		return cv.raw, &Rewrite{Status: RecallSkipped}
 	}
 	rw, err := s.callRewriter(ctx, req)
 	if err == nil && rw == nil {
 		rw = &Rewrite{}
 	}
+	var out []byte
+	if err == nil {
+		switch {
+		case rw.Section != "":
+			out, err = cv.place(rw.Section, s.pol.Inject.Placement)
+		case rw.Messages != nil && cv.spliceMessages != nil:
+			out = cv.spliceMessages(rw.Messages)
+		default:
+			out = cv.raw
+		}
+	}
 	if err != nil {
 		s.met.recallFailures.Inc()
-		s.log.Warn("recall failed; forwarding the request unchanged", "request_id", req.RequestID, "err", err)
-		return cb.raw, &Rewrite{Status: RecallError}
+		s.log.Warn("recall failed; forwarding the request unchanged", "request_id", req.RequestID, "api", req.API, "err", err)
+		return cv.raw, &Rewrite{Status: RecallError}
 	}
 	if rw.Status == "" {
 		rw.Status = RecallSkipped
 	}
-	if rw.Messages == nil {
-		return cb.raw, rw
-	}
-	return cb.splice(rw.Messages), rw
+	return out, rw
 }
 
 func (s *Server) callRewriter(ctx context.Context, req *ChatRequest) (rw *Rewrite, err error) {
@@ -185,11 +229,11 @@ func isEventStream(h http.Header) bool {
 	return mt == "text/event-stream"
 }
 
-// relayBody relays a non-streamed response. A chat completion is read
+// relayBody relays a non-streamed response. A reply to capture is read
 // whole (it is one JSON document), its turn queued, then written.
-func (s *Server) relayBody(c echo.Context, resp *http.Response, turn *memory.Turn) error {
+func (s *Server) relayBody(c echo.Context, resp *http.Response, cp *capture) error {
 	w := c.Response()
-	if turn == nil {
+	if !cp.wanted() {
 		w.WriteHeader(resp.StatusCode)
 		_, err := io.Copy(w, resp.Body)
 		return ignoreRelayErr(err)
@@ -200,13 +244,7 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, turn *memory.Tur
 		ae := upstreamError(c.Request().Context(), err)
 		return ae
 	}
-	if text, finish, model, ok := completionReply(body); ok {
-		turn.Assistant, turn.FinishReason = text, finish
-		if model != "" {
-			turn.Model = model
-		}
-		s.enqueue(c.Request().Context(), turn)
-	}
+	s.finishTurn(c.Request().Context(), cp, cp.wf.bodyReply(body))
 	w.WriteHeader(resp.StatusCode)
 	_, err = w.Write(body)
 	return ignoreRelayErr(err)
@@ -214,9 +252,10 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, turn *memory.Tur
 
 // relayStream relays an SSE response event by event, flushing each at
 // once, and rebuilds the reply on the side. The turn is queued when the
-// upstream has finished: before "[DONE]" is relayed, or at the end of a
-// stream without one.
-func (s *Server) relayStream(c echo.Context, resp *http.Response, turn *memory.Turn) error {
+// upstream has finished: before its terminal event ([DONE],
+// response.completed, message_stop) is relayed, or at the end of a stream
+// without one.
+func (s *Server) relayStream(c echo.Context, resp *http.Response, cp *capture) error {
 	w := c.Response()
 	rc := http.NewResponseController(w)
 	w.Header().Del("Content-Length")
@@ -225,15 +264,18 @@ func (s *Server) relayStream(c echo.Context, resp *http.Response, turn *memory.T
 		return nil
 	}
 	sr := newSSEReader(resp.Body)
-	var asm assembler
-	queued := turn == nil
+	var asm streamReply
+	queued := !cp.wanted()
+	if !queued {
+		asm = cp.wf.stream()
+	}
 	for {
 		raw, data, err := sr.Next()
 		if len(raw) > 0 {
 			if !queued {
 				asm.Add(data)
-				if asm.done {
-					s.finishTurn(c.Request().Context(), turn, &asm)
+				if asm.Done() {
+					s.finishTurn(c.Request().Context(), cp, asm.Reply())
 					queued = true
 				}
 			}
@@ -249,32 +291,45 @@ func (s *Server) relayStream(c echo.Context, resp *http.Response, turn *memory.T
 		}
 		if err != nil {
 			if c.Request().Context().Err() == nil {
-				s.log.Warn("upstream stream broke; turn not captured", "request_id", turn2id(turn, c), "err", err)
+				s.log.Warn("upstream stream broke; turn not captured", "request_id", requestID(c), "err", err)
 			}
 			return nil
 		}
 	}
 	if !queued {
-		if _, finish := asm.Reply(); finish != "" {
-			s.finishTurn(c.Request().Context(), turn, &asm)
+		if rep := asm.Reply(); rep.OK {
+			s.finishTurn(c.Request().Context(), cp, rep)
 		}
 	}
 	return nil
 }
 
-func turn2id(t *memory.Turn, c echo.Context) string {
-	if t != nil {
-		return t.RequestID
+// finishTurn links a response id to the session and queues the turn of
+// a complete reply; a pending one (a background response) waits for the
+// app to fetch it.
+func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
+	if cp.link && rep.ID != "" {
+		ex := ""
+		if cp.turn != nil {
+			ex = memory.ExchangeContext(cp.turn.User, rep.Text)
+		}
+		s.linkChain(ctx, cp.scope, rep.ID, ChainLink{Session: cp.session, Context: ex})
 	}
-	return requestID(c)
-}
-
-func (s *Server) finishTurn(ctx context.Context, turn *memory.Turn, asm *assembler) {
-	turn.Assistant, turn.FinishReason = asm.Reply()
-	if asm.model != "" {
-		turn.Model = asm.model
+	if cp.turn == nil {
+		return
 	}
-	s.enqueue(ctx, turn)
+	if rep.Pending && rep.ID != "" {
+		s.pending.put(rep.ID, cp.turn)
+		return
+	}
+	if !rep.OK {
+		return
+	}
+	cp.turn.Assistant, cp.turn.FinishReason = rep.Text, rep.Finish
+	if rep.Model != "" {
+		cp.turn.Model = rep.Model
+	}
+	s.enqueue(ctx, cp.turn)
 }
 
 // enqueue hands a turn to the sink, bounded by server.sink_timeout. A

@@ -66,6 +66,35 @@ type Config struct {
 	// Transport overrides the upstream transport (tests); nil builds one
 	// with the policy's connect and first-byte timeouts.
 	Transport http.RoundTripper
+	// AnthropicUpstream is the origin of the Anthropic Messages API
+	// (e.g. https://api.anthropic.com, without /v1): /v1/messages and
+	// every request carrying anthropic-version go there. Empty means the
+	// origin of Upstream.
+	AnthropicUpstream string
+	// AnthropicKey is memproxy's own Anthropic key; when set, callers of
+	// the Anthropic routes must present a memproxy client key (x-api-key
+	// or Authorization: Bearer) and this key is sent in its place.
+	AnthropicKey string
+	// Chains links provider response ids to memproxy sessions for
+	// Responses requests that continue a previous response; nil keeps
+	// the links in memory (bounded).
+	Chains ChainStore
+}
+
+// ChainStore keeps, per scope, the session and last exchange of each
+// response id memproxy relayed, so a request naming previous_response_id
+// (history kept at the provider) stays in its session and gets its
+// context.
+type ChainStore interface {
+	LinkResponse(ctx context.Context, s memory.Scope, responseID string, l ChainLink) error
+	ResolveResponse(ctx context.Context, s memory.Scope, responseID string) (l ChainLink, ok bool, err error)
+}
+
+// ChainLink is what a response id leads to.
+type ChainLink struct {
+	Session string `json:"session"`
+	// Context is the exchange of that response (memory.ExchangeContext).
+	Context string `json:"context,omitempty"`
 }
 
 // TurnSink durably queues a finished chat turn. It is called after the
@@ -90,9 +119,11 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, bearer string) (user string, allowNamedUsers bool, ok bool, err error)
 }
 
-// ChatRequest is the parsed view of a chat completion request handed to
-// the Rewriter.
+// ChatRequest is the neutral view of a request of any API (chat
+// completion, response, Anthropic message) handed to the Rewriter.
 type ChatRequest struct {
+	// API names the wire format: APIChat, APIResponses or APIMessages.
+	API       string
 	RequestID string
 	Scope     memory.Scope
 	Session   string
@@ -102,23 +133,34 @@ type ChatRequest struct {
 	Header http.Header
 	Model  string
 	Stream bool
-	// Messages are the request's messages in order.
+	// Messages are the request's messages in order (Responses: the
+	// instructions as a system message, then the input items;
+	// Anthropic: the system as a system message, then the messages).
 	Messages []Message
 }
 
-// Message is one chat message.
+// Message is one message of the neutral view. Role is user, assistant,
+// system, developer or tool (a tool's output or result); other items
+// keep their own type as role.
 type Message struct {
 	Role string
+	// Tool marks tool activity: a call the assistant made or a result.
+	Tool bool
 	// Text is the message's text: the content string, or its text parts
 	// joined with newlines.
 	Text string
-	// Raw is the whole message object exactly as the client sent it.
+	// Raw is the whole message object (or item, or the instructions or
+	// system value) exactly as the client sent it.
 	Raw json.RawMessage
 }
 
 // Rewrite is a Rewriter's decision.
 type Rewrite struct {
-	// Messages, when non-nil, replaces the request's messages array (each
+	// Section, when not empty, is the rendered memory section: the
+	// proxy places it per policy inject.placement in the request's own
+	// wire format (every other byte kept).
+	Section string
+	// Messages (chat only, when Section is empty), when non-nil, replaces the request's messages array (each
 	// element a raw message object); every other top-level member of the
 	// request stays byte-identical. Nil leaves the request unchanged.
 	Messages []json.RawMessage

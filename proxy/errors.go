@@ -93,7 +93,50 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.NoContent(ae.Status)
 		return
 	}
+	if isAnthropic(c.Request()) {
+		_ = c.JSON(ae.Status, anthropicError{Type: "error", Error: anthropicErrorFields{Type: anthropicErrorType(ae), Message: ae.Message}})
+		return
+	}
 	_ = c.JSON(ae.Status, errorBody{Error: errorFields{Message: ae.Message, Type: ae.Type, Param: strOrNil(ae.Param), Code: strOrNil(ae.Code)}})
+}
+
+// anthropicError is Anthropic's error shape
+// {"type":"error","error":{"type","message"}}, used for memproxy's own
+// errors on Anthropic routes.
+type anthropicError struct {
+	Type  string               `json:"type"`
+	Error anthropicErrorFields `json:"error"`
+}
+
+type anthropicErrorFields struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// anthropicErrorType maps a status to Anthropic's error types.
+func anthropicErrorType(ae *APIError) string {
+	switch ae.Status {
+	case http.StatusBadRequest:
+		return "invalid_request_error"
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case http.StatusGatewayTimeout:
+		return "timeout_error"
+	case 529, http.StatusServiceUnavailable:
+		return "overloaded_error"
+	}
+	if ae.Status >= 500 {
+		return "api_error"
+	}
+	return "invalid_request_error"
 }
 
 func errString(ae *APIError) string {

@@ -14,6 +14,10 @@ type metrics struct {
 	captureFailures prometheus.Counter
 	recallFailures  prometheus.Counter
 	upstreamErrors  *prometheus.CounterVec // code
+	// breakpointRebuilds counts Anthropic requests with cache_control
+	// breakpoints inside messages that got the section in system (which
+	// invalidates those cache entries).
+	breakpointRebuilds prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -37,6 +41,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memproxy_upstream_errors_total", Help: "Upstream round trips that failed before a response, by code.",
 		}, []string{"code"}),
+		breakpointRebuilds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_anthropic_breakpoint_rebuilds_total",
+			Help: "Anthropic requests with cache_control breakpoints inside messages whose memory section went into system (placement system): their cached prefix is rebuilt; before_last_user avoids it.",
+		}),
 	}
 	var err error
 	m.requests = register(reg, m.requests, &err)
@@ -45,6 +53,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.captureFailures = register(reg, m.captureFailures, &err)
 	m.recallFailures = register(reg, m.recallFailures, &err)
 	m.upstreamErrors = register(reg, m.upstreamErrors, &err)
+	m.breakpointRebuilds = register(reg, m.breakpointRebuilds, &err)
 	return m, err
 }
 

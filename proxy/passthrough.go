@@ -14,9 +14,14 @@ import (
 func (s *Server) newPassThrough() *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL = s.upstreamURL(pr.In.URL)
 			pr.Out.Host = ""
 			stripHeaders(pr.Out.Header)
+			if isAnthropic(pr.In) {
+				pr.Out.URL = s.anthropicURL(pr.In.URL)
+				setAnthropicKey(pr.Out.Header, s.cfg.AnthropicKey)
+				return
+			}
+			pr.Out.URL = s.upstreamURL(pr.In.URL)
 			if s.cfg.UpstreamKey != "" {
 				pr.Out.Header.Set("Authorization", "Bearer "+s.cfg.UpstreamKey)
 			}

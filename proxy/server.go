@@ -37,6 +37,7 @@ type Server struct {
 	gatherer  prometheus.Gatherer
 	now       func() time.Time
 	e         *echo.Echo
+	apis
 }
 
 // New validates cfg and builds the server with its routes.
@@ -83,6 +84,9 @@ func New(cfg Config) (*Server, error) {
 	if s.limits, err = newLimits(s, reg); err != nil {
 		return nil, fmt.Errorf("proxy: register metrics: %w", err)
 	}
+	if err := s.initAPIs(); err != nil {
+		return nil, err
+	}
 	s.rp = s.newPassThrough()
 	s.e = s.routes()
 	return s, nil
@@ -114,6 +118,7 @@ func (s *Server) routes() *echo.Echo {
 		}
 		return s.passThrough(c)
 	})
+	s.apiRoutes(v1)
 	v1.Any("", s.passThrough)
 	v1.Any("/*", s.passThrough)
 	e.RouteNotFound("/*", func(c echo.Context) error {

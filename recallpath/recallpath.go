@@ -12,7 +12,6 @@ package recallpath
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -160,7 +159,7 @@ func (h *Hook) Rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 
 func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewrite, *memory.RecallRecord, error) {
 	rec := &memory.RecallRecord{
-		RequestID: req.RequestID, Scope: req.Scope, Session: req.Session,
+		API: req.API, RequestID: req.RequestID, Scope: req.Scope, Session: req.Session,
 		Time: req.Time, Arm: req.Arm, Status: proxy.RecallSkipped,
 	}
 	if len(req.Messages) == 0 {
@@ -223,15 +222,9 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	opts := h.opts
 	opts.Notes = notes
 	section, used, tokens := inject.Render(items, opts)
-	msgs := make([]json.RawMessage, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = m.Raw
-	}
-	out, err := inject.Apply(msgs, section, h.cfg.Policy.Inject.Placement)
-	if err != nil {
-		return nil, rec, fmt.Errorf("place memory section: %w", err)
-	}
-	rw.Messages = out
+	// The proxy places the section in the request's own wire format
+	// (policy inject.placement).
+	rw.Section = section
 	rw.Memories = len(used)
 	rw.Injected = make([]string, len(used))
 	for i, it := range used {
@@ -293,7 +286,7 @@ func (h *Hook) Observe(req *proxy.ChatRequest, rw *proxy.Rewrite, overhead time.
 	rec, _ := rw.Detail.(*memory.RecallRecord)
 	if rec == nil {
 		rec = &memory.RecallRecord{
-			RequestID: req.RequestID, Scope: req.Scope, Session: req.Session,
+			API: req.API, RequestID: req.RequestID, Scope: req.Scope, Session: req.Session,
 			Time: req.Time, Arm: req.Arm, GateReason: rw.Status,
 		}
 	}

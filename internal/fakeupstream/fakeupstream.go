@@ -1,5 +1,6 @@
-// Package fakeupstream is an OpenAI-compatible server for tests and
-// benchmarks: scripted chat replies (plain, streamed with delays or held on
+// Package fakeupstream is an OpenAI-compatible (and Anthropic Messages
+// compatible) server for tests and benchmarks: scripted chat, Responses
+// and Messages replies (plain, streamed with delays or held on
 // a channel, tool calls, errors with Retry-After), deterministic default
 // replies, legacy completions (streamed too), embeddings and models. It is
 // the only fake in memproxy's tests; everything else is real.
@@ -8,6 +9,7 @@ package fakeupstream
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -77,17 +79,29 @@ type Server struct {
 	// Record keeps every request for Requests (off by default for
 	// benchmarks that send millions).
 	Record bool
+	// EchoSystem adds the instructions or system text a Responses or
+	// Messages request carried to the default reply, so one can see what
+	// memproxy injected.
+	EchoSystem bool
+	// Log, when set, receives one line per request with its body.
+	Log io.Writer
 
 	mu       sync.Mutex
 	script   []Reply
 	requests []Request
+	stored   map[string]map[string]any // responses by id
+	seq      int
 	mux      *http.ServeMux
 }
 
 // New returns a fake that records requests.
 func New() *Server {
-	s := &Server{Model: "fake-model", Record: true}
+	s := &Server{Model: "fake-model", Record: true, stored: map[string]map[string]any{}}
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("GET /v1/responses/{id}", s.getResponse)
+	mux.HandleFunc("POST /v1/messages", s.messages)
+	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/completions", s.completions)
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
@@ -95,6 +109,10 @@ func New() *Server {
 	mux.HandleFunc("GET /v1/models/{id}", s.model)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.record(r, nil)
+		if r.Header.Get("Anthropic-Version") != "" {
+			anthropicError(w, http.StatusNotFound, "not_found_error", "unknown path "+r.URL.Path)
+			return
+		}
 		writeError(w, http.StatusNotFound, "unknown path "+r.URL.Path, "invalid_request_error", "not_found")
 	})
 	s.mux = mux
@@ -130,6 +148,11 @@ func (s *Server) Last() Request {
 }
 
 func (s *Server) record(r *http.Request, body []byte) {
+	if s.Log != nil {
+		s.mu.Lock()
+		fmt.Fprintf(s.Log, "%s %s %s\n", r.Method, r.URL.Path, body)
+		s.mu.Unlock()
+	}
 	if !s.Record {
 		return
 	}

@@ -1,0 +1,186 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/memproxy/memproxy/inject"
+)
+
+// APIs memproxy gives memory to (ChatRequest.API, memory.Turn.API).
+const (
+	APIChat      = "chat"
+	APIResponses = "responses"
+	APIMessages  = "messages"
+)
+
+// wire is one API's adapter: pure functions between its bytes and the
+// neutral conversation view the memory pipeline runs on.
+type wire interface {
+	api() string
+	// parse reads a request body into the view, rejecting bad input
+	// with a 400 naming the field.
+	parse(body []byte) (*convo, error)
+	// bodyReply rebuilds the reply from a non-streamed response body.
+	bodyReply(body []byte) reply
+	// stream returns a fresh reply builder for a streamed response.
+	stream() streamReply
+}
+
+// convo is a parsed request: the neutral view plus what its adapter needs
+// to splice the memory section back.
+type convo struct {
+	raw              []byte
+	Model            string
+	Stream           bool
+	User             string
+	SafetyIdentifier string
+	// Messages is the neutral view, in order: roles user, assistant,
+	// system, developer and tool (tool output and tool results); other
+	// item kinds keep their own type as role and no text.
+	Messages []Message
+	// Previous is the provider-side history this request continues
+	// (Responses previous_response_id), "" when none.
+	Previous string
+	// Background marks a Responses request run in the background.
+	Background bool
+	// Breakpoints counts cache_control markers inside Anthropic messages.
+	Breakpoints int
+	// place returns the body with section placed per placement; every
+	// byte outside the carrying field is the client's.
+	place func(section, placement string) ([]byte, error)
+	// spliceMessages replaces a chat request's messages array (a
+	// Rewriter that returns Rewrite.Messages); nil for other APIs.
+	spliceMessages func(msgs []json.RawMessage) []byte
+}
+
+// reply is the assistant's answer rebuilt for capture.
+type reply struct {
+	Text   string
+	Finish string
+	Model  string
+	// ID is the provider's id of the response (Responses: resp_...).
+	ID string
+	// OK says the reply is complete and worth capturing.
+	OK bool
+	// Pending says the response is not finished yet (a background
+	// Responses request answered "queued"): it is captured when fetched.
+	Pending bool
+}
+
+// streamReply rebuilds a reply from stream events, one data field at a
+// time.
+type streamReply interface {
+	Add(data []byte)
+	// Done reports that the terminal event was just added: the turn is
+	// queued before that event is relayed.
+	Done() bool
+	Reply() reply
+}
+
+// parseRoot validates a request body and returns its root object and the
+// offset to add to gjson's Index to get a body offset.
+func parseRoot(body []byte) (gjson.Result, int, error) {
+	if !utf8.Valid(body) {
+		return gjson.Result{}, 0, badRequest("", "invalid_utf8", "request body is not valid UTF-8")
+	}
+	if !gjson.ValidBytes(body) {
+		return gjson.Result{}, 0, badRequest("", "invalid_json", "request body is not valid JSON")
+	}
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body)))
+	if !root.IsObject() {
+		return gjson.Result{}, 0, badRequest("", "invalid_json", "request body must be a JSON object")
+	}
+	return root, len(body) - len(root.Raw) - root.Index, nil
+}
+
+// span is a byte range of a request body; start < 0 means absent.
+type span struct{ start, end int }
+
+func spanOf(base int, v gjson.Result) span { return span{base + v.Index, base + v.Index + len(v.Raw)} }
+
+func (s span) ok() bool { return s.start >= 0 }
+
+// splice returns raw with [s.start, s.end) replaced by repl.
+func splice(raw []byte, s span, repl ...[]byte) []byte {
+	n := len(raw) - (s.end - s.start)
+	for _, r := range repl {
+		n += len(r)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, raw[:s.start]...)
+	for _, r := range repl {
+		out = append(out, r...)
+	}
+	return append(out, raw[s.end:]...)
+}
+
+// addMember adds "key":value as the last member of the root object.
+func addMember(raw []byte, key string, value []byte) []byte {
+	end := bytes.LastIndexByte(raw, '}')
+	head := bytes.TrimRight(raw[:end], " \t\r\n")
+	var m []byte
+	if !bytes.HasSuffix(head, []byte("{")) {
+		m = append(m, ',')
+	}
+	m = append(m, inject.JSONString(key)...)
+	m = append(m, ':')
+	m = append(m, value...)
+	return splice(raw, span{len(head), len(head)}, m)
+}
+
+// appendText is a string value with section added after a blank line.
+func appendText(s, section string) []byte {
+	if strings.TrimSpace(s) != "" {
+		return inject.JSONString(s + "\n\n" + section)
+	}
+	return inject.JSONString(section)
+}
+
+// textBlock is {"type":T,"text":section}.
+func textBlock(typ, section string) []byte {
+	b := []byte(`{"type":"` + typ + `","text":`)
+	b = append(b, inject.JSONString(section)...)
+	return append(b, '}')
+}
+
+// partsText joins the text of content parts whose type is one of types.
+func partsText(c gjson.Result, types ...string) string {
+	if c.Type == gjson.String {
+		return strings.Clone(c.Str)
+	}
+	if !c.IsArray() {
+		return ""
+	}
+	var b strings.Builder
+	c.ForEach(func(_, p gjson.Result) bool {
+		t := p.Get("type").Str
+		for _, want := range types {
+			if t == want {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(p.Get("text").Str)
+				break
+			}
+		}
+		return true
+	})
+	return b.String()
+}
+
+// jsonData returns the parsed object of an event's data, ok false for
+// anything else.
+func jsonData(data []byte) (gjson.Result, bool) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || !gjson.ValidBytes(data) {
+		return gjson.Result{}, false
+	}
+	ev := gjson.ParseBytes(data)
+	return ev, ev.IsObject()
+}
