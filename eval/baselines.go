@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/eval/locomo"
+	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -12,9 +13,10 @@ import (
 // the same data and questions.
 const (
 	// BaselineBM25Pairs ranks the sample's dated (user, reply) chat
-	// turns with BM25 for the question and fills the injection budget with
-	// them in rank order: what a plain lexical retriever over the raw
-	// conversation gives the model for the same tokens.
+	// turns with BM25 for the question and renders them in rank order with
+	// the injector, within the same budget and guard as memory: what a
+	// plain lexical retriever over the raw conversation gives the model for
+	// the same tokens.
 	BaselineBM25Pairs = "bm25_pairs"
 	// BaselineEvidenceTurns is the question's evidence turns themselves,
 	// dated, without a budget: about as much as the conversation can
@@ -22,44 +24,43 @@ const (
 	BaselineEvidenceTurns = "evidence_turns"
 )
 
-// pairLine renders one chat turn as a baseline line: its date, the user
-// message and the reply, on one line.
-func pairLine(t locomo.Turn) string {
+// pairText is one chat turn as a baseline memory: the user message and
+// the reply, on one line.
+func pairText(t locomo.Turn) string {
 	text := strings.TrimSpace(t.User + " / " + t.Assistant)
-	text = strings.Join(strings.Fields(strings.Trim(text, "/ ")), " ")
-	return t.Time.UTC().Format(time.DateOnly) + " " + text
+	return strings.Join(strings.Fields(strings.Trim(text, "/ ")), " ")
 }
 
 // bm25Pairs answers every question of s from BM25 over its dated chat
-// turns, filling budget tokens (memory.CountTokens of the joined lines):
-// in rank order, a turn that does not fit is passed over for the next.
-func bm25Pairs(s *locomo.Sample, budget int) []QuestionResult {
+// turns: the best-ranked turns go through the product's injector with
+// opts (the same budget, guard and fences as memory, no top-k cap), so the
+// baseline fills the block exactly as memory would.
+func bm25Pairs(s *locomo.Sample, opts inject.Options) []QuestionResult {
 	turns := s.ChatTurns()
-	lines := make([]string, len(turns))
-	cost := make([]int, len(turns))
+	texts := make([]string, len(turns))
 	for i, t := range turns {
-		lines[i] = pairLine(t)
-		cost[i] = memory.CountTokens(lines[i] + "\n")
+		texts[i] = t.Time.UTC().Format(time.DateOnly) + " " + pairText(t)
 	}
-	idx := newBM25(lines)
+	idx := newBM25(texts)
+	opts.MaxItems = 0
 	out := make([]QuestionResult, len(s.QA))
 	for qi, qa := range s.QA {
 		res := QuestionResult{Sample: s.ID, Index: qi, Category: qa.Category, Question: qa.Question, Evidence: qa.Evidence}
-		room := budget
-		var picked []string
-		for _, d := range idx.search(qa.Question) {
-			if cost[d] > room {
-				continue
-			}
-			room -= cost[d]
-			picked = append(picked, lines[d])
-			res.Injected = append(res.Injected, Hit{ID: turns[d].Refs[0], Refs: turns[d].Refs, Single: true})
-			if room < 8 {
-				break
-			}
+		ranked := idx.search(qa.Question)
+		var items []inject.Item
+		for _, d := range ranked[:min(len(ranked), 50)] {
+			items = append(items, inject.Item{ID: turns[d].Refs[0], Tier: "turn", Date: turns[d].Time, Text: pairText(turns[d])})
 		}
-		res.InjectedTokens = budget - room
-		scoreContext(&res, qa, strings.Join(picked, "\n"))
+		section, used, tokens := inject.Render(items, opts)
+		refs := map[string][]string{}
+		for _, d := range ranked {
+			refs[turns[d].Refs[0]] = turns[d].Refs
+		}
+		for _, it := range used {
+			res.Injected = append(res.Injected, Hit{ID: it.ID, Refs: refs[it.ID], Single: true})
+		}
+		res.InjectedTokens = tokens
+		scoreContext(&res, qa, MemoryLines(section))
 		out[qi] = res
 	}
 	return out

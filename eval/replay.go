@@ -19,6 +19,7 @@ import (
 	"github.com/memproxy/memproxy/eval/locomo"
 	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
 )
 
 // Replayer drives a running memproxy over HTTP, exactly as a client and an
@@ -60,8 +61,10 @@ type Replayer struct {
 	// rebuilt from the injected memories of the request detail.
 	Blocks *BlockRecorder
 	// BudgetTokens is the injection budget the BM25 baseline fills
-	// (inject.DefaultBudgetTokens when 0).
+	// (inject.DefaultBudgetTokens when 0), and Guard the guard text that
+	// opens its block (the shipped policy's when empty).
 	BudgetTokens int
+	Guard        string
 }
 
 // Arms the evaluation asks in: memory injected without writing, and off.
@@ -104,7 +107,10 @@ func (r *Replayer) Run(ctx context.Context, samples []locomo.Sample) (*Report, e
 		return nil, err
 	}
 	rep := &Report{Samples: len(samples), Target: r.BaseURL, BaselineResults: map[string][]QuestionResult{}}
-	budget := cmp.Or(r.BudgetTokens, inject.DefaultBudgetTokens)
+	bmOpts := inject.Options{
+		BudgetTokens: cmp.Or(r.BudgetTokens, inject.DefaultBudgetTokens),
+		Guard:        cmp.Or(r.Guard, policy.Default().Inject.Guard),
+	}
 	var memories [][]listed
 	for i := range samples {
 		s := &samples[i]
@@ -125,7 +131,7 @@ func (r *Replayer) Run(ctx context.Context, samples []locomo.Sample) (*Report, e
 		}
 		rep.Results = append(rep.Results, on...)
 		rep.OffResults = append(rep.OffResults, off...)
-		rep.BaselineResults[BaselineBM25Pairs] = append(rep.BaselineResults[BaselineBM25Pairs], bm25Pairs(s, budget)...)
+		rep.BaselineResults[BaselineBM25Pairs] = append(rep.BaselineResults[BaselineBM25Pairs], bm25Pairs(s, bmOpts)...)
 		rep.BaselineResults[BaselineEvidenceTurns] = append(rep.BaselineResults[BaselineEvidenceTurns], evidenceTurns(s)...)
 		// The off arm's questions may be ingested (policy
 		// ab.off_arm_ingests): what they leave behind counts too.

@@ -60,7 +60,8 @@ func (r *Report) contextMarkdown() string {
 	b.WriteString("\nAnswer-in-context is the share of the gold answer's content words present in\n")
 	b.WriteString("the text the model reads (categories 1–4; mean over questions, and the share\n")
 	b.WriteString("fully covered). Baselines on the same questions: BM25 over the dated (user,\n")
-	b.WriteString("reply) turns filling the same budget, and the evidence turns themselves.\n\n")
+	b.WriteString("reply) turns rendered by the injector in the same budget, and the evidence\n")
+	b.WriteString("turns themselves.\n\n")
 	type col struct {
 		name   string
 		cs     *ContextSummary

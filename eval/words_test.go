@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/eval/locomo"
+	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -136,14 +137,14 @@ func TestBaselines(t *testing.T) {
 	s := &locomo.Sample{ID: "s", SpeakerA: "A", SpeakerB: "B", Sessions: []locomo.Session{{N: 1, Date: day, Turns: []locomo.Dialog{
 		{Speaker: "A", DiaID: "D1:1", Text: "I adopted a puppy named Biscuit."},
 		{Speaker: "B", DiaID: "D1:2", Text: "Lovely!"},
-		{Speaker: "A", DiaID: "D1:3", Text: strings.Repeat("weather talk ", 40)},
+		{Speaker: "A", DiaID: "D1:3", Text: "The puppy " + strings.Repeat("weather talk ", 40)},
 		{Speaker: "B", DiaID: "D1:4", Text: "Sure."},
 	}}}, QA: []locomo.QA{
 		{Question: "What is the puppy called?", Answer: "Biscuit", Category: 4, Evidence: []string{"D1:1"}},
 		{Question: "When did A adopt the puppy?", Answer: "7 May 2023", Category: 2, Evidence: []string{"D1:1"}},
 		{Question: "Is it raining?", Answer: "not mentioned", Category: 5, Evidence: nil},
 	}}
-	bm := bm25Pairs(s, 40)
+	bm := bm25Pairs(s, inject.Options{BudgetTokens: 40})
 	if bm[0].AnswerInContext == nil || *bm[0].AnswerInContext != 1 || *bm[1].AnswerInContext != 1 {
 		t.Errorf("bm25 context %q: %v", bm[0].Context, bm[0].AnswerInContext)
 	}

@@ -171,7 +171,7 @@ func startInProcess(ctx context.Context, rp *eval.Replayer, policyFile, upstream
 	}
 	stops = append(stops, closeApp)
 	rp.BaseURL, rp.AdminToken, rp.WaitIdle, rp.Flush = base, token, a.Queue.WaitIdle, a.Hook.Flush
-	rp.Blocks, rp.BudgetTokens = blocks, pol.Inject.BudgetTokens
+	rp.Blocks, rp.BudgetTokens, rp.Guard = blocks, pol.Inject.BudgetTokens, pol.Inject.Guard
 	rp.HTTP = &http.Client{Timeout: 2 * time.Minute}
 	return stop, nil
 }

@@ -221,7 +221,7 @@ func TestEvalBlockFromDetail(t *testing.T) {
 // TestEvalBudgetFlag: --budget bounds what the BM25 baseline fills.
 func TestEvalBudgetFlag(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"eval", "locomo", "--data", tinyLoCoMo, "--json", "--budget", "20"}, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), []string{"eval", "locomo", "--data", tinyLoCoMo, "--json", "--budget", "80"}, &stdout, &stderr); err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr.String())
 	}
 	var rep struct {
@@ -230,7 +230,7 @@ func TestEvalBudgetFlag(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if bl := rep.Baselines[eval.BaselineBM25Pairs]; bl.MeanTokens <= 0 || bl.MeanTokens > 20 {
-		t.Errorf("bm25 baseline mean tokens %v with --budget 20", bl.MeanTokens)
+	if bl := rep.Baselines[eval.BaselineBM25Pairs]; bl.MeanTokens <= 0 || bl.MeanTokens > 80 {
+		t.Errorf("bm25 baseline mean tokens %v with --budget 80", bl.MeanTokens)
 	}
 }
