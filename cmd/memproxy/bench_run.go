@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
+
 	"github.com/memproxy/memproxy/internal/app"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
@@ -470,10 +472,14 @@ func pgAnalyze(ctx context.Context, base, schema string) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range tables {
-		if _, err := db.ExecContext(ctx, `VACUUM ANALYZE `+schema+`."`+t+`"`); err != nil {
-			return fmt.Errorf("vacuum analyze %s: %w", t, err)
-		}
+	if len(tables) == 0 {
+		return nil
+	}
+	for i, t := range tables {
+		tables[i] = pq.QuoteIdentifier(schema) + "." + pq.QuoteIdentifier(t)
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM (ANALYZE) `+strings.Join(tables, ", ")); err != nil {
+		return fmt.Errorf("vacuum analyze: %w", err)
 	}
 	return nil
 }
