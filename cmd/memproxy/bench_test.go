@@ -16,7 +16,7 @@ import (
 )
 
 // The overhead bench runs end to end on a tiny configuration, on both
-// stores: every path of every API it finds served has percentiles, the
+// stores and the three APIs: every path has percentiles, the
 // recalling arms an injected share (and the tiny corpus's messages do find
 // their facts), and the turns the run captured were ingested. Only what
 // was measured is checked, never how fast.
@@ -35,6 +35,7 @@ func TestBenchOverheadTiny(t *testing.T) {
 		"--corpus", "testdata/overhead-corpus.json", "--users", "2", "--memories", "40",
 		"--clients", "2", "--rounds", "2", "--duration", "1s", "--store", "both",
 		"--database-url", testpg.URL(), "--pg-schema", schema,
+		"--api", "chat,responses,messages",
 		"--fixtures", t.TempDir(), "--policy", "", "--json", out,
 	}, &stdout, &stderr)
 	if err != nil {
@@ -74,9 +75,11 @@ func TestBenchOverheadTiny(t *testing.T) {
 				t.Errorf("%s: injected share %v; the tiny corpus's messages match its facts", what, *row.InjectedShare)
 			}
 		}
-		for _, p := range []string{"chat/ordinary/", "chat/gate-skip/on", "chat/ordinary/on", "chat/ordinary/off", "chat/ordinary/readonly", "chat/ordinary/writeonly"} {
-			if !paths[p] {
-				t.Errorf("%s: no row for %s (have %v)", s.Store, p, paths)
+		for _, api := range []string{"chat", "responses", "messages"} {
+			for _, p := range []string{"/ordinary/", "/gate-skip/on", "/ordinary/on", "/ordinary/off", "/ordinary/readonly", "/ordinary/writeonly"} {
+				if !paths[api+p] {
+					t.Errorf("%s: no row for %s (have %v)", s.Store, api+p, paths)
+				}
 			}
 		}
 		if !s.QueueEmpty || s.IngestedDuring+s.IngestedAfter == 0 {
@@ -84,7 +87,7 @@ func TestBenchOverheadTiny(t *testing.T) {
 		}
 	}
 	text := stdout.String()
-	for _, want := range []string{"store sqlite", "store postgres", "added p50", "memproxy, ordinary, on", "bare reverse proxy (floor)", "ingest:"} {
+	for _, want := range []string{"store sqlite", "store postgres", "added p50", "memproxy, ordinary, on", "bare reverse proxy (floor)", "ingest:", "gate-skip added p50 against chat's: responses"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
