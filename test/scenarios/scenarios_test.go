@@ -186,6 +186,7 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			t.Logf("pass: %s", strings.Join(pass, " "))
+			t.Logf("by kind: %s", byKind(s.Stories, failures))
 			floor := s.Floor[backend]
 			t.Logf("scenarios %s: %d/%d stories pass (floor %d)", backend, passed, len(s.Stories), floor)
 			fmt.Printf("scenarios %s: %d/%d stories pass (floor %d)\n", backend, passed, len(s.Stories), floor)
@@ -194,6 +195,30 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
+}
+
+// byKind counts passing stories per kind, the word after the language in
+// a story's name (en-move-…, zh-secret-…): "move 1/6, secret 0/9, …".
+func byKind(stories []story, failures map[string][]string) string {
+	pass, all := map[string]int{}, map[string]int{}
+	var kinds []string
+	for _, st := range stories {
+		parts := strings.SplitN(st.Name, "-", 3)
+		kind := parts[len(parts)/2]
+		if all[kind] == 0 {
+			kinds = append(kinds, kind)
+		}
+		all[kind]++
+		if _, failed := failures[st.Name]; !failed {
+			pass[kind]++
+		}
+	}
+	slices.Sort(kinds)
+	var out []string
+	for _, k := range kinds {
+		out = append(out, fmt.Sprintf("%s %d/%d", k, pass[k], all[k]))
+	}
+	return strings.Join(out, ", ")
 }
 
 func sortedKeys(m map[string][]string) []string {
