@@ -105,7 +105,7 @@ func ingestTurnsOf(t *testing.T, j *rivertype.JobRow) []memory.Turn {
 func TestUserTermsOverlap(t *testing.T) {
 	var ms []*memory.Memory
 	for i := range 60 {
-		ms = append(ms, &memory.Memory{ID: fmt.Sprint(i), Text: eventText(&memory.Turn{User: oneOff(i * 7), Assistant: oneOff(i)})})
+		ms = append(ms, &memory.Memory{ID: fmt.Sprint(i), Text: (&Queue{}).eventText(&memory.Turn{User: oneOff(i * 7), Assistant: oneOff(i)})})
 	}
 	ms = append(ms, &memory.Memory{ID: "empty", Text: "\nAssistant: hi"}, &memory.Memory{ID: "zh", Text: "我住在上海，我喜欢上海的咖啡"},
 		&memory.Memory{ID: "zh2", Text: "我搬到北京了\nAssistant: 上海"})

@@ -190,7 +190,7 @@ func (q *Queue) applyConsolidation(ctx context.Context, s memory.Scope, key stri
 		var fp *Fact
 		if fs := ExtractFacts(firstPerson(text), q.pol.Reconcile.ChangeCues); len(fs) == 1 {
 			fp = &fs[0]
-			m.Key = fp.Key
+			m.Key = fp.Key()
 		}
 		if _, err := q.reconcile(ctx, s, m, fp, "background"); err != nil {
 			return fmt.Errorf("reconcile consolidated fact: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memproxy/memproxy/facts"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -36,7 +37,7 @@ func (q *Queue) explicitRemember(ctx context.Context, t *memory.Turn) error {
 	var fp *Fact
 	if fs := ExtractFacts(content, q.pol.Reconcile.ChangeCues); len(fs) == 1 {
 		fp = &fs[0]
-		m.Key = fp.Key
+		m.Key = fp.Key()
 	}
 	if _, err := q.reconcile(ctx, t.Scope, m, fp, "explicit"); err != nil {
 		return fmt.Errorf("explicit remember: %w", err)
@@ -107,7 +108,7 @@ func (q *Queue) matchForget(ctx context.Context, s memory.Scope, content string)
 
 func hasAny(low string, cues []string) bool {
 	for _, c := range cues {
-		if c != "" && containsWord(low, strings.ToLower(c)) {
+		if c != "" && facts.ContainsWord(low, strings.ToLower(c)) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/text"
 	"github.com/riverqueue/river"
 )
 
@@ -119,15 +120,21 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	// for its own reason) but carries nothing worth keeping either —
 	// unless the reply does: "Hey! How have you been?" answered by "Swamped:
 	// the kids, and I start the new job Monday" is worth an event.
-	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || strings.TrimSpace(t.User) == "") &&
+	// A round without user text (a tool result fed back, a reply alone)
+	// is no event: nothing was said.
+	if strings.TrimSpace(t.User) == "" {
+		q.met.dropped.WithLabelValues("empty").Inc()
+		return nil
+	}
+	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting) &&
 		Informativeness(t.Assistant) < keepReplyValue {
-		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
+		q.met.dropped.WithLabelValues(class).Inc()
 		return nil
 	}
 	if t.Session != "" {
 		b.sessions[t.Session] = t
 	}
-	facts := ExtractFacts(t.User, q.pol.Reconcile.ChangeCues)
+	facts := q.extractFacts(t.User, t.Time)
 	for i, f := range facts {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		if _, err := q.reconcile(ctx, s, m, &f, "background"); err != nil {
@@ -137,6 +144,8 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	if len(facts) > 0 && factsCoverMessage(t.User, facts) {
 		return nil
 	}
+	// A turn that only asks states nothing: it may still be kept as an
+	// event for its reply, but never starts or joins a cluster.
 	b.events = append(b.events, q.eventMemory(t))
 	return nil
 }
@@ -167,19 +176,21 @@ func (q *Queue) factMemory(t *memory.Turn, f Fact, src memory.Source, id string)
 		Value:      0.6,
 		Confidence: 0.7,
 		Source:     src,
-		Key:        f.Key,
+		Key:        f.Key(),
 		Session:    t.Session,
 		Provenance: memory.Provenance{RequestIDs: union(nil, t.RequestID), TurnRefs: union(nil, t.Refs...)},
 		CreatedAt:  t.Time,
 		LastUsedAt: t.Time,
-		ValidFrom:  t.Time,
+		ValidFrom:  f.ValidFrom,
 	}
 }
 
-// eventText is how a turn reads as an event memory.
-func eventText(t *memory.Turn) string {
-	u := strings.TrimSpace(t.User)
-	a := strings.TrimSpace(t.Assistant)
+// eventText is how a turn reads as an event memory: relative dates are
+// written out against the turn's own time ("yesterday (9 Mar 2026)"), so
+// the event still says when things happened when read later.
+func (q *Queue) eventText(t *memory.Turn) string {
+	u := text.AnnotateDates(strings.TrimSpace(t.User), t.Time, q.loc())
+	a := text.AnnotateDates(strings.TrimSpace(t.Assistant), t.Time, q.loc())
 	if a == "" {
 		return u
 	}
@@ -207,7 +218,7 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 		ID:      id,
 		Scope:   t.Scope,
 		Tier:    memory.TierEvent,
-		Text:    eventText(t),
+		Text:    q.eventText(t),
 		Context: eventContext(t),
 		// Valued by the whole turn: an informative reply (or an imported
 		// assistant-only turn) is not chatter for decay to archive.
@@ -376,6 +387,9 @@ func (q *Queue) clusterBatch(ctx context.Context, evs []*memory.Memory) error {
 	seen := map[string]bool{}
 	terms := userTerms{}
 	for _, m := range evs {
+		if text.OnlyAsks(userPart(m.Text)) {
+			continue // questions are not a topic to consolidate
+		}
 		args, ok, err := q.clusterOf(ctx, m, terms)
 		if err != nil {
 			return err
@@ -510,7 +524,7 @@ func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerm
 		return memory.Cosine(a.Embedding, b.Embedding) < th || terms.overlap(a, b) < minUserOverlap
 	}
 	for _, c := range cands {
-		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || terms.overlap(ev, c.Memory) < minUserOverlap {
+		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || terms.overlap(ev, c.Memory) < minUserOverlap || text.OnlyAsks(userPart(c.Memory.Text)) {
 			continue
 		}
 		if !slices.ContainsFunc(members[1:], func(m *memory.Memory) bool { return apart(m, c.Memory) }) {

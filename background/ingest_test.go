@@ -58,7 +58,7 @@ func TestIngestPaths(t *testing.T) {
 			return nil
 		}
 		m := byReq(fact.RequestID)
-		if m.Tier != memory.TierSemantic || m.Key != "user.location" || m.Source != memory.SourceExtracted || !slices.Equal(m.Provenance.TurnRefs, fact.Refs) {
+		if m.Tier != memory.TierSemantic || m.Key != "user.lives_in" || m.Source != memory.SourceExtracted || !slices.Equal(m.Provenance.TurnRefs, fact.Refs) {
 			t.Errorf("implicit fact: %+v", m)
 		}
 		m = byReq(remember.RequestID)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/lifecycle"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -33,16 +36,12 @@ func (q *Queue) reconcileSupersede() float64 {
 	return q.pol.Reconcile.SupersedeThreshold
 }
 
-// reconcile merges a new fact m into the scope:
-//   - same key with the same value, or similarity ≥ dup threshold →
-//     reinforce the old one (Touch), no insert;
-//   - same key of a single-valued slot with another value, or a change cue
-//     with (same key, or similarity ≥ supersede threshold) → insert m and
-//     supersede the old ones (they stay as history);
-//   - otherwise insert.
-//
-// f is the rule-extracted fact behind m, nil for model-written facts. It
-// returns the decision and the id that now holds the fact.
+// reconcile merges a new memory m into the scope: it reads the memories
+// of m's slot (its key, and the key's legacy form) and m's nearest facts,
+// lets the decision core (lifecycle.Decide) choose the writes and applies
+// them. f is the extracted fact behind m, nil for free text. Supersedes
+// are written before the insert that replaces them, so a retried job
+// (m's id is stable) never leaves the old and the new value both live.
 func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory, f *Fact, actor string) (Decision, error) {
 	st := q.cfg.Store
 	if _, err := st.Get(ctx, s, m.ID); err == nil {
@@ -57,63 +56,70 @@ func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory,
 		}
 		m.Embedding = v[0]
 	}
-	change := HasChangeCue(m.Text, q.pol.Reconcile.ChangeCues)
+	c := lifecycle.Candidate{Memory: m, Fact: f, Change: HasChangeCue(m.Text, q.pol.Reconcile.ChangeCues)}
 	if f != nil {
-		change = change || f.Change
+		c.Change = c.Change || f.Change
+		t := f.Triple
+		m.Fact = &t
+		m.Key = f.Key()
 	}
-	at := m.CreatedAt
-	var supersede []*memory.Memory
-
+	var slot []*memory.Memory
 	if m.Key != "" {
-		hist, err := st.History(ctx, s, m.Key)
-		if err != nil {
-			return "", fmt.Errorf("history: %w", err)
+		keys := []string{m.Key}
+		if f != nil && facts.Opposite(f.Attribute) != "" {
+			keys = append(keys, f.Subject+"."+facts.Opposite(f.Attribute))
 		}
-		for _, old := range hist {
-			if !old.Live(at) {
-				continue
-			}
-			if sameValue(old, m, f, q.reconcileDup()) {
-				return DecisionReinforce, q.reinforce(ctx, s, old, m, actor)
-			}
-			if f == nil || !f.Multi || change {
-				supersede = append(supersede, old)
+		for old, nk := range facts.LegacyKeys {
+			if sub, a, _ := strings.Cut(m.Key, "."); a == nk {
+				keys = append(keys, sub+"."+old)
 			}
 		}
-	}
-	if len(supersede) == 0 {
-		cands, err := st.VectorSearch(ctx, s, m.Embedding, memory.SearchOptions{
-			Limit: 5, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: at,
-		})
-		if err != nil {
-			return "", fmt.Errorf("reconcile search: %w", err)
-		}
-		for _, c := range cands {
-			if c.Score >= q.reconcileDup() || normText(c.Memory.Text) == normText(m.Text) {
-				return DecisionReinforce, q.reinforce(ctx, s, c.Memory, m, actor)
+		for _, k := range keys {
+			hist, err := st.History(ctx, s, k)
+			if err != nil {
+				return "", fmt.Errorf("history: %w", err)
 			}
-		}
-		for _, c := range cands {
-			// Without a key on both sides, a change cue needs a close
-			// neighbour; keyed facts of other slots are never touched.
-			if change && c.Score >= q.reconcileSupersede() && (m.Key == "" || c.Memory.Key == "" || c.Memory.Key == m.Key) {
-				supersede = append(supersede, c.Memory)
-				break
-			}
+			slot = append(slot, hist...)
 		}
 	}
-	if err := q.insert(ctx, s, m, actor); err != nil {
+	cands, err := st.VectorSearch(ctx, s, m.Embedding, memory.SearchOptions{
+		Limit: 5, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: m.CreatedAt,
+	})
+	if err != nil {
+		return "", fmt.Errorf("reconcile search: %w", err)
+	}
+	near := make([]lifecycle.Neighbour, len(cands))
+	for i, c := range cands {
+		near[i] = lifecycle.Neighbour{Memory: c.Memory, Score: c.Score}
+	}
+	pol := lifecycle.Policy{DupThreshold: q.reconcileDup(), SupersedeThreshold: q.reconcileSupersede()}
+	return q.apply(ctx, s, m, lifecycle.Decide(c, slot, near, pol, m.CreatedAt), actor)
+}
+
+// apply makes a decision's writes, supersedes first (see reconcile).
+func (q *Queue) apply(ctx context.Context, s memory.Scope, m *memory.Memory, ws []lifecycle.Write, actor string) (Decision, error) {
+	d := DecisionInsert
+	var ins *memory.Memory
+	for _, w := range ws {
+		switch w.Op {
+		case lifecycle.Reinforce:
+			return DecisionReinforce, q.reinforce(ctx, s, w.Memory, m, actor)
+		case lifecycle.Insert:
+			ins = w.Memory
+		case lifecycle.Supersede:
+			if err := q.supersedeAt(ctx, s, w.Memory, w.By, w.At, w.Reason, actor); err != nil {
+				return "", err
+			}
+			d = DecisionSupersede
+		}
+	}
+	if ins == nil {
+		return DecisionReinforce, nil
+	}
+	if err := q.insert(ctx, s, ins, actor); err != nil {
 		return "", err
 	}
-	if len(supersede) == 0 {
-		return DecisionInsert, nil
-	}
-	for _, old := range supersede {
-		if err := q.supersede(ctx, s, old, m, actor); err != nil {
-			return "", err
-		}
-	}
-	return DecisionSupersede, nil
+	return d, nil
 }
 
 // insert writes m and its audit row, in one transaction when the store
@@ -161,11 +167,23 @@ func (q *Queue) reinforce(ctx context.Context, s memory.Scope, old, by *memory.M
 }
 
 func (q *Queue) supersede(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
-	if err := q.cfg.Store.Supersede(ctx, s, old.ID, by.ID, by.CreatedAt); err != nil {
+	return q.supersedeAt(ctx, s, old, by.ID, by.CreatedAt, "", actor)
+}
+
+// supersedeAt closes old at at (the date its successor became true).
+func (q *Queue) supersedeAt(ctx context.Context, s memory.Scope, old *memory.Memory, by string, at time.Time, why, actor string) error {
+	if at.Before(old.ValidFrom) {
+		at = old.ValidFrom
+	}
+	if err := q.cfg.Store.Supersede(ctx, s, old.ID, by, at); err != nil {
 		return fmt.Errorf("supersede: %w", err)
 	}
 	q.met.superseded.Inc()
-	return q.audit(ctx, s, actor, "supersede", old.ID, snapshot(old), by.ID, "superseded by "+by.ID)
+	detail := "superseded by " + by
+	if why != "" {
+		detail += ": " + why
+	}
+	return q.audit(ctx, s, actor, "supersede", old.ID, snapshot(old), by, detail)
 }
 
 func (q *Queue) audit(ctx context.Context, s memory.Scope, actor, action, id, before, after, detail string) error {
@@ -185,18 +203,4 @@ func snapshot(m *memory.Memory) string {
 	c.Embedding = nil
 	b, _ := json.Marshal(&c)
 	return string(b)
-}
-
-// sameValue decides whether old states the same value as m for their
-// shared key. With a rule-extracted object it is the object's presence in
-// the old text ("lives in Berlin" vs "lives in Paris" embed closely but
-// are different values); otherwise near-identical text or vectors.
-func sameValue(old, m *memory.Memory, f *Fact, dup float64) bool {
-	if normText(old.Text) == normText(m.Text) {
-		return true
-	}
-	if f != nil && f.Object != "" {
-		return strings.Contains(" "+normText(old.Text)+" ", " "+normText(f.Object)+" ")
-	}
-	return memory.Cosine(old.Embedding, m.Embedding) >= dup
 }

@@ -8,59 +8,6 @@ import (
 	"github.com/memproxy/memproxy/policy"
 )
 
-func TestExtractFacts(t *testing.T) {
-	cases := []struct {
-		in, key, obj string
-	}{
-		{"My name is Alice.", "user.name", "alice"},
-		{"I live in Berlin", "user.location", "berlin"},
-		{"I moved to Lisbon last month", "user.location", "lisbon"},
-		{"I work at Acme Corp", "user.employer", "acme corp"},
-		{"I'm a data scientist", "user.occupation", "data scientist"},
-		{"I use Python for everything", "user.uses", "python"},
-		{"I really like jazz", "user.likes", "jazz"},
-		{"My favorite color is blue", "user.favorite_color", "blue"},
-		{"My sister moved to Berlin", "sister.location", "berlin"},
-		{"I'm 34 years old", "user.age", "34"},
-		{"我叫小明", "user.name", "小明"},
-		{"我住在上海", "user.location", "上海"},
-		{"我搬到北京了", "user.location", "北京"},
-		{"我在腾讯工作", "user.employer", "腾讯"},
-		{"我喜欢爬山", "user.likes", "爬山"},
-		{"我是程序员", "user.occupation", "程序员"},
-		{"我今年28岁", "user.age", "28"},
-		{"我妹妹搬到柏林了", "sister.location", "柏林"},
-		{"Last weekend I joined a mentorship program", "user.member_of", "mentorship program"},
-	}
-	for _, c := range cases {
-		fs := ExtractFacts(c.in, nil)
-		found := false
-		for _, f := range fs {
-			if f.Key == c.key && f.Object == c.obj {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("ExtractFacts(%q) = %+v, want key %s object %q", c.in, fs, c.key, c.obj)
-		}
-	}
-	// Clauses, pronouns and the other party's things are not facts about
-	// the user; joining a group is not employment.
-	for _, q := range []string{"I love that you chose pottery.", "I like how it teaches patience.", "I like it when you cook.",
-		"I love your turtles so much!", "I use it to speak up.", "I joined a travel club."} {
-		for _, f := range ExtractFacts(q, nil) {
-			if f.Key == "user.likes" || f.Key == "user.uses" || f.Key == "user.employer" {
-				t.Errorf("ExtractFacts(%q) = %+v, want no %s fact", q, f, f.Key)
-			}
-		}
-	}
-	for _, q := range []string{"Where do I live?", "What is my name?", "我住在哪里？", "can you explain goroutines", "ok"} {
-		if fs := ExtractFacts(q, nil); len(fs) != 0 {
-			t.Errorf("ExtractFacts(%q) = %+v, want none", q, fs)
-		}
-	}
-}
-
 // contradictionPairs: the second statement replaces the first. Shared with
 // the store-backed reconcile tests.
 var contradictionPairs = [][2]string{
@@ -101,39 +48,6 @@ var nonContradictions = [][2]string{
 	{"My name is Alice", "My dog's name is Rex"},
 	{"I live in Tokyo", "I like ramen"},
 	{"我叫小明", "我喜欢猫"},
-}
-
-// ruleSupersedes is reconcile's keyed decision without a store: would the
-// fact of b replace the fact of a?
-func ruleSupersedes(a, b string) bool {
-	fa, fb := ExtractFacts(a, nil), ExtractFacts(b, nil)
-	for _, x := range fa {
-		for _, y := range fb {
-			if x.Key != y.Key || x.Object == y.Object {
-				continue
-			}
-			if !y.Multi || y.Change {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func TestContradictionRules(t *testing.T) {
-	if len(contradictionPairs) < 20 || len(nonContradictions) < 10 {
-		t.Fatal("need at least 20 contradiction pairs and 10 non-contradictions")
-	}
-	for _, p := range contradictionPairs {
-		if !ruleSupersedes(p[0], p[1]) {
-			t.Errorf("%q → %q: want supersede (facts %+v / %+v)", p[0], p[1], ExtractFacts(p[0], nil), ExtractFacts(p[1], nil))
-		}
-	}
-	for _, p := range nonContradictions {
-		if ruleSupersedes(p[0], p[1]) {
-			t.Errorf("%q → %q: must not supersede", p[0], p[1])
-		}
-	}
 }
 
 func TestHasChangeCue(t *testing.T) {
@@ -214,16 +128,3 @@ func FuzzParseConsolidation(f *testing.F) {
 	})
 }
 
-func TestExtractFactsKeepsLanguage(t *testing.T) {
-	cases := map[string]string{
-		"我住在上海，在一家银行工作。": "用户住在上海。",
-		"我叫小明。":                 "用户叫小明。",
-		"I live in Berlin now.": "The user lives in Berlin.",
-	}
-	for in, want := range cases {
-		facts := ExtractFacts(in, nil)
-		if len(facts) == 0 || facts[0].Text != want {
-			t.Errorf("ExtractFacts(%q) = %+v, want first fact %q", in, facts, want)
-		}
-	}
-}

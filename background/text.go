@@ -7,58 +7,14 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/text"
 )
 
-// stopwords are left out of lexical overlap (forget matching, usage
-// feedback): they match everything.
-var stopwords = buildStopwords()
-
-func buildStopwords() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the i me my mine we our you your he she it its they them their is am are was were be been being
-	to of in on at for with and or but so that this these those do does did have has had not no as by from about
-	user user's will would can could should just also really very please note remember forget that's i'm i've
-	我 你 的 了 是 在 和 也 都 就 很 吧 吗 呢 啊`) {
-		m[w] = true
-	}
-	return m
-}
-
-// contentTerms are a text's lexical tokens without stopwords, with a
-// trailing English plural/verb "s" dropped so lives≈live.
-func contentTerms(s string) []string {
-	var out []string
-	for _, t := range memory.QueryTerms(s) {
-		if stopwords[t] {
-			continue
-		}
-		if len(t) > 3 && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") && t[0] < 0x80 {
-			t = t[:len(t)-1]
-		}
-		out = append(out, t)
-	}
-	return out
-}
+// contentTerms are a text's content words (text.ContentWords).
+func contentTerms(s string) []string { return text.ContentWords(s) }
 
 // coverage is the share of a's content terms present in b.
-func coverage(a, b string) float64 {
-	at := contentTerms(a)
-	if len(at) == 0 {
-		return 0
-	}
-	bs := map[string]bool{}
-	for _, t := range contentTerms(b) {
-		bs[t] = true
-	}
-	n := 0
-	for _, t := range at {
-		if bs[t] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(at))
-}
+func coverage(a, b string) float64 { return text.Coverage(a, b) }
 
 // Informativeness scores how much a user message says (0..1): length,
 // numbers, names and CJK content raise it. It sets an event's value, so

@@ -3,21 +3,17 @@ package gate
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memproxy/memproxy/text"
 )
 
 // isCJK reports whether r belongs to a script written without spaces, where
 // phrases may abut and need no word boundary.
 func isCJK(r rune) bool {
-	switch {
-	case r < 0x2E80:
+	if r < 0x2E80 {
 		return false
-	case 0x4E00 <= r && r <= 0x9FFF, 0x3040 <= r && r <= 0x30FF, 0xAC00 <= r && r <= 0xD7AF:
-		return true // the common blocks, without a table search
-	case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r),
-		unicode.Is(unicode.Katakana, r), unicode.Is(unicode.Hangul, r):
-		return true
 	}
-	return false
+	return text.CJKScript(r)
 }
 
 // isWord reports whether r is part of a word: letters, digits and the

@@ -123,6 +123,24 @@ type Provenance struct {
 	MemoryIDs []string `json:"memory_ids,omitempty"`
 }
 
+// Triple is a fact as (subject, attribute, value): ("user", "lives_in",
+// "Lisbon"), ("sister", "name", "Anna"). Subjects and attributes are
+// normalised (lowercase, underscores); the value keeps its case.
+type Triple struct {
+	Subject   string `json:"subject"`
+	Attribute string `json:"attribute"`
+	Value     string `json:"value"`
+	// Multi: the attribute holds several values at once (uses, likes,
+	// pets); a new value is added beside the others.
+	Multi bool `json:"multi,omitempty"`
+	// Ended: the statement is that the value stopped being true ("I quit
+	// Acme"): it closes the live fact of that value.
+	Ended bool `json:"ended,omitempty"`
+}
+
+// Key is the triple's slot, "subject.attribute".
+func (t *Triple) Key() string { return t.Subject + "." + t.Attribute }
+
 // Memory is one stored memory. Times are UTC; nil pointers mean "not set".
 type Memory struct {
 	ID         string     `json:"id"`
@@ -137,6 +155,9 @@ type Memory struct {
 	// Key is the normalised subject/attribute key ("user.language"), used
 	// for update-over-insert and history. Empty when unknown.
 	Key string `json:"key,omitempty"`
+	// Fact is the dated triple a semantic memory states (subject,
+	// attribute, value; ValidFrom/ValidTo date it), nil for free text.
+	Fact *Triple `json:"fact,omitempty"`
 	// Session is the conversation the memory came from, when known.
 	Session string `json:"session,omitempty"`
 	// Context is search-only text: what the memory was said in answer to

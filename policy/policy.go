@@ -215,6 +215,9 @@ type Ingest struct {
 	// the text of one message recall reads: a pasted 10 MB document
 	// costs neither the request path nor the store more than this.
 	MaxTurnBytes int `yaml:"max_turn_bytes"`
+	// TimeZone is the users' IANA time zone ("Europe/Lisbon"): relative
+	// dates in a turn ("yesterday", 上个月) resolve in it. Default UTC.
+	TimeZone string `yaml:"time_zone"`
 }
 
 // Redact lists what is scrubbed.

@@ -51,6 +51,7 @@ func (p *Policy) Validate() error {
 		rangeF("ingest.used_threshold", p.Ingest.UsedThreshold, 0, 1),
 		rangeInt("ingest.workers", p.Ingest.Workers, 1, 256),
 		rangeInt("ingest.max_turn_bytes", p.Ingest.MaxTurnBytes, 1024, 16<<20),
+		timeZone("ingest.time_zone", p.Ingest.TimeZone),
 		optionalURL("consolidation.base_url", p.Consolidation.BaseURL),
 		rangeInt("consolidation.cluster_min", p.Consolidation.ClusterMin, 2, 100),
 		rangeF("consolidation.cluster_threshold", p.Consolidation.ClusterThreshold, 0, 1),
@@ -187,6 +188,17 @@ func optionalURL(key, v string) error {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &Error{Key: key, Msg: fmt.Sprintf("%q is not an http(s) URL", v)}
+	}
+	return nil
+}
+
+// timeZone checks an IANA zone name ("" is UTC).
+func timeZone(key, v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := time.LoadLocation(v); err != nil {
+		return fmt.Errorf("%s: unknown time zone %q", key, v)
 	}
 	return nil
 }

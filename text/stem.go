@@ -1,4 +1,4 @@
-package memory
+package text
 
 // Stem reduces a lowercase English word to a light stem so inflections
 // of one word match in lexical search: "hikes", "hiked", "hiking" and
@@ -13,20 +13,20 @@ package memory
 // and search with stemmed terms (QueryTerms), and recall's term coverage
 // stems the same way, so all three agree.
 func Stem(tok string) string {
-	if len(tok) <= 3 || len(tok) > maxStemLen || stopwords[tok] || !asciiLower(tok) {
+	if len(tok) <= 3 || len(tok) > MaxStemLen || stopwords[tok] || !asciiLower(tok) {
 		return tok
 	}
-	var buf [maxStemLen]byte
-	n := stemBytes(buf[:copy(buf[:], tok)])
+	var buf [MaxStemLen]byte
+	n := StemBytes(buf[:copy(buf[:], tok)])
 	if n == len(tok) && string(buf[:n]) == tok {
 		return tok
 	}
 	return string(buf[:n])
 }
 
-// maxStemLen bounds the words Stem touches; longer tokens (hashes, URLs
+// MaxStemLen bounds the words Stem touches; longer tokens (hashes, URLs
 // glued together) are left as they are.
-const maxStemLen = 48
+const MaxStemLen = 48
 
 func asciiLower(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -37,10 +37,10 @@ func asciiLower(s string) bool {
 	return true
 }
 
-// stemBytes stems the lowercase ASCII word b in place and returns the
+// StemBytes stems the lowercase ASCII word b in place and returns the
 // stem's length. It allocates nothing: recall runs it over every word of
 // every candidate.
-func stemBytes(b []byte) int {
+func StemBytes(b []byte) int {
 	n := len(b)
 	if n <= 3 || stopwords[string(b)] {
 		return n

@@ -1,4 +1,4 @@
-package memory
+package text
 
 import (
 	"unicode"
@@ -87,12 +87,12 @@ func tokenCJK(r rune) bool {
 		r >= 0xff00 && r <= 0xffef: // halfwidth and fullwidth forms
 		return true
 	}
-	return cjkScript(r)
+	return CJKScript(r)
 }
 
 // cjkScript reports whether r belongs to a script written without spaces
 // between words: Han, Hiragana, Katakana, Hangul.
-func cjkScript(r rune) bool {
+func CJKScript(r rune) bool {
 	if r < 0x1100 {
 		return false
 	}

@@ -1,4 +1,4 @@
-package memory
+package text
 
 // stopwordList are English function words that lexical queries may drop:
 // a word found in most memories ("my", "what") adds little ranking signal

@@ -1,0 +1,637 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/jdkato/prose/v2"
+	"github.com/memproxy/memproxy/memory"
+)
+
+// tok is one tagged word.
+type tok struct {
+	w, low, tag string
+	capital     bool // starts with a capital letter (and is not "I")
+}
+
+var (
+	modelOnce sync.Once
+	model     *prose.Model
+)
+
+// tagger loads prose's embedded model once (about a second); every
+// document after shares it.
+func tagger() *prose.Model {
+	modelOnce.Do(func() { model = prose.ModelFromData("memproxy") })
+	return model
+}
+
+var contractions = strings.NewReplacer(
+	"’", "'", "I'm", "I am", "i'm", "I am", "I've", "I have", "i've", "I have", "I'd", "I would",
+	"can't", "can not", "won't", "will not", "n't", " not", "It's", "It is", "it's", "it is",
+)
+
+// enCue is the screen a sentence passes before it is tagged: a first-person
+// statement with a fact verb or noun.
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my)\b.*\b(live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call)`)
+
+func tagEN(sent string) []tok {
+	s := contractions.Replace(sent)
+	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
+	if err != nil {
+		return nil
+	}
+	var out []tok
+	for i, t := range doc.Tokens() {
+		w := t.Text
+		if !emailRe.MatchString(w) && !strings.HasSuffix(w, "Dr.") && !strings.HasSuffix(w, "Mr.") && !strings.HasSuffix(w, "Ms.") && !strings.HasSuffix(w, "Mrs.") {
+			w = strings.TrimRight(w, ".,;:!")
+		}
+		if w == "" {
+			if len(strings.TrimSpace(t.Text)) > 0 {
+				out = append(out, tok{w: t.Text, low: t.Text, tag: "."})
+			}
+			continue
+		}
+		low := strings.ToLower(w)
+		c := w[0] >= 'A' && w[0] <= 'Z' && low != "i" && (i > 0 || t.Tag == "NNP")
+		out = append(out, tok{w: w, low: low, tag: t.Tag, capital: c})
+	}
+	return out
+}
+
+var (
+	emailRe = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+	phoneRe = regexp.MustCompile(`\+?\d[\d\s().\-]{6,}\d`)
+	ageRe   = regexp.MustCompile(`(?i)\bi am (\d{1,3}) (?:years old|yo)\b`)
+)
+
+// stopNP are words that end a value: dates, time adverbs, clause words.
+var stopNP = map[string]bool{
+	"last": true, "next": true, "this": true, "yesterday": true, "today": true, "tomorrow": true, "ago": true,
+	"since": true, "now": true, "these": true, "every": true, "week": true, "month": true, "year": true,
+	"weekend": true, "recently": true, "lately": true, "instead": true, "anymore": true, "too": true,
+	"as": true, "because": true, "and": true, "or": true, "but": true, "with": true, "when": true, "while": true,
+	"for": true, "at": true, "in": true, "on": true, "to": true, "from": true, "so": true, "though": true,
+	"although": true, "again": true, "also": true, "there": true, "here": true, "then": true, "which": true, "who": true,
+	"that": true, "if": true, "by": true, "about": true, "after": true, "before": true, "during": true, "a": true, "an": true, "the": true,
+}
+
+// np reads the noun phrase starting at j: a value. It skips a leading
+// article and stops at a preposition, a conjunction, a clause word, a
+// verb or a date word. ok is false for a first-person or missing value.
+func np(ts []tok, j int) (string, int, bool) {
+	for j < len(ts) && (ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "the" || ts[j].low == "some") {
+		j++
+	}
+	start := j
+	var words []string
+	for ; j < len(ts) && len(words) < 6; j++ {
+		t := ts[j]
+		if t.low == "my" || t.low == "our" {
+			return "", j, false
+		}
+		if t.low == "of" && len(words) > 0 && j+1 < len(ts) && ts[j+1].capital {
+			words = append(words, t.w)
+			continue
+		}
+		if (t.low == "&" || t.low == "+" || t.low == "-") && len(words) > 0 {
+			words = append(words, t.w)
+			continue
+		}
+		if stopNP[t.low] && !t.capital {
+			break
+		}
+		nounish := strings.HasPrefix(t.tag, "NN") || strings.HasPrefix(t.tag, "JJ") || t.tag == "CD" || t.tag == "FW" ||
+			(t.tag == "VBG" && (len(words) == 0 || strings.HasPrefix(ts[j-1].tag, "JJ"))) ||
+			// The tagger reads some object nouns as verbs ("peanuts/VB"):
+			// in object position the first word is taken unless it is a
+			// function word.
+			(len(words) == 0 && strings.HasPrefix(t.tag, "VB") && t.tag != "VBG")
+		if !(t.capital || nounish) || t.tag == "PRP" || t.tag == "." || t.tag == "," || t.tag == ":" {
+			break
+		}
+		words = append(words, t.w)
+	}
+	if len(words) == 0 {
+		return "", start, false
+	}
+	v := strings.Join(words, " ")
+	v = strings.ReplaceAll(v, " 's", "'s")
+	v = strings.ReplaceAll(v, " - ", "-")
+	return v, j, true
+}
+
+// skipAdv moves past adverbs and auxiliaries between a subject and its
+// verb, noting a negation.
+func skipAdv(ts []tok, j int) (int, bool) {
+	neg := false
+	for j < len(ts) {
+		switch l := ts[j].low; {
+		case l == "not" || l == "never":
+			neg = true
+		case l == "no" && j+1 < len(ts) && ts[j+1].low == "longer":
+			neg = true
+			j++
+		case l == "also" || l == "now" || l == "just" || l == "really" || l == "mostly" || l == "mainly" || l == "currently" ||
+			l == "still" || l == "recently" || l == "finally" || l == "actually" || l == "totally" || l == "absolutely" ||
+			l == "usually" || l == "always" || l == "officially" || l == "already" || l == "primarily" || l == "definitely":
+		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
+		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
+		case l == "been" && j+1 < len(ts) && ts[j+1].tag == "VBG":
+		case (l == "am" || l == "is") && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "going":
+		default:
+			return j, neg
+		}
+		j++
+	}
+	return j, neg
+}
+
+var jobHeads = map[string]bool{
+	"engineer": true, "developer": true, "programmer": true, "teacher": true, "doctor": true, "nurse": true, "student": true,
+	"designer": true, "lawyer": true, "manager": true, "writer": true, "researcher": true, "scientist": true, "accountant": true,
+	"consultant": true, "artist": true, "chef": true, "architect": true, "analyst": true, "pharmacist": true, "dentist": true,
+	"professor": true, "journalist": true, "photographer": true, "musician": true, "pilot": true, "mechanic": true,
+	"electrician": true, "plumber": true, "firefighter": true, "officer": true, "counselor": true, "therapist": true,
+	"editor": true, "translator": true, "librarian": true, "cook": true, "baker": true, "barista": true, "waiter": true,
+	"waitress": true, "cashier": true, "freelancer": true, "entrepreneur": true, "founder": true, "ceo": true, "cto": true,
+	"intern": true, "lead": true, "director": true, "administrator": true, "technician": true, "veterinarian": true, "vet": true,
+	"surgeon": true, "paramedic": true, "physicist": true, "chemist": true, "biologist": true, "economist": true, "psychologist": true,
+	"recruiter": true, "salesperson": true, "marketer": true, "tester": true, "sysadmin": true, "coach": true, "trainer": true,
+	"actor": true, "actress": true, "singer": true, "dancer": true, "painter": true, "author": true, "farmer": true, "driver": true,
+}
+
+var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": true, "keto": true, "gluten-free": true, "paleo": true}
+
+var pets = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten": true, "parrot": true, "hamster": true, "rabbit": true,
+	"bunny": true, "turtle": true, "tortoise": true, "fish": true, "horse": true, "snake": true, "lizard": true, "guinea": true, "bird": true}
+
+func workContext(ts []tok) bool {
+	for _, t := range ts {
+		switch t.low {
+		case "quit", "job", "company", "work", "team", "hired", "startup", "employer", "engineer", "position", "role", "firm", "offer":
+			return true
+		}
+	}
+	return false
+}
+
+// extractEN reads one English sentence.
+func extractEN(sent string) []Fact {
+	if !enCue.MatchString(contractions.Replace(sent)) {
+		return nil
+	}
+	var out []Fact
+	if m := ageRe.FindStringSubmatch(contractions.Replace(sent)); m != nil {
+		out = append(out, Fact{Triple: tripleOf("user", "age", m[1])})
+	}
+	ts := tagEN(sent)
+	for i := 0; i < len(ts); i++ {
+		switch ts[i].low {
+		case "i":
+			out = append(out, clause(ts, i+1, "user", "")...)
+			// "I quit Acme and joined Globex": a verb after "and" shares
+			// the subject.
+			for k := i + 1; k+1 < len(ts); k++ {
+				if ts[k].low == "i" || ts[k].low == "my" || ts[k].tag == "." {
+					break
+				}
+				if ts[k].low == "and" && strings.HasPrefix(ts[k+1].tag, "VB") {
+					out = append(out, clause(ts, k+1, "user", "")...)
+				}
+			}
+		case "my":
+			out = append(out, possessive(ts, i+1, sent)...)
+		case "call":
+			if i == 0 {
+				out = append(out, clause(ts, 0, "user", "")...)
+			}
+		}
+	}
+	return out
+}
+
+func tripleOf(subject, attribute, value string) memory.Triple {
+	return memory.Triple{Subject: subject, Attribute: attribute, Value: value, Multi: IsMulti(attribute)}
+}
+
+// clause reads a verb phrase after its subject at ts[j].
+func clause(ts []tok, j int, subject, word string) []Fact {
+	j, neg := skipAdv(ts, j)
+	if j >= len(ts) {
+		return nil
+	}
+	mk := func(a, v string) Fact {
+		f := Fact{Triple: tripleOf(subject, a, v), word: word}
+		return f
+	}
+	next := func(k int, words ...string) bool {
+		return k < len(ts) && contains(words, ts[k].low)
+	}
+	v := ts[j].low
+	switch v {
+	case "live", "lives", "living", "reside", "resides":
+		if next(j+1, "in") {
+			if val, _, ok := np(ts, j+2); ok {
+				f := mk("lives_in", val)
+				f.Ended = neg
+				return []Fact{f}
+			}
+		}
+	case "moved", "relocated", "move":
+		var prior, to string
+		for k := j + 1; k < len(ts) && k < j+12; k++ {
+			if ts[k].low == "from" {
+				prior, _, _ = np(ts, k+1)
+			}
+			if ts[k].low == "to" {
+				to, _, _ = np(ts, k+1)
+				break
+			}
+			if ts[k].tag == "." || ts[k].low == "and" {
+				break
+			}
+		}
+		if to != "" && !neg {
+			f := mk("lives_in", to)
+			f.Change, f.Prior = true, prior
+			return []Fact{f}
+		}
+	case "work", "works", "working":
+		switch {
+		case next(j+1, "at", "for"):
+			if val, _, ok := np(ts, j+2); ok && ts[j+2].capital {
+				f := mk("works_at", val)
+				f.Ended = neg
+				return []Fact{f}
+			}
+		case next(j+1, "as"):
+			if val, _, ok := np(ts, j+2); ok {
+				f := mk("job_title", val)
+				f.Ended = neg
+				return []Fact{f}
+			}
+		}
+	case "joined":
+		if val, _, ok := np(ts, j+1); ok && !neg {
+			k := j + 1
+			for k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "the") {
+				k++
+			}
+			if k < len(ts) && ts[k].capital && workContext(ts) {
+				f := mk("works_at", val)
+				f.Change = true
+				return []Fact{f}
+			}
+			return []Fact{mk("member_of", val)}
+		}
+	case "started":
+		k := j + 1
+		if next(k, "working") {
+			k++
+		}
+		if next(k, "at", "for") && k+1 < len(ts) && ts[k+1].capital {
+			if val, _, ok := np(ts, k+1); ok {
+				f := mk("works_at", val)
+				f.Change = true
+				return []Fact{f}
+			}
+		}
+		if next(k, "a") && next(k+1, "new") && next(k+2, "job") && next(k+3, "at") {
+			if val, _, ok := np(ts, k+4); ok {
+				f := mk("works_at", val)
+				f.Change = true
+				return []Fact{f}
+			}
+		}
+	case "got", "have", "has":
+		k := j + 1
+		for next(k, "a", "new") {
+			k++
+		}
+		if next(k, "job") && next(k+1, "at") && !neg {
+			if val, _, ok := np(ts, k+2); ok {
+				f := mk("works_at", val)
+				f.Change = true
+				return []Fact{f}
+			}
+		}
+		return petFact(ts, j+1, subject, word, neg)
+	case "adopted":
+		return petFact(ts, j+1, subject, word, neg)
+	case "quit", "left":
+		k := j + 1
+		if next(k, "my") && next(k+1, "job") && next(k+2, "at") {
+			k += 3
+		}
+		if k < len(ts) && ts[k].capital {
+			if val, _, ok := np(ts, k); ok && (v == "quit" || workContext(ts)) {
+				f := mk("works_at", val)
+				f.Ended, f.Change = true, true
+				return []Fact{f}
+			}
+		}
+	case "use", "uses", "using", "code", "program", "write":
+		k := j + 1
+		if v == "code" || v == "program" || v == "write" {
+			if !next(k, "in") {
+				return nil
+			}
+			k++
+		}
+		if val, _, ok := np(ts, k); ok {
+			f := mk("uses", val)
+			f.Ended = neg
+			return []Fact{f}
+		}
+	case "switched", "changed", "migrated", "moving":
+		var prior, to string
+		for k := j + 1; k < len(ts) && k < j+10; k++ {
+			if ts[k].low == "from" {
+				prior, _, _ = np(ts, k+1)
+			}
+			if ts[k].low == "to" {
+				to, _, _ = np(ts, k+1)
+				break
+			}
+		}
+		if to != "" && v != "moving" {
+			f := mk("uses", to)
+			f.Replace, f.Change, f.Prior = true, true, prior
+			return []Fact{f}
+		}
+	case "like", "likes", "love", "loves", "enjoy", "enjoys", "prefer", "prefers", "adore", "hate", "hates", "dislike", "dislikes", "stand", "eat", "drink":
+		if next(j+1, "to") || ((v == "stand" || v == "eat" || v == "drink") && !neg) {
+			return nil
+		}
+		if val, _, ok := np(ts, j+1); ok {
+			a := "likes"
+			if neg != (v == "hate" || v == "hates" || v == "dislike" || v == "dislikes") {
+				a = "dislikes"
+			}
+			return []Fact{mk(a, val)}
+		}
+	case "speak", "speaks":
+		if val, _, ok := np(ts, j+1); ok && ts[j+1].capital {
+			return []Fact{mk("speaks", val)}
+		}
+	case "study", "studies", "studying":
+		if next(j+1, "at") {
+			if val, _, ok := np(ts, j+2); ok && ts[j+2].capital {
+				return []Fact{mk("studies_at", val)}
+			}
+		}
+	case "am", "is", "was":
+		if v == "was" {
+			return nil
+		}
+		return copula(ts, j+1, subject, word, neg)
+	case "call":
+		if subject == "user" && next(j+1, "me") && j+2 < len(ts) && ts[j+2].capital {
+			if val, _, ok := np(ts, j+2); ok {
+				return []Fact{mk("name", val)}
+			}
+		}
+	}
+	return nil
+}
+
+func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
+	j, n2 := skipAdv(ts, j)
+	neg = neg || n2
+	if j >= len(ts) {
+		return nil
+	}
+	mk := func(a, v string) Fact { return Fact{Triple: tripleOf(subject, a, v), word: word} }
+	t := ts[j]
+	switch {
+	case diets[t.low] && !neg:
+		return []Fact{mk("diet", t.low)}
+	case t.low == "lactose" && j+1 < len(ts) && ts[j+1].low == "intolerant":
+		return []Fact{mk("diet", "lactose intolerant")}
+	case t.low == "allergic" && j+1 < len(ts) && ts[j+1].low == "to":
+		if val, _, ok := np(ts, j+2); ok {
+			return []Fact{mk("allergy", val)}
+		}
+	case (t.low == "based" || t.low == "located") && j+1 < len(ts) && ts[j+1].low == "in":
+		if val, _, ok := np(ts, j+2); ok {
+			return []Fact{mk("lives_in", val)}
+		}
+	case t.low == "from" && j+1 < len(ts) && ts[j+1].capital:
+		if val, _, ok := np(ts, j+1); ok {
+			return []Fact{mk("from", val)}
+		}
+	case t.low == "married" && j+1 < len(ts) && ts[j+1].low == "to" && j+2 < len(ts) && ts[j+2].capital:
+		if val, _, ok := np(ts, j+2); ok {
+			return []Fact{mk("partner", val)}
+		}
+	case t.low == "a" || t.low == "an":
+		val, end, ok := np(ts, j)
+		if !ok {
+			return nil
+		}
+		head := strings.ToLower(val[strings.LastIndexByte(val, ' ')+1:])
+		if !jobHeads[head] {
+			if diets[head] && !neg {
+				return []Fact{mk("diet", head)}
+			}
+			return nil
+		}
+		f := mk("job_title", strings.ToLower(val))
+		f.Ended = neg
+		out := []Fact{f}
+		if end+1 < len(ts) && (ts[end].low == "at" || ts[end].low == "for") && ts[end+1].capital && !neg {
+			if org, _, ok := np(ts, end+1); ok {
+				out = append(out, mk("works_at", org))
+			}
+		}
+		return out
+	case subject == "user" && t.capital && (j+1 == len(ts) || ts[j+1].tag == "." || ts[j+1].tag == ","):
+		return []Fact{mk("name", t.w)}
+	}
+	return nil
+}
+
+func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
+	k := j
+	if k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "new") {
+		k++
+	}
+	if k < len(ts) && ts[k].low == "new" {
+		k++
+	}
+	if k >= len(ts) {
+		return nil
+	}
+	kind := ts[k].low
+	if !pets[strings.TrimSuffix(kind, "s")] {
+		// "a golden retriever named Max": a name after "named" is enough.
+		for m := k; m < len(ts) && m < k+4; m++ {
+			if (ts[m].low == "named" || ts[m].low == "called") && m+1 < len(ts) && ts[m+1].capital {
+				kind = strings.ToLower(joinW(ts[k:m]))
+				k = m - 1
+				break
+			}
+		}
+		if !strings.Contains(kind, " ") && !pets[kind] {
+			return nil
+		}
+	}
+	val := kind
+	if k+2 < len(ts) && (ts[k+1].low == "named" || ts[k+1].low == "called") && ts[k+2].capital {
+		val = kind + " named " + ts[k+2].w
+	} else if k+1 < len(ts) && ts[k+1].capital {
+		val = kind + " named " + ts[k+1].w
+	}
+	f := Fact{Triple: tripleOf(subject, "pet", val), word: word}
+	f.Ended = neg
+	return []Fact{f}
+}
+
+func joinW(ts []tok) string {
+	var w []string
+	for _, t := range ts {
+		if t.low != "a" && t.low != "an" {
+			w = append(w, t.w)
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// possessive reads "my …": a relative ("my sister Anna lives in Paris"),
+// a named attribute ("my email is …", "my favorite color is blue", "my
+// dentist is Dr. Okafor").
+func possessive(ts []tok, j int, sent string) []Fact {
+	if j >= len(ts) {
+		return nil
+	}
+	var out []Fact
+	if rel, ok := relations[ts[j].low]; ok {
+		word := ts[j].low
+		k := j + 1
+		if k < len(ts) && ts[k].capital && ts[k].tag != "VBZ" {
+			name, end, _ := np(ts, k)
+			out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word})
+			k = end
+		}
+		if k < len(ts) && (ts[k].low == "'s" || ts[k].low == "s") {
+			return append(out, attribute(ts, k+1, rel, word, sent)...)
+		}
+		if k < len(ts) && ts[k].low == "is" && k+1 < len(ts) {
+			m := k + 1
+			if ts[m].low == "named" || ts[m].low == "called" {
+				m++
+			}
+			if m < len(ts) && ts[m].capital {
+				if name, _, ok := np(ts, m); ok {
+					return append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word})
+				}
+			}
+		}
+		return append(out, clause(ts, k, rel, word)...)
+	}
+	return attribute(ts, j, "user", "", sent)
+}
+
+// relAttr is the user's attribute for a relation: "sister" → sister,
+// "wife" → partner.
+func relAttr(rel string) string {
+	if _, ok := vocab[rel]; ok {
+		return rel
+	}
+	return "friend"
+}
+
+var attrAlias = map[string]string{
+	"email": "email", "email address": "email", "e-mail": "email", "phone": "phone", "phone number": "phone",
+	"number": "phone", "cell": "phone", "mobile": "phone", "birthday": "birthday", "birth date": "birthday",
+	"time zone": "timezone", "timezone": "timezone", "name": "name", "job": "job_title", "job title": "job_title",
+	"diet": "diet", "age": "age", "hometown": "from", "home town": "from", "employer": "works_at", "company": "works_at",
+	"partner": "partner", "wife": "partner", "husband": "partner",
+}
+
+// attribute reads "<attribute> is <value>" at ts[j].
+func attribute(ts []tok, j int, subject, word, sent string) []Fact {
+	var words []string
+	k := j
+	for ; k < len(ts) && len(words) < 4; k++ {
+		if ts[k].low == "is" || ts[k].low == "are" {
+			break
+		}
+		if !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ") || ts[k].low == "favorite" || ts[k].low == "favourite") {
+			return nil
+		}
+		words = append(words, ts[k].low)
+	}
+	if len(words) == 0 || k >= len(ts) || (ts[k].low != "is" && ts[k].low != "are") {
+		return nil
+	}
+	name := strings.Join(words, " ")
+	name = strings.ReplaceAll(name, "favourite", "favorite")
+	a, known := attrAlias[name]
+	if !known {
+		a = strings.ReplaceAll(name, " ", "_")
+	}
+	k, _ = skipAdv(ts, k+1)
+	mk := func(v string) []Fact {
+		return []Fact{{Triple: tripleOf(subject, a, v), word: word, Open: !InVocabulary(a)}}
+	}
+	switch a {
+	case "email":
+		if m := emailRe.FindString(sent); m != "" {
+			return mk(m)
+		}
+		return nil
+	case "phone":
+		if m := phoneRe.FindString(sent); m != "" {
+			return mk(strings.TrimSpace(m))
+		}
+		return nil
+	}
+	if k < len(ts) && (ts[k].low == "named" || ts[k].low == "called") {
+		k++
+	}
+	// The value runs to the end of the clause: "on Friday", "Dr. Okafor",
+	// "3 May".
+	var vw []string
+	for ; k < len(ts) && len(vw) < 8; k++ {
+		t := ts[k]
+		if t.tag == "." || t.tag == "," || t.tag == ":" || t.low == "and" || t.low == "but" || t.low == "because" || t.low == "since" || t.low == "so" || t.low == "which" || t.low == "now" || t.tag == "WRB" {
+			break
+		}
+		vw = append(vw, t.w)
+	}
+	for len(vw) > 0 && (strings.EqualFold(vw[0], "a") || strings.EqualFold(vw[0], "an") || strings.EqualFold(vw[0], "the")) {
+		vw = vw[1:]
+	}
+	if len(vw) == 0 {
+		return nil
+	}
+	v := strings.Join(vw, " ")
+	v = strings.ReplaceAll(v, " 's", "'s")
+	// An open attribute needs a concrete value: a name, a number, or a
+	// favourite's pick ("my day is great" is no fact).
+	if !known && !strings.HasPrefix(a, "favorite_") {
+		concrete := false
+		for _, t := range ts[k-len(vw) : k] {
+			if t.capital || t.tag == "CD" {
+				concrete = true
+			}
+		}
+		if !concrete {
+			return nil
+		}
+	}
+	return mk(v)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,220 @@
+// Package lifecycle is memproxy's decision core: given a new fact (or a
+// note), the relevant memories already stored, the policy and the time,
+// it says which writes to make — insert, reinforce, supersede, forget,
+// drop — each with its reason. It does no I/O: the background workers
+// fetch the memories, call Decide and apply the writes.
+package lifecycle
+
+import (
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Op is one kind of write.
+type Op string
+
+const (
+	Insert    Op = "insert"
+	Reinforce Op = "reinforce"
+	Supersede Op = "supersede"
+	Forget    Op = "forget"
+	Drop      Op = "drop"
+)
+
+// Write is one write of a decision.
+type Write struct {
+	Op Op
+	// Memory is the new memory (insert) or the existing one the write
+	// touches (reinforce, supersede, forget).
+	Memory *memory.Memory
+	// By is the id of the memory that replaces Memory (supersede).
+	By string
+	// At is when the write takes effect (supersede: the date the new
+	// value became true, the old one's valid_to).
+	At     time.Time
+	Reason string
+}
+
+// Policy is what a decision depends on besides the memories.
+type Policy struct {
+	// DupThreshold: a neighbour at least this similar states the same
+	// thing (reinforce instead of insert).
+	DupThreshold float64
+	// SupersedeThreshold: an open attribute or a free-text note with a
+	// change cue supersedes a neighbour at least this similar.
+	SupersedeThreshold float64
+}
+
+// Candidate is a new memory to reconcile.
+type Candidate struct {
+	// Memory is the memory to insert (id, text, embedding, times set).
+	Memory *memory.Memory
+	// Fact is the extracted fact behind it, nil for a free-text note.
+	Fact *facts.Fact
+	// Change: the statement carries a change cue.
+	Change bool
+}
+
+// Neighbour is a stored memory close to the candidate.
+type Neighbour struct {
+	Memory *memory.Memory
+	Score  float64
+}
+
+// Decide reconciles c with the memories of its slot (every memory of the
+// fact's key, live or not) and its nearest semantic neighbours:
+//
+//   - the same value again (the same triple, or near-identical text)
+//     reinforces the live memory instead of inserting a copy;
+//   - a new value of a single-valued attribute of the vocabulary
+//     supersedes the slot's live values, change cue or not ("I moved to
+//     Lisbon" closes "lives in Berlin");
+//   - a multi-valued attribute accumulates ("I also use Go"), unless the
+//     statement replaces ("I switched to Rust") or ends ("I no longer use
+//     Python") a value;
+//   - an open attribute (outside the vocabulary) supersedes only its own
+//     slot, with a change cue and a close value;
+//   - a free-text note supersedes only a free-text neighbour, with a
+//     change cue and a close vector, never an explicit note and never a
+//     fact of a slot: a change cue alone does not decide.
+func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now time.Time) []Write {
+	m := c.Memory
+	at := m.ValidFrom
+	if at.IsZero() {
+		at = now
+	}
+	for _, n := range near {
+		if n.Memory.Live(now) && normText(n.Memory.Text) == normText(m.Text) {
+			return []Write{{Op: Reinforce, Memory: n.Memory, At: now, Reason: "the same text is stored"}}
+		}
+	}
+	if c.Fact == nil {
+		return decideFree(c, near, p, now, at)
+	}
+	f := c.Fact
+	var live []*memory.Memory
+	for _, old := range slot {
+		if old.ID != m.ID && old.Live(now) {
+			live = append(live, old)
+		}
+	}
+	for _, old := range live {
+		if !opposite(old, f) && sameValue(old, f) && ended(old, f) == f.Ended {
+			return []Write{{Op: Reinforce, Memory: old, At: now, Reason: "the same value of " + f.Key() + " is stored"}}
+		}
+	}
+	var out []Write
+	sup := func(old *memory.Memory, why string) {
+		out = append(out, Write{Op: Supersede, Memory: old, By: m.ID, At: at, Reason: why})
+	}
+	for _, old := range live {
+		same := sameValue(old, f)
+		if opposite(old, f) {
+			// "I no longer like coffee" after "I like coffee".
+			if same {
+				sup(old, f.Key()+" "+f.Value+" contradicts "+old.Key)
+			}
+			continue
+		}
+		switch {
+		case f.Ended:
+			if same {
+				sup(old, f.Key()+" "+f.Value+" ended")
+			}
+		case same && ended(old, f):
+			sup(old, f.Key()+" "+f.Value+" holds again")
+		case f.Open:
+			if c.Change && (old.Embedding == nil || m.Embedding == nil || memory.Cosine(old.Embedding, m.Embedding) >= p.SupersedeThreshold) {
+				sup(old, "open attribute "+f.Key()+" changed")
+			}
+		case !f.Multi:
+			sup(old, "single-valued "+f.Key()+" has a new value")
+		case f.Replace:
+			if f.Prior == "" || valueIn(old, f.Prior) {
+				sup(old, f.Key()+" replaced by "+f.Value)
+			}
+		}
+	}
+	return append([]Write{{Op: Insert, Memory: m, At: now, Reason: insertReason(f, len(out))}}, out...)
+}
+
+func insertReason(f *facts.Fact, superseded int) string {
+	switch {
+	case superseded > 0:
+		return "new value of " + f.Key()
+	case f.Multi:
+		return "another value of " + f.Key()
+	}
+	return "first value of " + f.Key()
+}
+
+func decideFree(c Candidate, near []Neighbour, p Policy, now, at time.Time) []Write {
+	m := c.Memory
+	for _, n := range near {
+		if n.Memory.Live(now) && n.Score >= p.DupThreshold {
+			return []Write{{Op: Reinforce, Memory: n.Memory, At: now, Reason: "a near-identical memory is stored"}}
+		}
+	}
+	ins := Write{Op: Insert, Memory: m, At: now, Reason: "new note"}
+	if !c.Change {
+		return []Write{ins}
+	}
+	for _, n := range near {
+		o := n.Memory
+		if !o.Live(now) || n.Score < p.SupersedeThreshold {
+			continue
+		}
+		// A fact of a slot is changed only through its slot, and an
+		// explicit note only by its own slot or a forget.
+		if o.Key != "" || o.Fact != nil || o.Source == memory.SourceExplicit {
+			continue
+		}
+		if m.Key != "" && o.Key != m.Key {
+			continue
+		}
+		return []Write{ins, {Op: Supersede, Memory: o, By: m.ID, At: at, Reason: "changed note close to this one"}}
+	}
+	return []Write{ins}
+}
+
+// opposite reports whether old is of the attribute contrary to f's
+// (the worker hands both in the slot).
+func opposite(old *memory.Memory, f *facts.Fact) bool {
+	o := facts.Opposite(f.Attribute)
+	return o != "" && facts.NormKey(old.Key) == f.Subject+"."+o
+}
+
+// sameValue reports whether old states f's value.
+func sameValue(old *memory.Memory, f *facts.Fact) bool {
+	if old.Fact != nil {
+		return normText(old.Fact.Value) == normText(f.Value)
+	}
+	return valueIn(old, f.Value)
+}
+
+// valueIn reports whether old's value (its triple, or else its text) is v.
+func valueIn(old *memory.Memory, v string) bool {
+	if old.Fact != nil {
+		return normText(old.Fact.Value) == normText(v)
+	}
+	return strings.Contains(" "+normText(old.Text)+" ", " "+normText(v)+" ")
+}
+
+// ended reports whether old states that its value stopped being true.
+func ended(old *memory.Memory, f *facts.Fact) bool {
+	if old.Fact != nil {
+		return old.Fact.Ended
+	}
+	low := strings.ToLower(old.Text)
+	return strings.Contains(low, "no longer") || strings.Contains(low, "不再")
+}
+
+func normText(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsPunct(r)
+	}), " ")
+}

@@ -1,0 +1,230 @@
+package lifecycle
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/memory"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+var pol = Policy{DupThreshold: 0.9, SupersedeThreshold: 0.5}
+
+// store is a slot store for the tests: the memories written so far.
+type store struct{ ms []*memory.Memory }
+
+// say extracts the facts of s and applies each decision, returning the
+// decisions' ops.
+func (st *store) say(t *testing.T, s string, at time.Time) []Op {
+	t.Helper()
+	var ops []Op
+	for i, f := range facts.Extract(s, facts.Options{At: at}) {
+		m := &memory.Memory{ID: fmt.Sprintf("%s/%d", s, i), Tier: memory.TierSemantic, Text: f.Text, Key: f.Key(),
+			CreatedAt: at, ValidFrom: f.ValidFrom}
+		tr := f.Triple
+		m.Fact = &tr
+		var slot []*memory.Memory
+		for _, o := range st.ms {
+			if facts.NormKey(o.Key) == m.Key {
+				slot = append(slot, o)
+			}
+		}
+		ff := f
+		ws := Decide(Candidate{Memory: m, Fact: &ff, Change: f.Change}, slot, nil, pol, at)
+		for _, w := range ws {
+			ops = append(ops, w.Op)
+			switch w.Op {
+			case Insert:
+				st.ms = append(st.ms, w.Memory)
+			case Supersede:
+				vt := w.At
+				w.Memory.ValidTo, w.Memory.SupersededBy = &vt, w.By
+			}
+		}
+	}
+	return ops
+}
+
+func (st *store) live() []string {
+	var out []string
+	for _, m := range st.ms {
+		if m.Live(t0.AddDate(1, 0, 0)) {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+func has(ops []Op, op Op) bool {
+	for _, o := range ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// contradictions: the second statement replaces the first.
+var contradictions = [][2]string{
+	{"I use Python for everything", "I switched to Rust"},
+	{"I live in Berlin", "I moved to Paris"},
+	{"I live in Berlin", "I moved from Berlin to Lisbon last month."},
+	{"I live in Berlin", "I live in Lisbon"},
+	{"I work at Google", "I now work at Microsoft"},
+	{"I work at Acme", "I quit Acme last week and joined Globex."},
+	{"My name is Bob", "Call me Robert"},
+	{"I'm a teacher", "I'm now a software engineer"},
+	{"I'm vegetarian", "I'm vegan now."},
+	{"My favorite color is blue", "My favorite color is green now"},
+	{"I live in New York", "I relocated to Boston"},
+	{"I use Vim", "I switched to Emacs"},
+	{"I'm 30 years old", "I'm 31 years old"},
+	{"I work as a nurse", "I work as a doctor now"},
+	{"我住在上海", "我搬到北京了"},
+	{"我住在北京", "我上个月从北京搬到上海了"},
+	{"我叫小明", "我的名字是大明"},
+	{"我在腾讯工作", "我现在在阿里巴巴工作"},
+	{"我用Java", "我改用Go了"},
+	{"我今年28岁", "我今年29岁"},
+	{"我最喜欢的颜色是蓝色", "我最喜欢的颜色是绿色"},
+	{"我住在广州", "我已经搬到深圳了"},
+	{"My sister lives in Rome", "My sister moved to Berlin"},
+	{"I use Python", "I no longer use Python"},
+	{"My dentist is Dr. Okafor", "My dentist is now Dr. Lee"},
+}
+
+// additions: the second statement adds to the first.
+var additions = [][2]string{
+	{"I use Python for everything", "I also use Go"},
+	{"I live in Berlin", "My sister moved to Berlin"},
+	{"I like jazz", "I like hiking"},
+	{"I work at Google", "My brother works at Apple"},
+	{"我住在上海", "我妹妹搬到北京了"},
+	{"我喜欢爬山", "我喜欢游泳"},
+	{"我用Python", "我也用Go"},
+	{"I live in Tokyo", "I like ramen"},
+	{"My dentist is Dr. Okafor", "Please remember that my dentist appointment is now on Friday"},
+	{"My dentist is Dr. Okafor", "My dentist is Dr. Lee"}, // open attribute, no change cue
+	{"I have a cat named Luna", "I have a dog named Rex"},
+}
+
+func TestDecideSupersedes(t *testing.T) {
+	for _, p := range contradictions {
+		st := &store{}
+		st.say(t, p[0], t0)
+		first := st.live()
+		if len(first) == 0 {
+			t.Errorf("%q: no fact", p[0])
+			continue
+		}
+		ops := st.say(t, p[1], t0.AddDate(0, 1, 0))
+		if !has(ops, Supersede) {
+			t.Errorf("%q → %q: want supersede, ops %v, live %q", p[0], p[1], ops, st.live())
+		}
+		for _, l := range st.live() {
+			if l == first[0] {
+				t.Errorf("%q → %q: %q still live", p[0], p[1], l)
+			}
+		}
+	}
+}
+
+func TestDecideAccumulates(t *testing.T) {
+	for _, p := range additions {
+		st := &store{}
+		st.say(t, p[0], t0)
+		ops := st.say(t, p[1], t0.AddDate(0, 1, 0))
+		if has(ops, Supersede) {
+			t.Errorf("%q → %q: must not supersede (ops %v)", p[0], p[1], ops)
+		}
+	}
+}
+
+func TestDecideReinforcesRepeats(t *testing.T) {
+	st := &store{}
+	for i, s := range []string{"I live in Lisbon.", "I live in Lisbon", "I'm living in Lisbon now", "I live in Lisbon!"} {
+		ops := st.say(t, s, t0.AddDate(0, 0, i))
+		if i > 0 && (len(ops) != 1 || ops[0] != Reinforce) {
+			t.Errorf("repeat %q: ops %v", s, ops)
+		}
+	}
+	if n := len(st.live()); n != 1 {
+		t.Errorf("live %q", st.live())
+	}
+}
+
+// A switch stated several times each way leaves one live value.
+func TestDecideSwitchBackAndForth(t *testing.T) {
+	st := &store{}
+	say := []string{"I use Python for everything at work", "I mostly use Python", "I use Python daily",
+		"I switched to Rust", "I switched to Rust for all my work projects", "I switched back to Python", "I switched to Rust again"}
+	for i, s := range say {
+		st.say(t, s, t0.AddDate(0, 0, i))
+	}
+	live := st.live()
+	if len(live) != 1 || live[0] != "The user uses Rust." {
+		t.Errorf("live %q", live)
+	}
+}
+
+// Supersede dates the old value's end by when the new one became true.
+func TestDecideSupersedeDate(t *testing.T) {
+	st := &store{}
+	st.say(t, "I live in Berlin", t0)
+	st.say(t, "I moved from Berlin to Lisbon last month.", time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC))
+	old := st.ms[0]
+	if old.ValidTo == nil || old.ValidTo.Format("2006-01-02") != "2026-04-01" {
+		t.Errorf("valid_to %v", old.ValidTo)
+	}
+}
+
+func TestDecideFreeText(t *testing.T) {
+	note := &memory.Memory{ID: "n1", Text: "The user's dentist is Dr. Okafor.", Key: "user.dentist", Source: memory.SourceExplicit, CreatedAt: t0}
+	plain := &memory.Memory{ID: "n2", Text: "Standup is at 9.", Source: memory.SourceExtracted, CreatedAt: t0}
+	near := []Neighbour{{note, 0.8}, {plain, 0.7}}
+	m := &memory.Memory{ID: "new", Text: "Standup is now at 10.", CreatedAt: t0.AddDate(0, 0, 1)}
+	ws := Decide(Candidate{Memory: m, Change: true}, nil, near, pol, m.CreatedAt)
+	if len(ws) != 2 || ws[1].Op != Supersede || ws[1].Memory.ID != "n2" {
+		t.Errorf("free text with a change cue: %+v", ws)
+	}
+	// Without a change cue, or against a keyed or explicit memory, a note
+	// supersedes nothing.
+	ws = Decide(Candidate{Memory: m}, nil, near, pol, m.CreatedAt)
+	if len(ws) != 1 || ws[0].Op != Insert {
+		t.Errorf("no cue: %+v", ws)
+	}
+	ws = Decide(Candidate{Memory: m, Change: true}, nil, near[:1], pol, m.CreatedAt)
+	if len(ws) != 1 || ws[0].Op != Insert {
+		t.Errorf("explicit neighbour: %+v", ws)
+	}
+	ws = Decide(Candidate{Memory: m}, nil, []Neighbour{{plain, 0.95}}, pol, m.CreatedAt)
+	if len(ws) != 1 || ws[0].Op != Reinforce {
+		t.Errorf("near duplicate: %+v", ws)
+	}
+}
+
+func TestDecideOpposites(t *testing.T) {
+	st := &store{}
+	st.say(t, "I like coffee", t0)
+	ms := st.ms
+	// The worker hands in the opposite slot too; the test store matches
+	// by key, so load both by hand.
+	f := facts.Extract("I no longer like coffee, I like tea instead", facts.Options{At: t0})
+	var dis *facts.Fact
+	for i := range f {
+		if f[i].Attribute == "dislikes" {
+			dis = &f[i]
+		}
+	}
+	if dis == nil {
+		t.Fatalf("no dislikes fact: %+v", f)
+	}
+	m := &memory.Memory{ID: "d", Text: dis.Text, Key: dis.Key(), CreatedAt: t0.AddDate(0, 0, 1)}
+	ws := Decide(Candidate{Memory: m, Fact: dis, Change: true}, ms, nil, pol, m.CreatedAt)
+	if !has([]Op{ws[len(ws)-1].Op}, Supersede) {
+		t.Errorf("dislikes coffee after likes coffee: %+v", ws)
+	}
+}

@@ -1,0 +1,270 @@
+package text
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Precision is how exactly a date expression names its time.
+type Precision int
+
+const (
+	Day Precision = iota + 1
+	Weekend
+	Week
+	Month
+	Year
+)
+
+// DateRef is one relative date expression found in a text, resolved.
+type DateRef struct {
+	Start, End int       // byte offsets of the expression
+	Text       string    // the expression as written
+	Date       time.Time // the start of the period it names, in the zone it was resolved in
+	Precision  Precision
+}
+
+// Format writes the resolved date at its precision: "9 Mar 2026", "the
+// weekend of 7 Mar 2026", "the week of 2 Mar 2026", "Feb 2026", "2025".
+func (d DateRef) Format() string {
+	switch d.Precision {
+	case Weekend:
+		return "the weekend of " + d.Date.Format("2 Jan 2006")
+	case Week:
+		return "the week of " + d.Date.Format("2 Jan 2006")
+	case Month:
+		return d.Date.Format("Jan 2006")
+	case Year:
+		return d.Date.Format("2006")
+	}
+	return d.Date.Format("2 Jan 2006")
+}
+
+// In is the date with the preposition the precision takes: "on 9 Mar
+// 2026", "in Feb 2026", "in the week of 2 Mar 2026".
+func (d DateRef) In() string {
+	switch d.Precision {
+	case Day, Weekend:
+		return "on " + d.Format()
+	}
+	return "in " + d.Format()
+}
+
+var numWords = map[string]int{
+	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
+	"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+}
+
+var weekdays = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+	"日": time.Sunday, "天": time.Sunday, "一": time.Monday, "二": time.Tuesday, "三": time.Wednesday,
+	"四": time.Thursday, "五": time.Friday, "六": time.Saturday,
+}
+
+const enNum = `(\d{1,2}|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
+const enDay = `(sunday|monday|tuesday|wednesday|thursday|friday|saturday)`
+
+var (
+	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?))\b`)
+	zhNum    = `(\d{1,2}|[一两二三四五六七八九十])`
+	zhDateRe = regexp.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|后天)|(上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
+)
+
+// hasDateWord is a cheap screen before the regular expressions run.
+func hasDateWord(s string) bool {
+	for _, w := range []string{"yesterday", "today", "tonight", "tomorrow", "night", "morning", "afternoon", "evening",
+		"week", "month", "year", "day", "ago", "天", "晚", "周", "星期", "礼拜", "月", "年",
+		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ResolveDates finds the relative date expressions of s ("yesterday",
+// "last week", "next Friday", "two days ago", "in three weeks", 昨天,
+// 上个月, 下周五, 三天前) and resolves each against at, the moment the
+// text was said, in loc (UTC when nil). Expressions without a fixed
+// reference ("on Friday", "recently") are left alone.
+func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
+	low := lowerASCII(s) // byte offsets stay those of s
+	if !hasDateWord(low) {
+		return nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	at = at.In(loc)
+	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, loc)
+	var out []DateRef
+	for _, m := range enDateRe.FindAllStringSubmatchIndex(low, -1) {
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return low[m[2*i]:m[2*i+1]]
+		}
+		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Precision: Day}
+		switch {
+		case g(1) != "":
+			r.Date = day.AddDate(0, 0, -2)
+		case g(2) != "":
+			r.Date = day.AddDate(0, 0, 2)
+		case g(3) != "", g(4) != "":
+			r.Date = day.AddDate(0, 0, -1)
+		case g(5) != "":
+			r.Date = day
+		case g(6) != "":
+			r.Date = day.AddDate(0, 0, 1)
+		case g(7) != "":
+			r.Date, r.Precision = relative(day, g(7), g(8))
+		case g(9) != "":
+			n := count(g(9))
+			r.Date, r.Precision = shift(day, -n, g(10))
+		case g(11) != "":
+			n := count(g(11))
+			r.Date, r.Precision = shift(day, n, g(12))
+		}
+		out = append(out, r)
+	}
+	for _, m := range zhDateRe.FindAllStringSubmatchIndex(s, -1) {
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return s[m[2*i]:m[2*i+1]]
+		}
+		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Precision: Day}
+		dir := map[string]string{"上": "last", "下": "next", "这": "this", "本": "this"}
+		switch {
+		case g(1) != "":
+			off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2}[g(1)]
+			r.Date = day.AddDate(0, 0, off)
+		case g(2) != "" && g(3) != "":
+			// 下周五 is the Friday of next week, whatever today is.
+			step := map[string]int{"last": -1, "next": 1, "this": 0}[dir[g(2)]]
+			r.Date = weekStart(day).AddDate(0, 0, 7*step+(int(weekdays[g(3)])+6)%7)
+		case g(2) != "":
+			r.Date, r.Precision = relative(day, dir[g(2)], "week")
+		case g(4) != "":
+			r.Date, r.Precision = relative(day, dir[g(4)], "month")
+		case g(5) != "":
+			off := map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1}[g(5)]
+			r.Date, r.Precision = time.Date(day.Year()+off, 1, 1, 0, 0, 0, 0, loc), Year
+		case g(6) != "":
+			n := count(g(6))
+			if g(8) == "前" {
+				n = -n
+			}
+			unit := map[string]string{"天": "day", "周": "week", "星期": "week", "月": "month", "年": "year"}[g(7)]
+			r.Date, r.Precision = shift(day, n, unit)
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func count(w string) int {
+	if n, err := strconv.Atoi(w); err == nil {
+		return n
+	}
+	return numWords[w]
+}
+
+// weekStart is the Monday of d's week.
+func weekStart(d time.Time) time.Time {
+	off := (int(d.Weekday()) + 6) % 7
+	return d.AddDate(0, 0, -off)
+}
+
+func relative(day time.Time, dir, unit string) (time.Time, Precision) {
+	step := map[string]int{"last": -1, "next": 1, "coming": 1, "this": 0}[dir]
+	switch unit {
+	case "week":
+		return weekStart(day).AddDate(0, 0, 7*step), Week
+	case "weekend":
+		sat := weekStart(day).AddDate(0, 0, 5+7*step)
+		if dir == "coming" && sat.Before(day) {
+			sat = sat.AddDate(0, 0, 7)
+		}
+		return sat, Weekend
+	case "month":
+		return time.Date(day.Year(), day.Month()+time.Month(step), 1, 0, 0, 0, 0, day.Location()), Month
+	case "year":
+		return time.Date(day.Year()+step, 1, 1, 0, 0, 0, 0, day.Location()), Year
+	}
+	return weekdayOf(day, dir, weekdays[unit]), Day
+}
+
+// weekdayOf resolves "last Friday" (the most recent one before today),
+// "next Friday" and "this/coming Friday" (the next one after today, or
+// today's date when today is Friday and the word is "this").
+func weekdayOf(day time.Time, dir string, wd time.Weekday) time.Time {
+	diff := (int(wd) - int(day.Weekday()) + 7) % 7
+	switch dir {
+	case "last":
+		back := (int(day.Weekday()) - int(wd) + 7) % 7
+		if back == 0 {
+			back = 7
+		}
+		return day.AddDate(0, 0, -back)
+	case "this":
+		return day.AddDate(0, 0, diff)
+	}
+	if diff == 0 {
+		diff = 7
+	}
+	return day.AddDate(0, 0, diff)
+}
+
+func shift(day time.Time, n int, unit string) (time.Time, Precision) {
+	switch strings.TrimSuffix(unit, "s") {
+	case "week":
+		return day.AddDate(0, 0, 7*n), Day
+	case "month":
+		d := day.AddDate(0, n, 0)
+		return time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, day.Location()), Month
+	case "year":
+		return time.Date(day.Year()+n, 1, 1, 0, 0, 0, 0, day.Location()), Year
+	}
+	return day.AddDate(0, 0, n), Day
+}
+
+// AnnotateDates writes each resolved date after its expression: "I went
+// hiking yesterday" said on 10 Mar 2026 reads "I went hiking yesterday (9
+// Mar 2026)". It returns s unchanged when it names no relative date.
+func AnnotateDates(s string, at time.Time, loc *time.Location) string {
+	refs := ResolveDates(s, at, loc)
+	if len(refs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, r := range refs {
+		if r.Start < last {
+			continue
+		}
+		b.WriteString(s[last:r.End])
+		b.WriteString(" (" + r.Format() + ")")
+		last = r.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}

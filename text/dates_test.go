@@ -1,0 +1,91 @@
+package text
+
+import (
+	"testing"
+	"time"
+)
+
+func TestResolveDates(t *testing.T) {
+	at := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC) // a Tuesday
+	cases := []struct{ in, want string }{
+		{"I went hiking yesterday", "9 Mar 2026"},
+		{"We met last night.", "9 Mar 2026"},
+		{"the day before yesterday it rained", "8 Mar 2026"},
+		{"I fly tomorrow", "11 Mar 2026"},
+		{"I moved last month", "Feb 2026"},
+		{"Last week was busy", "the week of 2 Mar 2026"},
+		{"next Friday is the party", "13 Mar 2026"},
+		{"last Friday we met", "6 Mar 2026"},
+		{"last Tuesday we met", "3 Mar 2026"},
+		{"two days ago I quit", "8 Mar 2026"},
+		{"3 weeks ago", "17 Feb 2026"},
+		{"in two days", "12 Mar 2026"},
+		{"last year I lived in Rome", "2025"},
+		{"a couple of months ago", "Jan 2026"},
+		{"last weekend we hiked", "the weekend of 7 Mar 2026"},
+		{"昨天我去了公园", "9 Mar 2026"},
+		{"我上个月从北京搬到上海了", "Feb 2026"},
+		{"下周五开会", "20 Mar 2026"},
+		{"上周五见过", "6 Mar 2026"},
+		{"去年我在东京", "2025"},
+		{"三天前", "7 Mar 2026"},
+		{"上周很忙", "the week of 2 Mar 2026"},
+	}
+	for _, c := range cases {
+		refs := ResolveDates(c.in, at, nil)
+		if len(refs) != 1 {
+			t.Errorf("%q: %d refs %+v", c.in, len(refs), refs)
+			continue
+		}
+		if got := refs[0].Format(); got != c.want {
+			t.Errorf("%q = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, s := range []string{"I like Fridays", "on Friday", "every day", "the monthly report", "my birthday is in May"} {
+		if refs := ResolveDates(s, at, nil); len(refs) != 0 {
+			t.Errorf("%q resolved %+v", s, refs)
+		}
+	}
+}
+
+func TestResolveDatesZone(t *testing.T) {
+	at := time.Date(2026, 3, 10, 23, 30, 0, 0, time.UTC) // already 11 Mar in Tokyo
+	tokyo := time.FixedZone("JST", 9*3600)
+	if got := ResolveDates("yesterday", at, tokyo)[0].Format(); got != "10 Mar 2026" {
+		t.Errorf("Tokyo yesterday = %s", got)
+	}
+	if got := ResolveDates("yesterday", at, nil)[0].Format(); got != "9 Mar 2026" {
+		t.Errorf("UTC yesterday = %s", got)
+	}
+}
+
+func TestAnnotateDates(t *testing.T) {
+	at := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	got := AnnotateDates("I went hiking yesterday and fly next Friday.", at, nil)
+	if want := "I went hiking yesterday (9 Mar 2026) and fly next Friday (13 Mar 2026)."; got != want {
+		t.Errorf("got %q", got)
+	}
+	if s := "nothing here"; AnnotateDates(s, at, nil) != s {
+		t.Error("changed a text without dates")
+	}
+}
+
+func TestSentencesAndQuestions(t *testing.T) {
+	ss := Sentences("My email is jane.doe@example.com. I paid 3.5 euros! Where do I live?")
+	if len(ss) != 3 || ss[0] != "My email is jane.doe@example.com." {
+		t.Fatalf("Sentences = %q", ss)
+	}
+	if !IsQuestion(ss[2]) || IsQuestion(ss[1]) {
+		t.Error("question detection")
+	}
+	for _, m := range []string{"Where do I live?", "What's my sister's name? Thanks!", "我住在哪里", "Do you remember my dog"} {
+		if !OnlyAsks(m) {
+			t.Errorf("OnlyAsks(%q) = false", m)
+		}
+	}
+	for _, m := range []string{"I live in Lisbon. Where is a good cafe?", "", "Thanks!", "我住在上海。"} {
+		if OnlyAsks(m) {
+			t.Errorf("OnlyAsks(%q) = true", m)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package text
+
+import "strings"
+
+// chatStop are words of conversation about memory itself ("please
+// remember", "the user"): beside the function words they match nearly
+// every note, so overlap measures leave them out. With the CJK function
+// characters.
+var chatStop = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`mine we our been being also really please note remember forget that's i'm i've user user'
+	我 你 的 了 是 在 和 也 都 就 很 吧 吗 呢 啊`) {
+		chatStop[w] = true
+		chatStop[Stem(w)] = true
+	}
+}
+
+// ContentWords are a text's lexical tokens (QueryTerms: lowercased,
+// stemmed, CJK bigrams) without stopwords or memory-talk words: what two
+// texts must share to be about the same thing.
+func ContentWords(s string) []string {
+	var out []string
+	for _, t := range QueryTerms(s) {
+		if stopwords[t] || chatStop[t] {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Coverage is the share of a's content words present in b.
+func Coverage(a, b string) float64 {
+	at := ContentWords(a)
+	if len(at) == 0 {
+		return 0
+	}
+	bs := map[string]bool{}
+	for _, t := range ContentWords(b) {
+		bs[t] = true
+	}
+	n := 0
+	for _, t := range at {
+		if bs[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(at))
+}
