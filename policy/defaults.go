@@ -100,6 +100,7 @@ func Default() *Policy {
 			Redact:        Redact{},
 			UsedThreshold: 0.3,
 			Workers:       16,
+			TimeZone:      "UTC",
 			MaxTurnBytes:  32 << 10,
 		},
 		Consolidation: Consolidation{
