@@ -25,6 +25,7 @@ func Default() *Policy {
 			TrustHeaders:    true,
 			UserHeaders:     []string{"X-OpenWebUI-User-Id", "X-LibreChat-User-Id", "X-User-Id"},
 			SessionMessages: 2,
+			Anonymous:       AnonymousNoMemory,
 		},
 		AB: AB{OffPercent: 0, Unit: "user", OffArmIngests: true},
 		Gate: Gate{

@@ -84,7 +84,18 @@ type Identity struct {
 	// SessionMessages is how many leading messages identify a session when
 	// no X-Memproxy-Session header is sent.
 	SessionMessages int `yaml:"session_messages"`
+	// Anonymous is what a chat request with no credential and no trusted
+	// identity gets: "no_memory" (forwarded, no recall, nothing stored,
+	// X-Memproxy-Reason: anonymous) or "refuse" (401). Such callers never
+	// share one memory.
+	Anonymous string `yaml:"anonymous"`
 }
+
+// Values of identity.anonymous.
+const (
+	AnonymousNoMemory = "no_memory"
+	AnonymousRefuse   = "refuse"
+)
 
 // AB is the A/B assignment.
 type AB struct {

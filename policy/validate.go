@@ -24,6 +24,7 @@ func (p *Policy) Validate() error {
 		rangeInt("server.max_in_flight", p.Server.MaxInFlight, 1, 1000000),
 		cidrs("server.trusted_proxies", p.Server.TrustedProxies),
 		rangeInt("identity.session_messages", p.Identity.SessionMessages, 1, 20),
+		oneOf("identity.anonymous", p.Identity.Anonymous, AnonymousNoMemory, AnonymousRefuse),
 		rangeF("ab.off_percent", p.AB.OffPercent, 0, 100),
 		oneOf("ab.unit", p.AB.Unit, "user", "session"),
 		rangeF("gate.min_score", p.Gate.MinScore, 0, 1),

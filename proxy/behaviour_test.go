@@ -142,6 +142,7 @@ func TestFirstEventBeforeUpstreamFinishes(t *testing.T) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.front.URL+"/v1/chat/completions",
 		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"count"}]}`))
+	req.Header.Set(proxy.HeaderUser, "alice") // an anonymous caller's turn is not captured
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

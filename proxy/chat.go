@@ -45,6 +45,9 @@ func (s *Server) serve(c echo.Context, wf wire) error {
 	if err := checkNamedUser(in, user); err != nil {
 		return err
 	}
+	if err := s.anonymousRule(c.Response().Header(), user); err != nil {
+		return err
+	}
 	ns, ok := ResolveNamespace(r.Header)
 	if !ok {
 		return badRequest(HeaderNamespace, "invalid_header", "invalid "+HeaderNamespace+": must be 1-256 bytes of UTF-8 without control characters")
@@ -140,6 +143,9 @@ func (c *capture) wanted() bool { return c.turn != nil || c.link }
 // arm resolves the A/B arm: the X-Memproxy-Memory override, else the
 // salted hash of the policy's unit.
 func (s *Server) arm(h http.Header, user, session string) (string, error) {
+	if arm, ok := anonymousArm(user); ok {
+		return arm, nil
+	}
 	if v := h.Get(HeaderMemory); v != "" {
 		v = strings.ToLower(strings.TrimSpace(v))
 		if !ValidArm(v) {

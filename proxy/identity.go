@@ -14,7 +14,41 @@ import (
 )
 
 // Anonymous is the user of a request that carries no identity at all.
+// Such requests share nothing: by policy identity.anonymous they get no
+// memory (arm ArmNone) or are refused.
 const Anonymous = "anonymous"
+
+// ArmNone is the arm of a request memproxy cannot tell apart from any
+// other caller's: no recall and nothing stored. It is never assigned by
+// A/B and cannot be asked for with X-Memproxy-Memory.
+const ArmNone = "none"
+
+// HeaderReason says why a request got no memory (ArmNone).
+const HeaderReason = "X-Memproxy-Reason"
+
+// anonymousRule applies identity.anonymous to a request whose user is
+// Anonymous: "refuse" is a 401, "no_memory" marks the response with the
+// reason (the arm is then ArmNone, see anonymousArm).
+func (s *Server) anonymousRule(h http.Header, user string) error {
+	if user != Anonymous {
+		return nil
+	}
+	if s.pol.Identity.Anonymous == policy.AnonymousRefuse {
+		return &APIError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "identity_required",
+			Message: "memproxy cannot tell who is calling: send an API key (Authorization: Bearer), a memproxy client key or, where identity headers are trusted, " + HeaderUser + " (policy identity.anonymous: refuse)"}
+	}
+	h.Set(HeaderReason, "anonymous")
+	return nil
+}
+
+// anonymousArm is ArmNone for an Anonymous user: callers without any
+// identity would otherwise all read and write one shared memory.
+func anonymousArm(user string) (string, bool) {
+	if user == Anonymous {
+		return ArmNone, true
+	}
+	return "", false
+}
 
 // IdentityInput is everything identity resolution looks at.
 type IdentityInput struct {

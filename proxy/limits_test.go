@@ -168,7 +168,9 @@ func TestInFlightCap(t *testing.T) {
 	done := make(chan int, 2)
 	for range 2 {
 		go func() {
-			resp, err := http.Post(h.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+			req, _ := http.NewRequest(http.MethodPost, h.front.URL+"/v1/chat/completions", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer sk-test")
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				done <- 0
 				return

@@ -28,6 +28,7 @@ func TestGracefulShutdownFinishesStream(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/v1/chat/completions",
 		strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("X-Memproxy-User", "alice") // an anonymous caller's turn is not captured
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
