@@ -98,6 +98,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Scopes", s.testScopes)
 	t.Run("DeleteUser", s.testDeleteUser)
 	t.Run("Meta", s.testMeta)
+	t.Run("Closed", s.testClosed)
+	t.Run("ZeroQuery", s.testZeroQuery)
 	t.Run("Isolation", s.testIsolation)
 }
 

@@ -168,6 +168,9 @@ func (s *Store) FindRecall(ctx context.Context, requestID string) (*memory.Recal
 
 // Meta reads an operator setting.
 func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
+	if s.closed.Load() {
+		return "", false, fmt.Errorf("read meta %s: %w", key, memory.ErrClosed)
+	}
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -184,6 +187,9 @@ func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 // read after a conflicting insert is a new statement, so it sees the winner's
 // committed row.
 func (s *Store) SetMetaIfAbsent(ctx context.Context, key, v string) (string, error) {
+	if s.closed.Load() {
+		return "", fmt.Errorf("set meta %s: %w", key, memory.ErrClosed)
+	}
 	res, err := s.db.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, v)
 	if err != nil {
 		return "", fmt.Errorf("set meta %s: %w", key, err)

@@ -108,7 +108,7 @@ type dbtx interface {
 // without a batch on the pool (one statement, atomic alone) or, when
 // several is set, in a transaction of its own. after, when set, runs once
 // fn's writes are committed (at once outside a batch).
-func (s *Store) joined(ctx context.Context, several bool, after func(), fn func(q dbtx) error) error {
+func (s *conn) joined(ctx context.Context, several bool, after func(), fn func(q dbtx) error) error {
 	b, _ := ctx.Value(batchKey{}).(*batch)
 	if b == nil {
 		var err error

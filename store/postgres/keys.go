@@ -13,7 +13,10 @@ import (
 const keyCols = `id, prefix, hash, user_id, allow_named_users, label, created_at, revoked_at`
 
 // CreateKey stores a client key (ID, Hash and CreatedAt set by the caller).
-func (s *Store) CreateKey(ctx context.Context, k *memory.ClientKey) error {
+func (s *keys) CreateKey(ctx context.Context, k *memory.ClientKey) error {
+	if s.closed.Load() {
+		return fmt.Errorf("create key: %w", memory.ErrClosed)
+	}
 	if k == nil || k.ID == "" || k.Hash == "" {
 		return fmt.Errorf("create key: %w: id and hash are required", memory.ErrInvalid)
 	}
@@ -43,7 +46,10 @@ func scanKey(r scanner) (*memory.ClientKey, error) {
 }
 
 // ListKeys returns every key, revoked ones included, newest first.
-func (s *Store) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
+func (s *keys) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("list keys: %w", memory.ErrClosed)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+keyCols+` FROM client_keys ORDER BY created_at DESC, id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
@@ -64,7 +70,10 @@ func (s *Store) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
 }
 
 // RevokeKey sets revoked_at=t.
-func (s *Store) RevokeKey(ctx context.Context, id string, t time.Time) error {
+func (s *keys) RevokeKey(ctx context.Context, id string, t time.Time) error {
+	if s.closed.Load() {
+		return fmt.Errorf("revoke key: %w", memory.ErrClosed)
+	}
 	res, err := s.db.ExecContext(ctx, `UPDATE client_keys SET revoked_at = $2 WHERE id = $1`, id, micro(t))
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
@@ -73,7 +82,10 @@ func (s *Store) RevokeKey(ctx context.Context, id string, t time.Time) error {
 }
 
 // LookupKey finds a key by its hash, revoked or not.
-func (s *Store) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, error) {
+func (s *keys) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("lookup key: %w", memory.ErrClosed)
+	}
 	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyCols+` FROM client_keys WHERE hash = $1`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("lookup key: %w", memory.ErrNotFound)

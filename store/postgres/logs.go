@@ -21,7 +21,7 @@ func limitOr100(n int) int {
 }
 
 // AppendTurn writes one turn to the scope's turn log.
-func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
+func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	if t == nil {
 		return fmt.Errorf("append turn: %w: nil turn", memory.ErrInvalid)
 	}
@@ -62,7 +62,7 @@ func nonNil(v []string) []string {
 }
 
 // Turns pages the scope's turn log oldest first.
-func (s *Store) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
+func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
 	var page memory.Page[*memory.Turn]
 	if err := s.check(sc); err != nil {
 		return page, fmt.Errorf("read turns: %w", err)
@@ -132,7 +132,7 @@ func unmarshalList(b []byte, dst *[]string) error {
 }
 
 // AppendAudit records one mutation and sets e.ID.
-func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
+func (s *logs) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 	if e == nil {
 		return fmt.Errorf("append audit: %w: nil entry", memory.ErrInvalid)
 	}
@@ -157,7 +157,7 @@ func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 const auditCols = `id, user_id, namespace, time, actor, action, memory_id, before, after, detail`
 
 // Audit reads the scope's audit log from since, oldest first.
-func (s *Store) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
+func (s *logs) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("read audit: %w", err)
 	}
@@ -168,7 +168,7 @@ func (s *Store) Audit(ctx context.Context, sc memory.Scope, since time.Time, lim
 	return s.audit(ctx, w, limit)
 }
 
-func (s *Store) audit(ctx context.Context, w *where, limit int) ([]*memory.AuditEntry, error) {
+func (s *logs) audit(ctx context.Context, w *where, limit int) ([]*memory.AuditEntry, error) {
 	cond := "true"
 	if len(w.conds) > 0 {
 		cond = w.String()
@@ -197,7 +197,7 @@ func (s *Store) audit(ctx context.Context, w *where, limit int) ([]*memory.Audit
 
 // AppendRecall stores a request's recall row; a second row for the same
 // request replaces the first.
-func (s *Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
+func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 	if r == nil {
 		return fmt.Errorf("append recall: %w: nil record", memory.ErrInvalid)
 	}
@@ -271,7 +271,7 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 }
 
 // RecallByRequest returns the scope's recall row of a request.
-func (s *Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
+func (s *logs) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("read recall: %w", err)
 	}
@@ -287,7 +287,7 @@ func (s *Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID 
 }
 
 // SetFeedback attaches an app's score to a request's recall row.
-func (s *Store) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
+func (s *logs) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("set feedback: %w", err)
 	}
@@ -300,7 +300,7 @@ func (s *Store) SetFeedback(ctx context.Context, sc memory.Scope, requestID stri
 }
 
 // Threshold returns the scope's adaptive gate threshold.
-func (s *Store) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
+func (s *logs) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
 	if err := s.check(sc); err != nil {
 		return 0, false, fmt.Errorf("gate threshold: %w", err)
 	}
@@ -317,7 +317,7 @@ func (s *Store) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, 
 }
 
 // SetThreshold stores the scope's adaptive gate threshold.
-func (s *Store) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
+func (s *logs) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("set gate threshold: %w", err)
 	}

@@ -217,7 +217,7 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 }
 
 // query runs a memCols query and scans every row.
-func (s *Store) query(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
+func (s *conn) query(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -27,7 +26,9 @@ func (s *Store) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32
 	return s.local.Hybrid(ctx, sc, vec, query, o)
 }
 
-// checkVectorQuery validates a vector search's scope and query vector.
+// checkVectorQuery validates a vector search's scope and query size; a
+// query without direction (zero, not finite) finds nothing, on both
+// stores.
 func (s *Store) checkVectorQuery(sc memory.Scope, vec []float32) error {
 	if err := s.check(sc); err != nil {
 		return err
@@ -35,23 +36,7 @@ func (s *Store) checkVectorQuery(sc memory.Scope, vec []float32) error {
 	if len(vec) != s.opts.Dim {
 		return fmt.Errorf("%w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.opts.Dim)
 	}
-	if !finiteNonZero(vec) {
-		return fmt.Errorf("%w: query vector is zero or not finite", memory.ErrInvalid)
-	}
 	return nil
-}
-
-func finiteNonZero(v []float32) bool {
-	nonZero := false
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-		if x != 0 {
-			nonZero = true
-		}
-	}
-	return nonZero
 }
 
 // countUpTo counts the scope's memories, stopping at bound: as cheap for a

@@ -16,13 +16,17 @@ import (
 )
 
 // Store is a memory.Store and memory.Admin on PostgreSQL with pgvector.
-// It is safe for concurrent use.
+// It is safe for concurrent use. Its concerns are split: conn holds the
+// pool and transactions (joined batches included); logs the turn, audit
+// and recall logs and gate state (logs.go); keys the client keys
+// (keys.go); local the search engine (package search) it feeds.
 type Store struct {
-	db     *sql.DB
+	*conn
+	logs
+	keys
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
 	cols   string // memColsTemplate for this vector type
-	closed atomic.Bool
 
 	// local is the in-process search over this store (search.Feed:
 	// feed.go).
@@ -32,6 +36,18 @@ type Store struct {
 	readDB   *sql.DB
 	readStmt *sql.Stmt
 }
+
+// conn is a store's pool and transactions.
+type conn struct {
+	db     *sql.DB
+	closed atomic.Bool
+}
+
+// logs are the scoped logs and gate state (logs.go).
+type logs struct{ *conn }
+
+// keys are the client keys (keys.go).
+type keys struct{ *conn }
 
 // Interface guards.
 var (
@@ -126,7 +142,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, opts: o}
+	c := &conn{db: db}
+	s := &Store{conn: c, logs: logs{c}, keys: keys{c}, opts: o}
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
@@ -208,7 +225,7 @@ func (s *Store) Close() error {
 }
 
 // check rejects calls on a closed store and invalid scopes.
-func (s *Store) check(sc memory.Scope) error {
+func (s *conn) check(sc memory.Scope) error {
 	if s.closed.Load() {
 		return memory.ErrClosed
 	}
@@ -216,7 +233,7 @@ func (s *Store) check(sc memory.Scope) error {
 }
 
 // inTx runs fn in a transaction, committing when it returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *conn) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

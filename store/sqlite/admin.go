@@ -15,7 +15,7 @@ import (
 func (s *Store) Users(ctx context.Context, limit int, cursor string) (memory.Page[memory.UserInfo], error) {
 	var page memory.Page[memory.UserInfo]
 	if s.closed.Load() {
-		return page, memory.ErrClosed
+		return page, fmt.Errorf("list users: %w", memory.ErrClosed)
 	}
 	after := ""
 	if cursor != "" {
@@ -67,7 +67,7 @@ func (s *Store) Users(ctx context.Context, limit int, cursor string) (memory.Pag
 // Scopes lists every scope holding memories, ordered by user, namespace.
 func (s *Store) Scopes(ctx context.Context) ([]memory.Scope, error) {
 	if s.closed.Load() {
-		return nil, memory.ErrClosed
+		return nil, fmt.Errorf("list scopes: %w", memory.ErrClosed)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT user, namespace FROM memories ORDER BY user, namespace`)
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Store) DeleteUser(ctx context.Context, user, ns string) (memory.DeleteC
 		check.Namespace = memory.DefaultNamespace
 	}
 	if err := s.check(check); err != nil {
-		return c, err
+		return c, fmt.Errorf("delete user: %w", err)
 	}
 	cond, args := "user = ?", []any{user}
 	if ns != "" {
@@ -128,7 +128,7 @@ func (s *Store) DeleteUser(ctx context.Context, user, ns string) (memory.DeleteC
 // not empty), oldest first.
 func (s *Store) AuditAll(ctx context.Context, user string, since time.Time, limit int) ([]*memory.AuditEntry, error) {
 	if s.closed.Load() {
-		return nil, memory.ErrClosed
+		return nil, fmt.Errorf("read audit: %w", memory.ErrClosed)
 	}
 	if limit <= 0 {
 		limit = 100
@@ -150,7 +150,7 @@ func (s *Store) AuditAll(ctx context.Context, user string, since time.Time, limi
 // RecallSince reads recall rows of every scope from since, oldest first.
 func (s *Store) RecallSince(ctx context.Context, since time.Time) ([]*memory.RecallRecord, error) {
 	if s.closed.Load() {
-		return nil, memory.ErrClosed
+		return nil, fmt.Errorf("read recall: %w", memory.ErrClosed)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+recallCols+` FROM recall WHERE time >= ? ORDER BY time, seq`, sinceMicros(since))
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *Store) RecallSince(ctx context.Context, since time.Time) ([]*memory.Rec
 // FindRecall finds a request's latest recall row in any scope.
 func (s *Store) FindRecall(ctx context.Context, requestID string) (*memory.RecallRecord, error) {
 	if s.closed.Load() {
-		return nil, memory.ErrClosed
+		return nil, fmt.Errorf("find recall: %w", memory.ErrClosed)
 	}
 	r, err := scanRecall(s.db.QueryRowContext(ctx, `SELECT `+recallCols+` FROM recall WHERE request_id = ? ORDER BY seq DESC LIMIT 1`, requestID))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -189,7 +189,7 @@ func (s *Store) FindRecall(ctx context.Context, requestID string) (*memory.Recal
 // Meta reads an operator setting.
 func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 	if s.closed.Load() {
-		return "", false, memory.ErrClosed
+		return "", false, fmt.Errorf("read meta %s: %w", key, memory.ErrClosed)
 	}
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)

@@ -21,7 +21,7 @@ import (
 // (the row cache, the search indexes) is applied once the batch committed,
 // before its lock is released.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
-	b := &batch{s: s}
+	b := &batch{s: s.conn}
 	err := s.writeThen(ctx, func(tx *sql.Tx) error {
 		b.tx = tx
 		return fn(context.WithValue(ctx, batchKey{}, b))
@@ -36,7 +36,7 @@ type batchKey struct{}
 
 // batch is an open Batch transaction.
 type batch struct {
-	s     *Store
+	s     *conn
 	tx    *sql.Tx
 	after []func(committed bool) // run when the batch ended
 }
@@ -50,7 +50,7 @@ func (b *batch) end(committed bool) {
 }
 
 // batchOf returns the batch of s that ctx carries, if any.
-func (s *Store) batchOf(ctx context.Context) *batch {
+func (s *conn) batchOf(ctx context.Context) *batch {
 	b, _ := ctx.Value(batchKey{}).(*batch)
 	if b == nil || b.s != s {
 		return nil
@@ -62,7 +62,7 @@ func (s *Store) batchOf(ctx context.Context) *batch {
 // a read made with a batch's context sees the batch's own writes (ingest
 // looks up which of its events a failed insert collided with, and the
 // other row may be one an earlier job wrote in the same batch).
-func (s *Store) batchQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (s *conn) batchQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	b := s.batchOf(ctx)
 	if b == nil {
 		return s.query(ctx, query, args...)
@@ -72,14 +72,14 @@ func (s *Store) batchQuery(ctx context.Context, query string, args ...any) (*sql
 
 // joinWrite runs fn in the batch ctx carries, inside a savepoint, or else
 // in a transaction of its own (write).
-func (s *Store) joinWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *conn) joinWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.joinWriteThen(ctx, fn, nil)
 }
 
 // joinWriteThen is joinWrite, running committed (when not nil) once the
 // write is committed and before the write lock is released: at once
 // without a batch, when the batch commits with one.
-func (s *Store) joinWriteThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
+func (s *conn) joinWriteThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
 	b := s.batchOf(ctx)
 	if b == nil {
 		return s.writeThen(ctx, fn, committed)

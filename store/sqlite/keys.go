@@ -30,7 +30,7 @@ CREATE TABLE client_keys (
 const keyCols = `id, prefix, hash, user, allow_named_users, label, created_at, revoked_at`
 
 // CreateKey stores a client key (ID, Hash and CreatedAt set by the caller).
-func (s *Store) CreateKey(ctx context.Context, k *memory.ClientKey) error {
+func (s *keys) CreateKey(ctx context.Context, k *memory.ClientKey) error {
 	if s.closed.Load() {
 		return fmt.Errorf("create key: %w", memory.ErrClosed)
 	}
@@ -67,7 +67,7 @@ func scanKey(r scanner) (*memory.ClientKey, error) {
 }
 
 // ListKeys returns every key, revoked ones included, newest first.
-func (s *Store) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
+func (s *keys) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
 	if s.closed.Load() {
 		return nil, fmt.Errorf("list keys: %w", memory.ErrClosed)
 	}
@@ -91,7 +91,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
 }
 
 // RevokeKey sets revoked_at=t; ErrNotFound when no key has the id.
-func (s *Store) RevokeKey(ctx context.Context, id string, t time.Time) error {
+func (s *keys) RevokeKey(ctx context.Context, id string, t time.Time) error {
 	if s.closed.Load() {
 		return fmt.Errorf("revoke key: %w", memory.ErrClosed)
 	}
@@ -114,7 +114,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string, t time.Time) error {
 }
 
 // LookupKey finds a key by its hash, revoked or not.
-func (s *Store) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, error) {
+func (s *keys) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, error) {
 	if s.closed.Load() {
 		return nil, fmt.Errorf("lookup key: %w", memory.ErrClosed)
 	}

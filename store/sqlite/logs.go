@@ -13,12 +13,12 @@ import (
 )
 
 // AppendTurn adds a turn to its scope's log.
-func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
+func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	if t == nil {
 		return fmt.Errorf("append turn: %w: nil turn", memory.ErrInvalid)
 	}
 	if err := s.check(t.Scope); err != nil {
-		return err
+		return fmt.Errorf("append turn: %w", err)
 	}
 	if t.Time.IsZero() {
 		t.Time = time.Now().UTC()
@@ -39,10 +39,10 @@ func (s *Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
 }
 
 // Turns pages the scope's turn log, oldest first.
-func (s *Store) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
+func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
 	var page memory.Page[*memory.Turn]
 	if err := s.check(sc); err != nil {
-		return page, err
+		return page, fmt.Errorf("read turns: %w", err)
 	}
 	q := `SELECT seq, time, data FROM turns WHERE user = ? AND namespace = ?`
 	args := []any{sc.User, sc.Namespace}
@@ -101,12 +101,12 @@ func (s *Store) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter)
 }
 
 // AppendAudit records a mutation; it sets e.ID (and e.Time when zero).
-func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
+func (s *logs) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 	if e == nil {
 		return fmt.Errorf("append audit: %w: nil entry", memory.ErrInvalid)
 	}
 	if err := s.check(e.Scope); err != nil {
-		return err
+		return fmt.Errorf("append audit: %w", err)
 	}
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -130,9 +130,9 @@ func (s *Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 const auditCols = `seq, user, namespace, time, actor, action, memory_id, before, after, detail`
 
 // Audit reads the scope's audit log from since, oldest first.
-func (s *Store) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
+func (s *logs) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
 	if err := s.check(sc); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read audit: %w", err)
 	}
 	if limit <= 0 {
 		limit = 100
@@ -173,12 +173,12 @@ func scanAudit(rows *sql.Rows) ([]*memory.AuditEntry, error) {
 }
 
 // AppendRecall records one request's recall.
-func (s *Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
+func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 	if r == nil {
 		return fmt.Errorf("append recall: %w: nil record", memory.ErrInvalid)
 	}
 	if err := s.check(r.Scope); err != nil {
-		return err
+		return fmt.Errorf("append recall: %w", err)
 	}
 	if r.Time.IsZero() {
 		r.Time = time.Now().UTC()
@@ -226,9 +226,9 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 }
 
 // RecallByRequest returns the latest recall row of a request in the scope.
-func (s *Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
+func (s *logs) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
 	if err := s.check(sc); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read recall: %w", err)
 	}
 	r, err := scanRecall(s.db.QueryRowContext(ctx, `SELECT `+recallCols+` FROM recall WHERE user = ? AND namespace = ? AND request_id = ?
 		ORDER BY seq DESC LIMIT 1`, sc.User, sc.Namespace, requestID))
@@ -242,9 +242,9 @@ func (s *Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID 
 }
 
 // SetFeedback attaches an app's score to a request's recall rows.
-func (s *Store) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
+func (s *logs) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("set feedback: %w", err)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE recall SET feedback = ? WHERE user = ? AND namespace = ? AND request_id = ?`,
@@ -264,9 +264,9 @@ func (s *Store) SetFeedback(ctx context.Context, sc memory.Scope, requestID stri
 }
 
 // Threshold returns the adaptive gate's stored threshold for the scope.
-func (s *Store) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
+func (s *logs) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
 	if err := s.check(sc); err != nil {
-		return 0, false, err
+		return 0, false, fmt.Errorf("gate threshold: %w", err)
 	}
 	var v float64
 	err := s.db.QueryRowContext(ctx, `SELECT threshold FROM gate_state WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace).Scan(&v)
@@ -280,9 +280,9 @@ func (s *Store) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, 
 }
 
 // SetThreshold stores the scope's gate threshold.
-func (s *Store) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
+func (s *logs) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("set gate threshold: %w", err)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO gate_state (user, namespace, threshold) VALUES (?, ?, ?)

@@ -56,7 +56,7 @@ const insertMemorySQL = `INSERT INTO memories (` + memCols + `)
 // carries): all or none.
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("insert memories: %w", err)
 	}
 	now := time.Now().UTC()
 	for _, m := range ms {
@@ -102,7 +102,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 // Update rewrites every mutable field of m (all but id, scope, created_at).
 func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("update memory: %w", err)
 	}
 	if m == nil || m.ID == "" {
 		return fmt.Errorf("update memory: %w: no id", memory.ErrInvalid)
@@ -150,7 +150,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 // Get returns one memory of the scope.
 func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Memory, error) {
 	if err := s.check(sc); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("get memory: %w", err)
 	}
 	row := s.queryRow(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
 		sc.User, sc.Namespace, id)
@@ -169,7 +169,7 @@ func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Me
 // uncommitted rows included.
 func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*memory.Memory, error) {
 	if err := s.check(sc); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("get memories: %w", err)
 	}
 	found, err := s.getMany(ctx, sc, ids)
 	if err != nil {
@@ -222,7 +222,7 @@ func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, co
 func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) (memory.Page[*memory.Memory], error) {
 	var page memory.Page[*memory.Memory]
 	if err := s.check(sc); err != nil {
-		return page, err
+		return page, fmt.Errorf("list memories: %w", err)
 	}
 	where := []string{"user = ?", "namespace = ?"}
 	args := []any{sc.User, sc.Namespace}
@@ -320,7 +320,7 @@ func collect(rows *sql.Rows) ([]*memory.Memory, error) {
 // History returns every memory of the key, oldest first.
 func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
 	if err := s.check(sc); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("memory history: %w", err)
 	}
 	if key == "" {
 		return nil, nil
@@ -340,7 +340,7 @@ func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*me
 // Delete removes one memory.
 func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("delete memory: %w", err)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var seq int64
@@ -361,7 +361,7 @@ func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 // Supersede marks oldID replaced by newID at t.
 func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("supersede memory: %w", err)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE memories SET valid_to = ?, superseded_by = ? WHERE +user = ? AND +namespace = ? AND id = ?`,
@@ -406,7 +406,7 @@ func (s *Store) updateTx(ctx context.Context, tx *sql.Tx, sc memory.Scope, ids [
 // moved backwards by a late, older touch).
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("touch memories: %w", err)
 	}
 	if len(ids) == 0 {
 		return nil
@@ -432,7 +432,7 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 // MarkConsolidated sets consolidated_at=t on the ids.
 func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("mark consolidated: %w", err)
 	}
 	if err := s.updateMany(ctx, sc, ids, `consolidated_at = ?`, micros(t)); err != nil {
 		return fmt.Errorf("mark consolidated: %w", err)
@@ -444,7 +444,7 @@ func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []str
 // Archive takes the ids out of recall at t.
 func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("archive memories: %w", err)
 	}
 	if err := s.updateMany(ctx, sc, ids, `archived_at = ?`, micros(t)); err != nil {
 		return fmt.Errorf("archive memories: %w", err)
@@ -456,7 +456,7 @@ func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t ti
 // Restore brings archived ids back.
 func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) error {
 	if err := s.check(sc); err != nil {
-		return err
+		return fmt.Errorf("restore memories: %w", err)
 	}
 	if err := s.updateMany(ctx, sc, ids, `archived_at = NULL`); err != nil {
 		return fmt.Errorf("restore memories: %w", err)
@@ -468,7 +468,7 @@ func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) erro
 // Purge deletes memories archived before t or expired before t.
 func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (int, error) {
 	if err := s.check(sc); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("purge memories: %w", err)
 	}
 	var ids []string
 	err := s.write(ctx, func(tx *sql.Tx) error {

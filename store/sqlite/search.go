@@ -34,7 +34,7 @@ func (s *Store) IndexStats() IndexStats { return s.idx.Stats() }
 // ranked in process (package search).
 func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions) ([]memory.Candidate, error) {
 	if err := s.checkVector(sc, vec); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	return s.idx.Vector(ctx, sc, vec, o)
 }
@@ -43,7 +43,7 @@ func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 // (search.Engine.Lexical).
 func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
 	if err := s.check(sc); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lexical search: %w", err)
 	}
 	return s.idx.Lexical(ctx, sc, query, o)
 }
@@ -51,17 +51,19 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 // HybridSearch runs VectorSearch, then LexicalSearch (memory.HybridSearcher).
 func (s *Store) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32, query string, o memory.SearchOptions) (byVector, byText []memory.Candidate, err error) {
 	if err := s.checkVector(sc, vec); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("hybrid search: %w", err)
 	}
 	return s.idx.Hybrid(ctx, sc, vec, query, o)
 }
 
+// checkVector validates a vector search's scope and query size; a query
+// without direction (zero, not finite) finds nothing, on both stores.
 func (s *Store) checkVector(sc memory.Scope, vec []float32) error {
 	if err := s.check(sc); err != nil {
 		return err
 	}
 	if len(vec) != s.dim {
-		return fmt.Errorf("vector search: %w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.dim)
+		return fmt.Errorf("%w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.dim)
 	}
 	return nil
 }

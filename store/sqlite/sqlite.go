@@ -29,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/memproxy/memproxy/internal/sqlitestmt"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
 
@@ -47,22 +48,39 @@ const MaxOpenConns = 4
 // busyTimeoutMs is how long a connection waits for another writer.
 const busyTimeoutMs = 10000
 
-// Store is the SQLite memory store. It is safe for concurrent use.
+// Store is the SQLite memory store. It is safe for concurrent use. Its
+// concerns are split: conn holds the pool, the statement cache and the
+// write transactions; logs the turn, audit and recall logs and gate
+// state (logs.go); keys the client keys (keys.go); search the engine
+// (package search) it feeds.
 type Store struct {
+	*conn
+	logs
+	keys
+	dim   int
+	model string
+
+	// idx is the in-process search over this store.
+	idx *search.Engine
+}
+
+// conn is a store's pool, statement cache and write transactions.
+type conn struct {
 	db     *sql.DB
-	dim    int
-	model  string
 	closed atomic.Bool
 
 	// writeMu serialises this process's write transactions, which is
 	// cheaper than letting SQLite's busy handler poll.
 	writeMu sync.Mutex
 
-	// idx is the in-process search over this store.
-	idx *search.Engine
-
 	stmts stmtCache
 }
+
+// logs are the scoped logs and gate state (logs.go).
+type logs struct{ *conn }
+
+// keys are the client keys (keys.go).
+type keys struct{ *conn }
 
 // dsn builds the connection string with the pragmas every connection needs.
 func dsn(path string, txlock string) string {
@@ -108,7 +126,7 @@ func OpenRiverDB(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open river sqlite %s: %w", path, err)
 	}
-	db := sql.OpenDB(cachingConnector{base})
+	db := sql.OpenDB(sqlitestmt.Connector{Connector: base})
 	db.SetMaxOpenConns(1)
 	if err := db.Ping(); err != nil {
 		db.Close()
@@ -134,7 +152,8 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dim: opts.Dim, model: opts.Model}
+	c := &conn{db: db}
+	s := &Store{conn: c, logs: logs{c}, keys: keys{c}, dim: opts.Dim, model: opts.Model}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
@@ -186,7 +205,7 @@ func (s *Store) Close() error {
 }
 
 // check guards every scoped call: the store is open and the scope valid.
-func (s *Store) check(sc memory.Scope) error {
+func (s *conn) check(sc memory.Scope) error {
 	if s.closed.Load() {
 		return memory.ErrClosed
 	}
@@ -194,13 +213,13 @@ func (s *Store) check(sc memory.Scope) error {
 }
 
 // write runs fn in one IMMEDIATE transaction under the write lock.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *conn) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.writeThen(ctx, fn, nil)
 }
 
 // writeThen is write, running committed (when not nil) after the commit
 // and before the write lock is released.
-func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
+func (s *conn) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
 	if s.closed.Load() {
 		return memory.ErrClosed
 	}

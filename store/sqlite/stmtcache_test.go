@@ -32,7 +32,7 @@ func TestRiverPoolStatementCache(t *testing.T) {
 		}
 		defer conn.Close()
 		if err := conn.Raw(func(dc any) error {
-			n = len(dc.(*cachingConn).stmts)
+			n = dc.(interface{ Cached() int }).Cached()
 			return nil
 		}); err != nil {
 			t.Fatal(err)

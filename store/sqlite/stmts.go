@@ -21,7 +21,7 @@ type stmtCache struct {
 
 // stmt returns the prepared form of query, or nil when the cache is full
 // (the caller then runs the query unprepared).
-func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+func (s *conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	c := &s.stmts
 	c.mu.Lock()
 	st, ok := c.m[query]
@@ -52,7 +52,7 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // query runs a read through the statement cache.
-func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (s *conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 }
 
 // queryRow is query for one row.
-func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+func (s *conn) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := s.stmt(ctx, query)
 	if err != nil || st == nil {
 		return s.db.QueryRowContext(ctx, query, args...)
@@ -73,7 +73,7 @@ func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Ro
 }
 
 // txExec runs a write inside tx through the statement cache.
-func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+func (s *conn) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...an
 // cached statement prepared on each pooled connection, so a transaction
 // on a connection that ran it before parses nothing. Close it after use
 // (closing a bound statement leaves the cached one prepared).
-func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+func (s *conn) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 }
 
 // closeStmts releases every cached statement.
-func (s *Store) closeStmts() {
+func (s *conn) closeStmts() {
 	c := &s.stmts
 	c.mu.Lock()
 	defer c.mu.Unlock()

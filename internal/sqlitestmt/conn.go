@@ -1,4 +1,7 @@
-package sqlite
+// Package sqlitestmt keeps each SQLite connection's prepared statements
+// by SQL text, for pools whose user does not prepare its queries (River's
+// SQLite driver).
+package sqlitestmt
 
 import (
 	"context"
@@ -10,18 +13,18 @@ import (
 // River's SQLite driver runs every query through database/sql without
 // preparing it, so modernc parses the same few statements (fetch a batch
 // of jobs, complete a job, count jobs) again on every call: a fifth of the
-// CPU of live ingest, where each turn is a job. cachingConnector wraps
-// modernc's connector (sqlite.NewConnector exists for such wrappers) so each
+// CPU of live ingest, where each turn is a job. Connector wraps modernc's
+// connector (sqlite.NewConnector exists for such wrappers) so each
 // connection keeps its prepared statements by SQL text and runs a query
-// through the cached one. It is used for River's pool only: the store's own
-// pool prepares its statements itself (stmts.go).
-type cachingConnector struct{ driver.Connector }
+// through the cached one. It is used for River's pool only: the store's
+// own pool prepares its statements itself (store/sqlite/stmts.go).
+type Connector struct{ driver.Connector }
 
 // maxConnStmts bounds a connection's cache; River uses a few dozen
 // statement texts. Past the bound, queries run unprepared as before.
 const maxConnStmts = 256
 
-func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+func (c Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -177,3 +180,6 @@ func (r *cachedRows) NextResultSet() error {
 	}
 	return io.EOF
 }
+
+// Cached is how many statements the connection keeps prepared.
+func (c *cachingConn) Cached() int { return len(c.stmts) }
