@@ -120,15 +120,18 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	// for its own reason) but carries nothing worth keeping either —
 	// unless the reply does: "Hey! How have you been?" answered by "Swamped:
 	// the kids, and I start the new job Monday" is worth an event.
-	// A round without user text (a tool result fed back, a reply alone)
-	// is no event: nothing was said.
-	if strings.TrimSpace(t.User) == "" {
+	// A chat round without user text is a tool result fed back: nothing
+	// was said, no event. An imported turn without user text is history
+	// the operator handed over (the other party's words) and is kept when
+	// informative.
+	empty := strings.TrimSpace(t.User) == ""
+	if empty && t.Arm != importArm {
 		q.met.dropped.WithLabelValues("empty").Inc()
 		return nil
 	}
-	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting) &&
+	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || empty) &&
 		Informativeness(t.Assistant) < keepReplyValue {
-		q.met.dropped.WithLabelValues(class).Inc()
+		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
 	}
 	if t.Session != "" {
@@ -149,6 +152,9 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	b.events = append(b.events, q.eventMemory(t))
 	return nil
 }
+
+// importArm marks turns that came in through the admin turn import.
+const importArm = "import"
 
 // keepReplyValue is the Informativeness a reply needs for a turn whose
 // user message is noise, a greeting or empty to be kept as an event.
