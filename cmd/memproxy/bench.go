@@ -51,6 +51,7 @@ type overheadOpts struct {
 	PolicyFile  string
 	Stream      bool
 	LagLimit    time.Duration
+	CPUProfile  string
 }
 
 func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Writer) (*overheadOpts, error) {
@@ -73,6 +74,7 @@ func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Wri
 	fs.StringVar(&o.PolicyFile, "policy", getenv("MEMPROXY_POLICY"), "policy file (MEMPROXY_POLICY; default ./policy.yaml if present, else built-in defaults)")
 	fs.BoolVar(&o.Stream, "stream", false, "streamed requests (the figures are to the last byte)")
 	fs.DurationVar(&o.LagLimit, "lag-limit", 2*time.Minute, "longest wait for the background queue to empty after the run")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured rounds (the whole process: clients, server, background) to this file; {store} in the name is replaced by the store")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -229,6 +230,17 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 
 	fmt.Fprintf(log, "bench overhead: %s: %d rounds × %d APIs × %d paths, %v each…\n", store, o.Rounds, len(apis), len(paths), seg.Round(time.Millisecond))
 	ingested0 := a.Queue.IngestedTurns()
+	if o.CPUProfile != "" {
+		f, err := os.Create(strings.ReplaceAll(o.CPUProfile, "{store}", store))
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	for r := range o.Rounds {
 		for _, api := range apis {
 			rs := rows[api.Name]
