@@ -87,7 +87,7 @@ func TestBenchOverheadTiny(t *testing.T) {
 		}
 	}
 	text := stdout.String()
-	for _, want := range []string{"store sqlite", "store postgres", "added p50", "memproxy, ordinary, on", "bare reverse proxy (floor)", "ingest:", "gate-skip added p50 against chat's: responses"} {
+	for _, want := range []string{"store sqlite", "store postgres", "added p50", "memproxy, ordinary, on", "bare reverse proxy (floor)", "ingest:", "gate-skip added p50 by API: chat"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
