@@ -82,6 +82,15 @@ type Config struct {
 	// admin mutation (namespace "" means every namespace of the user);
 	// nil means none.
 	Invalidator Invalidator
+	// Fence is told, before a whole user is deleted, to drop what that
+	// user's in-flight requests would store; nil means none.
+	Fence UserFence
+}
+
+// UserFence stops a user's in-flight requests from storing anything
+// (*proxy.Server implements it).
+type UserFence interface {
+	FenceUser(user string)
 }
 
 // Invalidator is told that a scope's memories changed outside the request

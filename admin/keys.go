@@ -19,7 +19,10 @@ import (
 	"github.com/memproxy/memproxy/proxy"
 )
 
-var _ proxy.Authenticator = (*Authenticator)(nil)
+var (
+	_ proxy.Authenticator       = (*Authenticator)(nil)
+	_ proxy.ClientKeyRecognizer = (*Authenticator)(nil)
+)
 
 // KeyPrefix starts every memproxy client key, so a leaked one is
 // recognisable (secret scanners) and never mistaken for an upstream key.
@@ -104,6 +107,13 @@ func (au *Authenticator) Authenticate(ctx context.Context, token string) (user s
 		return "", false, false, nil
 	}
 	return ck.k.User, ck.k.AllowNamedUsers, true, nil
+}
+
+// IsClientKey reports that token is in the memproxy client key format
+// (proxy.ClientKeyRecognizer): a revoked one is then refused, not
+// forwarded upstream.
+func (au *Authenticator) IsClientKey(token string) bool {
+	return au != nil && strings.HasPrefix(token, KeyPrefix)
 }
 
 // forget drops cached lookups so a revocation applies at once here.

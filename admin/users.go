@@ -36,6 +36,34 @@ func (a *API) listUsers(c echo.Context) error {
 type forgetCounts struct {
 	memory.DeleteCounts
 	Jobs int `json:"jobs"`
+	// Keys is how many client keys bound to the user were revoked.
+	Keys int `json:"keys_revoked"`
+}
+
+// revokeUserKeys revokes every live client key bound to user (a key that
+// may name users belongs to an app, not to one user, and stays).
+func (a *API) revokeUserKeys(ctx context.Context, user string) (int, error) {
+	if a.cfg.Keys == nil {
+		return 0, nil
+	}
+	ks, err := a.cfg.Keys.ListKeys(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("list keys: %w", err)
+	}
+	now, n := a.now().UTC(), 0
+	for _, k := range ks {
+		if k.User != user || k.RevokedAt != nil {
+			continue
+		}
+		if err := a.cfg.Keys.RevokeKey(ctx, k.ID, now); err != nil {
+			return n, fmt.Errorf("revoke key %s: %w", k.ID, err)
+		}
+		n++
+	}
+	if a.auth != nil {
+		a.auth.forget()
+	}
+	return n, nil
 }
 
 // forgetWait bounds how long forget-user waits for the user's running jobs.
@@ -59,6 +87,18 @@ func (a *API) forgetUser(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	var out forgetCounts
+	if ns == "" {
+		// The whole user: first stop what could write for them again — the
+		// requests in flight on this replica and their client keys.
+		if a.cfg.Fence != nil {
+			a.cfg.Fence.FenceUser(user)
+		}
+		n, err := a.revokeUserKeys(ctx, user)
+		if err != nil {
+			return err
+		}
+		out.Keys = n
+	}
 	for pass := 0; pass < 3; pass++ {
 		running := 0
 		if a.cfg.Queue != nil {

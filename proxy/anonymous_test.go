@@ -1,12 +1,15 @@
 package proxy_test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
 )
@@ -68,5 +71,41 @@ func TestAnonymousRefusedByPolicy(t *testing.T) {
 	}
 	if resp, _ := h.post(t, `{"model":"m","messages":[{"role":"user","content":"hello there"}]}`, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("keyed caller: %d", resp.StatusCode)
+	}
+}
+
+// TestFenceDropsInFlightTurns: a user deleted while their stream runs gets
+// the whole reply, but the turn is not stored; their next request is.
+func TestFenceDropsInFlightTurns(t *testing.T) {
+	h := newHarness(t)
+	hold := make(chan struct{})
+	h.fake.Push(fakeupstream.Reply{Content: "one two three", Hold: hold})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.front.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"my locker is 12"}]}`))
+	req.Header.Set(proxy.HeaderUser, "carol")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(resp.Body)
+	if _, err := readEvent(br); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.FenceUser("carol") // forget-user starts while the stream runs
+	close(hold)
+	rest, _ := io.ReadAll(br)
+	resp.Body.Close()
+	if !strings.Contains(string(rest), "[DONE]") {
+		t.Fatalf("reply cut: %q", rest)
+	}
+	if n := len(h.sink.Turns()); n != 0 {
+		t.Fatalf("%d turns of a deleted user stored", n)
+	}
+	if m := h.metric(t, "memproxy_turn_capture_failures_total"); m != "memproxy_turn_capture_failures_total 0" {
+		t.Errorf("a fenced turn counted as a capture failure: %q", m)
+	}
+	h.post(t, `{"model":"m","messages":[{"role":"user","content":"my locker is 14 now"}]}`, map[string]string{proxy.HeaderUser: "carol"})
+	if tr := h.sink.wait(t); tr.Scope.User != "carol" {
+		t.Errorf("a request after the delete must be stored: %+v", tr)
 	}
 }

@@ -36,7 +36,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return &APIError{Status: http.StatusServiceUnavailable, Message: "cannot check the client key right now", Type: "server_error", Code: "auth_unavailable", Err: err}
 		}
 		if !ok {
-			if own {
+			if own || isClientKey(s.cfg.Authenticator, tok) {
 				return unauthorized("invalid memproxy client key")
 			}
 			return next(c)
@@ -53,4 +53,17 @@ func unauthorized(msg string) *APIError {
 func keyAuthOf(c echo.Context) keyAuth {
 	k, _ := c.Get(keyAuthCtx).(keyAuth)
 	return k
+}
+
+// ClientKeyRecognizer is an Authenticator that can tell its own key format
+// from an upstream key. A token in that format that is not a live key (a
+// revoked key, the key of a deleted user) is refused with 401 rather than
+// forwarded as if it were an upstream key.
+type ClientKeyRecognizer interface {
+	IsClientKey(token string) bool
+}
+
+func isClientKey(a Authenticator, tok string) bool {
+	r, ok := a.(ClientKeyRecognizer)
+	return ok && r.IsClientKey(tok)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -227,13 +229,21 @@ func cutText(s string, n int) (string, bool) {
 // cappedSink caps what one turn hands the queue (policy
 // ingest.max_turn_bytes): the user text and the reply are cut and the
 // turn marked truncated, so a pasted document is not stored, embedded
-// and extracted whole.
+// and extracted whole. It also drops the turn of a request that began
+// before its user was deleted (FenceUser).
 type cappedSink struct {
 	TurnSink
-	max int
+	max   int
+	fence *fences
+	log   *slog.Logger
 }
 
 func (c cappedSink) Enqueue(ctx context.Context, t *memory.Turn) error {
+	if c.fence.fenced(ctx, t.Scope.User) {
+		// Deliberate, not a capture failure.
+		c.log.Info("turn dropped: its user was deleted while the request ran", "request_id", t.RequestID)
+		return nil
+	}
 	var cu, ca bool
 	t.User, cu = cutText(t.User, c.max)
 	t.Assistant, ca = cutText(t.Assistant, c.max)
@@ -300,4 +310,57 @@ func checkDepth(body []byte) error {
 		}
 	}
 	return nil
+}
+
+// fences remembers when users were deleted on this replica, so requests
+// in flight at that moment store nothing afterwards. Entries live as
+// long as a request may (they are few: one per deleted user).
+type fences struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+type startKey struct{}
+
+// withStart records when a request began, for fenced.
+func withStart(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, startKey{}, t)
+}
+
+func (f *fences) set(user string, t time.Time, keep time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.at == nil {
+		f.at = map[string]time.Time{}
+	}
+	for u, at := range f.at {
+		if t.Sub(at) > keep {
+			delete(f.at, u)
+		}
+	}
+	f.at[user] = t
+}
+
+// fenced reports that user was deleted after the request of ctx began.
+func (f *fences) fenced(ctx context.Context, user string) bool {
+	if f == nil {
+		return false
+	}
+	start, ok := ctx.Value(startKey{}).(time.Time)
+	if !ok {
+		return false
+	}
+	f.mu.Lock()
+	at, hit := f.at[user]
+	f.mu.Unlock()
+	return hit && !start.After(at)
+}
+
+// FenceUser tells the proxy that user is being deleted: the requests of
+// that user in flight now store nothing (their turns are dropped when
+// they finish; the client still gets its reply). The management API's
+// forget-user calls it before it deletes.
+func (s *Server) FenceUser(user string) {
+	keep := s.pol.Server.FirstByteTimeout.D() + s.pol.Server.ShutdownTimeout.D() + time.Hour
+	s.fence.set(user, time.Now(), keep)
 }

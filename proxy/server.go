@@ -34,6 +34,7 @@ type Server struct {
 	rp        *httputil.ReverseProxy
 	met       *metrics
 	limits    *limits
+	fence     fences
 	gatherer  prometheus.Gatherer
 	now       func() time.Time
 	e         *echo.Echo
@@ -49,15 +50,15 @@ func New(cfg Config) (*Server, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	s := &Server{cfg: cfg, upstream: u}
 	s.pol = cmp.Or(cfg.Policy, policy.Default())
+	s.log = cmp.Or(cfg.Logger, slog.Default())
 	if n := s.pol.Ingest.MaxTurnBytes; n > 0 {
 		if cfg.Sink != nil {
-			s.cfg.Sink = cappedSink{cfg.Sink, n}
+			s.cfg.Sink = cappedSink{TurnSink: cfg.Sink, max: n, fence: &s.fence, log: s.log}
 		}
 		if cfg.Rewriter != nil {
 			s.cfg.Rewriter = cappedRewriter{cfg.Rewriter, n}
 		}
 	}
-	s.log = cmp.Or(cfg.Logger, slog.Default())
 	s.now = cfg.Clock
 	if s.now == nil {
 		s.now = time.Now
@@ -155,6 +156,8 @@ func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := newRequestID()
 		c.Set("request_id", id)
+		r := c.Request()
+		c.SetRequest(r.WithContext(withStart(r.Context(), time.Now())))
 		c.Response().Header().Set(HeaderRequestID, id)
 		return next(c)
 	}

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -177,7 +178,9 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 
 	// Client keys need the backend's key table.
 	keys, _ := a.Store.(memory.KeyStore)
+	fence := &proxyFence{}
 	a.Admin = admin.New(admin.Config{
+		Fence: fence,
 		Token: o.AdminToken, Store: a.Store, Keys: keys, Queue: q,
 		Searcher: a.Recaller, Embedder: a.Embedder, Policy: o.Policy, Logger: o.Logger,
 		Clock: o.Clock, OpenFeedback: o.Policy.Identity.TrustHeaders, Invalidator: a.Hook,
@@ -198,6 +201,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 	a.Admin.Mount(p.Echo())
 	a.Proxy = p
+	fence.p.Store(p)
 	return a, nil
 }
 
@@ -285,6 +289,16 @@ func (a *App) Describe() string {
 		b.WriteString(" consolidation=extractive")
 	}
 	return b.String()
+}
+
+// proxyFence hands forget-user's fence to the proxy, which is built after
+// the management API.
+type proxyFence struct{ p atomic.Pointer[proxy.Server] }
+
+func (f *proxyFence) FenceUser(user string) {
+	if p := f.p.Load(); p != nil {
+		p.FenceUser(user)
+	}
 }
 
 // thresholdPolicy is the gate section the adaptive thresholds start from:

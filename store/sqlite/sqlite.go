@@ -89,6 +89,10 @@ func dsn(path string, txlock string) string {
 	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMs)+")")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// A deleted row's bytes are overwritten, not left in free pages: a
+	// forgotten user's text is not readable from the file (the WAL keeps
+	// old page images until the next checkpoint).
+	q.Add("_pragma", "secure_delete(ON)")
 	// Recall reads a few dozen random rows per search: a larger page cache
 	// keeps them. No memory map: SQLite re-parses a mapped page's header at
 	// every access (pages outside its cache), which in the pure Go build
