@@ -244,10 +244,17 @@ func (m *Memory) Validate(dim int) error {
 // Turn is one captured chat turn: the new user message(s) and the reply.
 // It is what the proxy hands to the TurnSink and what the turn log keeps.
 type Turn struct {
+	// ID keys the turn from capture on (the spool sets it): ingest writes
+	// the turn-log row and the turn's memories under it, so a retry writes
+	// no duplicates.
+	ID string `json:"id,omitempty"`
 	// API is the wire format the turn came through: chat, responses or
 	// messages (empty: chat, for turns recorded before it was kept).
-	API          string    `json:"api,omitempty"`
-	RequestID    string    `json:"request_id"`
+	API       string `json:"api,omitempty"`
+	RequestID string `json:"request_id"`
+	// ResponseID is the upstream's id of the reply (Responses API), which a
+	// later request's previous_response_id names (TurnSpool.SessionByResponse).
+	ResponseID   string    `json:"response_id,omitempty"`
 	Scope        Scope     `json:"scope"`
 	Session      string    `json:"session,omitempty"`
 	Time         time.Time `json:"time"`

@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 	s := &suite{open: open}
 	t.Run("Migrate", s.testMigrate)
 	t.Run("Insert", s.testInsert)
+	t.Run("TurnLogKeyed", s.testTurnLogKeyed)
 	t.Run("BadInput", s.testBadInput)
 	t.Run("Update", s.testUpdate)
 	t.Run("GetMany", s.testGetMany)

@@ -41,11 +41,13 @@ func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 		return fmt.Errorf("append turn: %w", err)
 	}
 	err = s.joined(ctx, false, nil, func(q dbtx) error {
+		// A turn keyed by its spool id is logged once (a retried ingest).
 		_, err := q.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
-			assistant, finish_reason, model, arm, refs, injected, intent)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			assistant, finish_reason, model, arm, refs, injected, intent, tid)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULLIF($14, ''))
+			ON CONFLICT (user_id, namespace, tid) WHERE tid IS NOT NULL DO NOTHING`,
 			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time, t.User, t.Assistant, t.FinishReason,
-			t.Model, t.Arm, refs, injected, string(t.Intent))
+			t.Model, t.Arm, refs, injected, string(t.Intent), t.ID)
 		return err
 	})
 	if err != nil {

@@ -59,6 +59,8 @@ var migrations = []migration{
 	// which builds it when it opens (ensureVectorIndex); see Options.
 	{10, "HNSW index only for SQL search", func(int) string { return `DROP INDEX IF EXISTS memories_embedding;` }, nil},
 	{11, "drop the SQL search path", func(int) string { return dropSQLSearch }, nil},
+	// The background queue's input (spool.go).
+	{12, "turn spool, turn-log rows keyed by turn id", func(int) string { return spoolSchema }, nil},
 }
 
 // dropSQLSearch removes what only the SQL search path read: the narrow

@@ -28,8 +28,10 @@ func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 		return fmt.Errorf("append turn: %w", err)
 	}
 	err = s.joinWrite(ctx, func(tx *sql.Tx) error {
-		_, err := s.txExec(ctx, tx, `INSERT INTO turns (user, namespace, request_id, session, time, data) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, micros(t.Time), string(data))
+		// A turn keyed by its spool id is logged once (a retried ingest).
+		_, err := s.txExec(ctx, tx, `INSERT INTO turns (user, namespace, request_id, session, time, data, tid) VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, ''))
+			ON CONFLICT (tid) WHERE tid IS NOT NULL DO NOTHING`,
+			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, micros(t.Time), string(data), t.ID)
 		return err
 	})
 	if err != nil {

@@ -117,6 +117,12 @@ ALTER TABLE memories ADD COLUMN context TEXT NOT NULL DEFAULT '';
 DROP TABLE IF EXISTS memories_fts_vocab;
 DROP TABLE IF EXISTS memories_fts;
 `, nil},
+	{7, `
+-- Version 7: a turn-log row is keyed by its spooled turn's id, so a turn
+-- ingested twice (a retry after a crash) is logged once.
+ALTER TABLE turns ADD COLUMN tid TEXT;
+CREATE UNIQUE INDEX turns_tid ON turns (tid) WHERE tid IS NOT NULL;
+`, nil},
 }
 
 // Migrate applies the pending migrations to db; running it again is a
