@@ -11,6 +11,7 @@ import (
 	"github.com/memproxy/memproxy/background"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/redact"
 	"golang.org/x/time/rate"
 )
 
@@ -134,6 +135,9 @@ func New(cfg Config) *API {
 	}
 	return a
 }
+
+// redactor scrubs secrets from text the API writes (policy ingest.redact).
+func (a *API) redactor() redact.Redactor { return redact.New(a.pol.Ingest.Redact) }
 
 // Enabled reports whether the admin surface is mounted (a token and a
 // store are configured).

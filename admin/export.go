@@ -191,6 +191,13 @@ func (a *API) importUser(c echo.Context) error {
 		if !idPattern.MatchString(m.ID) {
 			return badParam(fmt.Sprintf("memories[%d].id", i), "is not a memory id")
 		}
+		// Secrets are redacted before anything is written; a vector made
+		// from the unredacted text goes with it.
+		was := m.Text + "\x00" + m.Context
+		a.redactor().Memory(m)
+		if m.Text+"\x00"+m.Context != was {
+			m.Embedding = nil
+		}
 		if len(m.Embedding) > 0 && a.st.Dim() > 0 && len(m.Embedding) != a.st.Dim() {
 			if a.cfg.Embedder == nil {
 				return badParam(fmt.Sprintf("memories[%d].embedding", i), fmt.Sprintf("has %d dimensions, this store uses %d and no embedder is configured", len(m.Embedding), a.st.Dim()))

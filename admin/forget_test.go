@@ -59,7 +59,7 @@ func TestForgetUser(t *testing.T) {
 		}
 		// The check can fail: before the deletion every secret is found.
 		for _, s := range secrets {
-			if len(scanAll(t, st.DB(), tables, s)) == 0 {
+			if len(scanStore(t, st, tables, s)) == 0 {
 				t.Fatalf("seeding did not store %q anywhere", s)
 			}
 		}
@@ -78,7 +78,7 @@ func TestForgetUser(t *testing.T) {
 			t.Fatalf("counts %+v", d)
 		}
 
-		if hits := scanAll(t, st.DB(), tablesOf(t, st), secrets...); len(hits) > 0 {
+		if hits := scanStore(t, st, tablesOf(t, st), secrets...); len(hits) > 0 {
 			t.Fatalf("content of the deleted user remains:\n%s", strings.Join(hits, "\n"))
 		}
 		// Recall for the user finds nothing to inject.
@@ -95,12 +95,12 @@ func TestForgetUser(t *testing.T) {
 			t.Fatal("gate state survived")
 		}
 		// Bob is untouched: his memory, the memory ingest made from his
-		// turn, and his completed job.
+		// turn, and his turn-log row.
 		if _, err := st.Get(ctx, bob, bobMem.ID); err != nil {
 			t.Fatalf("bob's memory: %v", err)
 		}
-		if len(scanAll(t, st.DB(), []string{"memories"}, "Bob-cat-Felix")) == 0 || len(scanAll(t, st.DB(), []string{"river_job"}, "Bob-cat-Felix")) == 0 {
-			t.Fatal("bob's ingested memory or job went with alice")
+		if len(scanAll(t, st.DB(), []string{"memories"}, "Bob-cat-Felix")) == 0 || len(scanAll(t, st.DB(), []string{"turns"}, "Bob-cat-Felix")) == 0 {
+			t.Fatal("bob's ingested memory or turn went with alice")
 		}
 
 		// Only the deletion's own audit record remains, without content.

@@ -45,6 +45,7 @@ type fixture struct {
 	testStore
 	river  *sql.DB
 	driver background.Driver
+	spool  memory.TurnSpool // nil: the store is one
 	tables string // lists every table of the store's database
 }
 
@@ -63,8 +64,12 @@ var backends = []struct {
 		if err != nil {
 			t.Fatalf("open sqlite river pool: %v", err)
 		}
-		t.Cleanup(func() { _ = rdb.Close(); _ = st.Close() })
-		return &fixture{testStore: st, river: rdb, driver: background.DriverSQLite,
+		sp, err := sqlite.OpenSpool(context.Background(), sqlite.SpoolPath(path))
+		if err != nil {
+			t.Fatalf("open sqlite spool: %v", err)
+		}
+		t.Cleanup(func() { _ = sp.Close(); _ = rdb.Close(); _ = st.Close() })
+		return &fixture{testStore: st, river: rdb, driver: background.DriverSQLite, spool: sp,
 			tables: `SELECT name FROM sqlite_master WHERE type = 'table'`}
 	}},
 	{"postgres", func(t *testing.T) *fixture {
@@ -107,13 +112,21 @@ func tablesOf(t *testing.T, st testStore) []string {
 	return out
 }
 
+// spoolOf is the fixture's turn spool: SQLite's own file, or the store.
+func spoolOf(f *fixture) memory.TurnSpool {
+	if f.spool != nil {
+		return f.spool
+	}
+	return f.testStore.(memory.TurnSpool)
+}
+
 // newQueue starts a background queue on the fixture's database; with
 // insertOnly it only commits jobs (they stay pending).
 func newQueue(t *testing.T, st testStore, insertOnly bool, clock func() time.Time) *background.Queue {
 	t.Helper()
 	f := st.(*fixture)
 	q, err := background.New(background.Config{
-		Store: f, Admin: f, Embedder: testEmbedder{}, Driver: f.driver, DB: f.river,
+		Store: f, Admin: f, Spool: spoolOf(f), Embedder: testEmbedder{}, Driver: f.driver, DB: f.river,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: clock, InsertOnly: insertOnly,
 		PollInterval: 20 * time.Millisecond,
 	})
@@ -325,6 +338,17 @@ func scope(user string) memory.Scope {
 
 // scanAll returns every table's rows that contain any of needles, as
 // "table: row" strings: the forget-user check reads the whole database.
+// scanStore is scanAll over the store's tables and, on SQLite, the turn
+// spool's file.
+func scanStore(t *testing.T, st testStore, tables []string, needles ...string) []string {
+	t.Helper()
+	hits := scanAll(t, st.DB(), tables, needles...)
+	if sp, ok := st.(*fixture).spool.(*sqlite.Spool); ok {
+		hits = append(hits, scanAll(t, sp.DB(), []string{"spool"}, needles...)...)
+	}
+	return hits
+}
+
 func scanAll(t *testing.T, db *sql.DB, tables []string, needles ...string) []string {
 	t.Helper()
 	var hits []string

@@ -120,7 +120,7 @@ func (a *API) createMemory(c echo.Context) error {
 	}
 	now := a.now().UTC()
 	m := &memory.Memory{
-		ID: memory.NewID(), Scope: s, Tier: req.Tier, Text: strings.TrimSpace(req.Text),
+		ID: memory.NewID(), Scope: s, Tier: req.Tier, Text: a.redactor().Text(strings.TrimSpace(req.Text)),
 		Value: 0.9, Confidence: 1, Source: memory.SourceAdmin, Key: req.Key,
 		CreatedAt: now, LastUsedAt: now, ValidFrom: now, ExpiresAt: req.ExpiresAt,
 	}
@@ -283,9 +283,11 @@ func (a *API) patchMemory(c echo.Context) error {
 	}
 	before := snapshot(m)
 	now := a.now().UTC()
-	textChanged := req.Text != nil && strings.TrimSpace(*req.Text) != m.Text
+	// Secrets are redacted before anything is written (policy
+	// ingest.redact), as on capture.
+	textChanged := req.Text != nil && a.redactor().Text(strings.TrimSpace(*req.Text)) != m.Text
 	if req.Text != nil {
-		m.Text = strings.TrimSpace(*req.Text)
+		m.Text = a.redactor().Text(strings.TrimSpace(*req.Text))
 	}
 	if req.Tier != nil {
 		m.Tier = *req.Tier

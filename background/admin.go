@@ -11,8 +11,9 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// WaitIdle blocks until no job is available or running (scheduled and
-// retrying jobs are not waited for), or ctx ends. Tests and the evaluation
+// WaitIdle blocks until no spooled turn is pending and no other job is
+// available or running (scheduled and retrying jobs are not waited for),
+// or ctx ends. Tests and the evaluation
 // use it to know the background has caught up.
 func (q *Queue) WaitIdle(ctx context.Context) error {
 	sub, cancel := q.subscribe()
@@ -21,11 +22,22 @@ func (q *Queue) WaitIdle(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		counted := time.Now()
-		n, err := q.count(ctx, rivertype.JobStateAvailable, rivertype.JobStateRunning)
+		// Ingest is idle when the spool has no pending turn (a drain job
+		// completes its turns after its writes and the jobs it makes); a
+		// drain job River still lists as running may belong to a process
+		// that died, whose turns the sweep hands to a live worker.
+		pending, _, err := q.spool.SpoolStats(ctx)
 		if err != nil {
 			return err
 		}
-		if n == 0 {
+		n := 0
+		if pending == 0 {
+			if n, err = q.countKinds(ctx, []string{kindConsolidate, kindDecay, kindSession, kindIngest},
+				rivertype.JobStateAvailable, rivertype.JobStateRunning); err != nil {
+				return err
+			}
+		}
+		if pending == 0 && n == 0 {
 			return nil
 		}
 		select {
@@ -100,6 +112,14 @@ func (q *Queue) subscribe() (<-chan *river.Event, func()) {
 	return q.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobSnoozed, river.EventKindJobCancelled)
 }
 
+func (q *Queue) countKinds(ctx context.Context, kinds []string, states ...rivertype.JobState) (int, error) {
+	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kinds...).States(states...).First(1))
+	if err != nil {
+		return 0, fmt.Errorf("background: list jobs: %w", err)
+	}
+	return len(res.Jobs), nil
+}
+
 func (q *Queue) count(ctx context.Context, states ...rivertype.JobState) (int, error) {
 	res, err := q.client.JobList(ctx, river.NewJobListParams().States(states...).First(1))
 	if err != nil {
@@ -110,12 +130,16 @@ func (q *Queue) count(ctx context.Context, states ...rivertype.JobState) (int, e
 
 // Stats is the admin queue view.
 type Stats struct {
-	Available int         `json:"available"`
-	Running   int         `json:"running"`
-	Scheduled int         `json:"scheduled"`
-	Retryable int         `json:"retryable"`
-	Discarded int         `json:"discarded"`
-	Failed    []FailedJob `json:"failed"`
+	Available int `json:"available"`
+	Running   int `json:"running"`
+	Scheduled int `json:"scheduled"`
+	Retryable int `json:"retryable"`
+	Discarded int `json:"discarded"`
+	// SpooledTurns are captured turns not yet ingested; LeasedTurns of
+	// them are being ingested now.
+	SpooledTurns int         `json:"spooled_turns"`
+	LeasedTurns  int         `json:"leased_turns"`
+	Failed       []FailedJob `json:"failed"`
 	// LLMCalls, WouldBeLLMCalls and IngestedTurns are this process's
 	// counters since start.
 	LLMCalls        int64 `json:"llm_calls"`
@@ -139,6 +163,10 @@ const pendingLimit = 10000
 // Pending reports queue depth by state and the failing jobs.
 func (q *Queue) Pending(ctx context.Context) (Stats, error) {
 	st := Stats{LLMCalls: q.LLMCalls(), WouldBeLLMCalls: q.WouldBeLLMCalls(), IngestedTurns: q.IngestedTurns()}
+	var err error
+	if st.SpooledTurns, st.LeasedTurns, err = q.spool.SpoolStats(ctx); err != nil {
+		return st, fmt.Errorf("background: pending: %w", err)
+	}
 	for _, c := range []struct {
 		state rivertype.JobState
 		dst   *int
@@ -167,11 +195,20 @@ func (q *Queue) Pending(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
-// DeleteUserJobs removes a user's queued jobs (every namespace when ns is
-// ""), for forget-user: raw turns waiting in the queue go too. Running
-// jobs cannot be deleted; their count is returned so the caller can retry
-// after WaitIdle.
+// DeleteUserJobs removes a user's queued jobs and spooled turns (every
+// namespace when ns is ""), for forget-user: raw turns waiting in the
+// queue go too. Running jobs cannot be deleted; their count is returned
+// so the caller can retry after WaitIdle.
 func (q *Queue) DeleteUserJobs(ctx context.Context, user, ns string) (deleted, running int, err error) {
+	n, err := q.spool.DeleteSpoolUser(ctx, user, ns)
+	if err != nil {
+		return 0, 0, fmt.Errorf("background: delete user jobs: %w", err)
+	}
+	deleted, running, err = q.deleteUserJobs(ctx, user, ns)
+	return deleted + n, running, err
+}
+
+func (q *Queue) deleteUserJobs(ctx context.Context, user, ns string) (deleted, running int, err error) {
 	tag := userTag(user)
 	if ns != "" {
 		tag = scopeTag(memory.Scope{User: user, Namespace: ns})

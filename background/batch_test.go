@@ -2,7 +2,6 @@ package background
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -12,9 +11,8 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// TestImportBatches: an import interleaving users is committed as jobs of
-// one scope each, full ones; importing the same turns again (and a turn
-// twice in one import) stores each event once and fails no job.
+// TestImportBatches: importing the same turns again (and a turn twice in
+// one import) stores each event once and fails no job.
 func TestImportBatches(t *testing.T) {
 	forBackends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, envOpts{})
@@ -35,21 +33,6 @@ func TestImportBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.wait()
-		jobs := ingestJobs(t, e)
-		// 100 turns of each user: two jobs per user (one import commit
-		// splits a user, a job never spans two).
-		if len(jobs) > users*2 {
-			t.Errorf("%d ingest jobs for %d users of %d turns, want ≤ %d", len(jobs), users, per, users*2)
-		}
-		for _, j := range jobs {
-			var seen memory.Scope
-			for _, tn := range ingestTurnsOf(t, j) {
-				if seen != (memory.Scope{}) && tn.Scope != seen {
-					t.Fatalf("job %d mixes scopes %v and %v", j.ID, seen, tn.Scope)
-				}
-				seen = tn.Scope
-			}
-		}
 		if err := e.q.ImportTurns(ctx, turns[:per]); err != nil {
 			t.Fatal(err)
 		}
@@ -82,25 +65,6 @@ func TestImportBatches(t *testing.T) {
 	})
 }
 
-func ingestJobs(t *testing.T, e *env) []*rivertype.JobRow {
-	t.Helper()
-	res, err := e.q.Client().JobList(context.Background(), river.NewJobListParams().Kinds(kindIngest).
-		States(rivertype.JobStateCompleted).First(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Jobs
-}
-
-func ingestTurnsOf(t *testing.T, j *rivertype.JobRow) []memory.Turn {
-	t.Helper()
-	var a IngestArgs
-	if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
-		t.Fatal(err)
-	}
-	return a.Turns
-}
-
 // TestUserTermsOverlap: the cluster check's cached overlap is userOverlap.
 func TestUserTermsOverlap(t *testing.T) {
 	var ms []*memory.Memory
@@ -119,115 +83,88 @@ func TestUserTermsOverlap(t *testing.T) {
 	}
 }
 
-// TestIngestRetryLogsOnce: the turn log is written with the events, before
-// the cluster checks that may fail the job; a retry logs only the turns
-// the failed attempt did not (and stores no event twice).
+// TestIngestRetryLogsOnce: a worker that wrote a round's memories and
+// turn-log rows and died before completing its turns (its lease expired)
+// leaves them to the next worker, which ingests them again without a
+// duplicate event or turn-log row; one drain job takes every pending turn
+// of the scope, in rounds.
 func TestIngestRetryLogsOnce(t *testing.T) {
 	forBackends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, envOpts{insertOnly: true})
 		ctx := context.Background()
 		s := scope("retry")
 		at := e.clock.Now()
-		turn := func(i int) memory.Turn {
-			return memory.Turn{
-				RequestID: fmt.Sprintf("rt-%d", i), Scope: s, Time: at.Add(time.Duration(i/2) * time.Second),
-				User: oneOff(i), Assistant: "Here is an answer about it.",
+		n := maxTurnsPerJob*2 + 5
+		var turns []*memory.Turn
+		for i := range n {
+			tu := &memory.Turn{Scope: s, Time: at.Add(time.Duration(i/2) * time.Second), User: oneOff(i), Assistant: "Here is an answer about it."}
+			if i%2 == 0 {
+				tu.RequestID = fmt.Sprintf("rt-%d", i) // imports may have none
 			}
+			turns = append(turns, tu)
 		}
-		w := &ingestWorker{q: e.q}
-		job := func(attempt int, turns ...memory.Turn) *river.Job[IngestArgs] {
-			return &river.Job[IngestArgs]{JobRow: &rivertype.JobRow{Attempt: attempt}, Args: IngestArgs{Scope: s, Turns: turns}}
-		}
-		if err := w.Work(ctx, job(1, turn(0), turn(1))); err != nil {
+		if err := e.q.ImportTurns(ctx, turns); err != nil {
 			t.Fatal(err)
 		}
-		// The retry carries the same turns; turn 2 shares turn 1's second,
-		// turn 3 is new.
-		if err := w.Work(ctx, job(2, turn(0), turn(1), turn(2), turn(3))); err != nil {
+		if pending, _, err := e.q.spool.SpoolStats(ctx); err != nil || pending != n {
+			t.Fatalf("%d spooled (err %v), want %d committed when ImportTurns returned", pending, err, n)
+		}
+		// The dead worker: claimed with a lease that has run out, wrote.
+		dead, err := e.q.spool.ClaimTurns(ctx, s, "dead", -time.Second, 10)
+		if err != nil || len(dead) != 10 {
+			t.Fatalf("claimed %d (err %v)", len(dead), err)
+		}
+		if done, err := e.q.ingestTurns(ctx, s, dead); err != nil || len(done) != 10 {
+			t.Fatalf("ingested %d (err %v)", len(done), err)
+		}
+		w := &drainWorker{q: e.q}
+		if err := w.Work(ctx, &river.Job[DrainArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: 1}, Args: DrainArgs{Scope: s}}); err != nil {
 			t.Fatal(err)
 		}
-		page, err := e.st.Turns(ctx, s, memory.TurnFilter{})
-		if err != nil {
-			t.Fatal(err)
+		if pending, _, _ := e.q.spool.SpoolStats(ctx); pending != 0 {
+			t.Errorf("%d turns left after one drain job", pending)
 		}
-		var got []string
-		for _, tn := range page.Data {
-			got = append(got, tn.RequestID)
+		var got []*memory.Turn
+		f := memory.TurnFilter{Limit: 100}
+		for {
+			page, err := e.st.Turns(ctx, s, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, page.Data...)
+			if page.Next == "" {
+				break
+			}
+			f.Cursor = page.Next
 		}
-		if want := []string{"rt-0", "rt-1", "rt-2", "rt-3"}; fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("turn log %v, want %v", got, want)
+		if len(got) != n {
+			t.Errorf("%d turn-log rows for %d turns", len(got), n)
 		}
-		if evs := e.list(s, memory.StateAny, memory.TierEvent); len(evs) != 4 {
-			t.Errorf("%d events, want 4", len(evs))
+		if evs := e.list(s, memory.StateAny, memory.TierEvent); len(evs) != n {
+			t.Errorf("%d events for %d turns", len(evs), n)
 		}
 	})
 }
 
-// TestEnqueueJoinsWaitingJob: a turn joins its scope's last job while that
-// job waits in the queue, never another scope's, never a job a worker
-// took, never beyond maxTurnsPerJob; each turn is committed when Enqueue
-// returns either way.
-func TestEnqueueJoinsWaitingJob(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) { testEnqueueJoinsWaitingJob(t, backend) })
+// TestDispatcherDedup: a scope gets one job while this process's job for
+// it waits; once a worker started it, the next turns need another.
+func TestDispatcherDedup(t *testing.T) {
+	d := newDispatcher(nil)
+	a, b := scope("a"), scope("b")
+	d.notify([]memory.Scope{a, b, a})
+	d.mu.Lock()
+	for s := range d.due {
+		d.queued[s] = true
 	}
-}
-
-func testEnqueueJoinsWaitingJob(t *testing.T, backend string) {
-	e := newEnv(t, backend, envOpts{insertOnly: true})
-	ctx := context.Background()
-	n := 0
-	enqueue := func(user string) {
-		t.Helper()
-		n++
-		if err := e.q.Enqueue(ctx, &memory.Turn{RequestID: fmt.Sprintf("j-%d", n), Scope: scope(user), User: oneOff(n), Assistant: "ok"}); err != nil {
-			t.Fatal(err)
-		}
+	clear(d.due)
+	d.mu.Unlock()
+	d.notify([]memory.Scope{a})
+	if len(d.due) != 0 {
+		t.Errorf("a scope with a waiting job is due again: %v", d.due)
 	}
-	waiting := func() map[string][]int {
-		t.Helper()
-		res, err := e.q.Client().JobList(ctx, river.NewJobListParams().Kinds(kindIngest).
-			States(rivertype.JobStateAvailable, rivertype.JobStateRunning).First(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs := map[string][]int{}
-		for _, j := range res.Jobs {
-			ts := ingestTurnsOf(t, j)
-			for _, tn := range ts[1:] {
-				if tn.Scope != ts[0].Scope {
-					t.Fatalf("job %d mixes scopes %v and %v", j.ID, ts[0].Scope, tn.Scope)
-				}
-			}
-			jobs[ts[0].Scope.User] = append(jobs[ts[0].Scope.User], len(ts))
-		}
-		return jobs
-	}
-	enqueue("a")
-	enqueue("b")
-	enqueue("a")
-	enqueue("a")
-	if got := fmt.Sprint(waiting()); got != "map[a:[3] b:[1]]" {
-		t.Errorf("jobs after a b a a: %s, want a's three turns in one job", got)
-	}
-	// A worker takes a's job: the next turn of a makes a job of its own.
-	take := `UPDATE river_job SET state = 'running', attempt = 1 WHERE kind = ? AND json_array_length(args, '$.turns') = 3`
-	if backend == "postgres" {
-		take = `UPDATE river_job SET state = 'running', attempt = 1 WHERE kind = $1 AND jsonb_array_length(args->'turns') = 3`
-	}
-	if _, err := e.river.ExecContext(ctx, take, kindIngest); err != nil {
-		t.Fatal(err)
-	}
-	enqueue("a")
-	enqueue("a")
-	if got := fmt.Sprint(waiting()); got != "map[a:[3 2] b:[1]]" {
-		t.Errorf("jobs after a's job started: %s, want a new job for the next two turns", got)
-	}
-	for range maxTurnsPerJob {
-		enqueue("c")
-	}
-	enqueue("c")
-	if got := waiting()["c"]; fmt.Sprint(got) != fmt.Sprint([]int{maxTurnsPerJob, 1}) {
-		t.Errorf("c's jobs: %v, want one full job and one more", got)
+	d.started(a)
+	d.notify([]memory.Scope{a, b})
+	if !d.due[a] || d.due[b] || len(d.due) != 1 {
+		t.Errorf("due = %v, want only a", d.due)
 	}
 }

@@ -220,3 +220,172 @@ func waitDecayAny(ctx context.Context, t *testing.T, qs ...*Queue) {
 		}
 	}
 }
+
+// blockingEmbedder embeds like the local one until armed; then each call
+// reports on busy and blocks until release is closed (or forever).
+type blockingEmbedder struct {
+	Embedder
+	busy    chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case b.busy <- struct{}{}:
+	default:
+	}
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.Embedder.Embed(ctx, texts)
+}
+
+// TestDurabilityMidJobChild is the child of TestDurabilityMidJob: it runs
+// workers whose embedder blocks, so the turns' leases are held when it
+// is killed; it reports BUSY once a worker holds them.
+func TestDurabilityMidJobChild(t *testing.T) {
+	if os.Getenv(childEnv) != "2" {
+		t.Skip("child process of TestDurabilityMidJob")
+	}
+	n, _ := strconv.Atoi(os.Getenv(childN))
+	emb := &blockingEmbedder{Embedder: newEmbedder(), busy: make(chan struct{}, 1), release: make(chan struct{})}
+	e := openEnv(t, os.Getenv(childBackend), os.Getenv(childTarget), envOpts{emb: emb, lease: midJobLease, sweep: midJobSweep})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			tu := &memory.Turn{
+				RequestID: fmt.Sprintf("mid-%d", i), Scope: scope("mid"), Time: e.clock.Now().Add(time.Duration(i) * time.Second),
+				User: fmt.Sprintf("Durable statement number %d about the Orion %d launch window", i, i), Assistant: "Noted.",
+			}
+			if err := e.q.Enqueue(context.Background(), tu); err != nil {
+				fmt.Printf("ERR %v\n", err)
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Println("DONE")
+	<-emb.busy
+	fmt.Println("BUSY")
+	select {} // wait for SIGKILL
+}
+
+// The lease and sweep of TestDurabilityMidJob: production's are 20 s and
+// 5 s (the test pins the mechanism, the defaults the 60 s bound).
+const (
+	midJobLease = 2 * time.Second
+	midJobSweep = 500 * time.Millisecond
+)
+
+// TestDurabilityMidJob: a process acknowledges N turns, a worker claims
+// them and is SIGKILLed mid-job (its leases held); a fresh queue on the
+// same database ingests every turn exactly once, with one turn-log row
+// each, once the dead worker's lease has run out — not after River's
+// rescuer (10 minutes).
+func TestDurabilityMidJob(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const n = 40
+		target := t.TempDir() + "/memproxy.db"
+		if backend == "postgres" {
+			target = newPGTarget(t)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDurabilityMidJobChild$", "-test.v=false")
+		cmd.Env = append(os.Environ(), childEnv+"=2", childBackend+"="+backend, childTarget+"="+target, childN+"="+strconv.Itoa(n))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "ERR") {
+				t.Errorf("child: %s", line)
+			}
+			if line == "BUSY" {
+				break
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+
+		restart := time.Now()
+		e := openEnv(t, backend, target, envOpts{lease: midJobLease, sweep: midJobSweep})
+		e.wait()
+		t.Logf("%s: restart to all %d turns processed: %v", backend, n, time.Since(restart).Round(time.Millisecond))
+		evs := e.list(scope("mid"), memory.StateAny, memory.TierEvent)
+		seen := map[string]int{}
+		for _, m := range evs {
+			for _, r := range m.Provenance.RequestIDs {
+				seen[r]++
+			}
+		}
+		for i := range n {
+			if id := fmt.Sprintf("mid-%d", i); seen[id] != 1 {
+				t.Errorf("turn %s stored %d times", id, seen[id])
+			}
+		}
+		turns, err := e.st.Turns(context.Background(), scope("mid"), memory.TurnFilter{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(turns.Data) != n {
+			t.Errorf("turn log has %d rows, want %d", len(turns.Data), n)
+		}
+		if pending, _, _ := e.q.spool.SpoolStats(context.Background()); pending != 0 {
+			t.Errorf("%d turns still pending", pending)
+		}
+	})
+}
+
+// TestLiveLeaseNotStolen: while replica A's worker is busy with a scope's
+// turns (renewing its lease), replica B neither claims nor ingests them,
+// however many lease periods pass; once A finishes, each turn is ingested
+// once.
+func TestLiveLeaseNotStolen(t *testing.T) {
+	target := newPGTarget(t)
+	emb := &blockingEmbedder{Embedder: newEmbedder(), busy: make(chan struct{}, 1), release: make(chan struct{})}
+	const lease = 300 * time.Millisecond
+	a := openEnv(t, "postgres", target, envOpts{id: "replica-a", emb: emb, lease: lease, sweep: 50 * time.Millisecond})
+	renewals := make(chan int, 100)
+	a.q.onRenew = func(n int) { renewals <- n }
+	b := openEnv(t, "postgres", target, envOpts{id: "replica-b", lease: lease, sweep: 50 * time.Millisecond})
+	s := scope("lease")
+	ctx := context.Background()
+	var turns []*memory.Turn
+	for i := range 5 {
+		turns = append(turns, &memory.Turn{RequestID: fmt.Sprintf("l-%d", i), Scope: s, User: oneOff(i), Assistant: "ok"})
+	}
+	if err := a.q.ImportTurns(ctx, turns); err != nil { // one commit: one claim takes all
+		t.Fatal(err)
+	}
+	<-emb.busy // A holds the turns
+	// Four renewals span more than a lease: an unrenewed lease would
+	// have expired, and B's sweeps (every 50ms) would have taken it.
+	for range 4 {
+		if n := <-renewals; n != 5 {
+			t.Fatalf("A renewed %d leases, want 5", n)
+		}
+	}
+	if got, err := b.q.spool.ClaimTurns(ctx, s, "thief", lease, 10); err != nil || len(got) != 0 {
+		t.Fatalf("a live lease was taken: %d turns (err %v)", len(got), err)
+	}
+	if n := b.q.IngestedTurns(); n != 0 {
+		t.Fatalf("replica B ingested %d turns under A's live lease", n)
+	}
+	close(emb.release)
+	a.wait()
+	b.wait()
+	if got := a.q.IngestedTurns() + b.q.IngestedTurns(); got != 5 {
+		t.Errorf("ingested %d times, want 5", got)
+	}
+	if evs := a.list(s, memory.StateAny, memory.TierEvent); len(evs) != 5 {
+		t.Errorf("%d events, want 5", len(evs))
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
-	"github.com/riverqueue/river"
 )
 
 // maxBatch bounds one group commit.
@@ -19,7 +18,7 @@ const maxBatch = 256
 // ErrStopped is returned by Enqueue after Stop (or before Start).
 var ErrStopped = errors.New("background: queue not running")
 
-// maxTurnsPerJob bounds one ingest job, so a retry redoes little.
+// maxTurnsPerJob bounds one round of a drain job, so a retry redoes little.
 const maxTurnsPerJob = 64
 
 type enqueueReq struct {
@@ -28,10 +27,10 @@ type enqueueReq struct {
 }
 
 // Enqueue durably queues one turn for ingest: it returns nil only after the
-// job row is committed. Secrets are redacted before the row is written.
-// Concurrent calls are group-committed: turns arriving while a commit is in
-// flight share the next transaction. A turn whose scope's last job still
-// waits in the queue joins it (see joinWaiting).
+// turn is committed to the spool (memory.TurnSpool), the queue's own
+// table; no job is inserted on the caller's path. Secrets are redacted
+// before the row is written. Concurrent calls are group-committed: turns
+// arriving while a commit is in flight share the next transaction.
 func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 	if t == nil {
 		return fmt.Errorf("background: enqueue: %w: nil turn", memory.ErrInvalid)
@@ -44,9 +43,7 @@ func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 // committed. A turn without a Context gets the previous turn of the same
 // conversation in the import, as a live request carries its resent
 // history; the turns are filled in a copy, the caller's stay as given.
-// Turns are committed grouped by scope (each scope's in the given order),
-// so a job carries up to maxTurnsPerJob turns of one scope however the
-// import interleaves its users.
+// Turns are spooled grouped by scope (each scope's in the given order).
 func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
 	turns = byScope(withImportContext(turns))
 	for len(turns) > 0 {
@@ -122,10 +119,7 @@ func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 			return fmt.Errorf("background: enqueue: %w", err)
 		}
 		rt := q.red.Turn(t)
-		if rt.Time.IsZero() {
-			rt.Time = q.now()
-		}
-		rt.Time = rt.Time.UTC()
+		memory.PrepareSpooled(rt, q.now())
 		red = append(red, rt)
 	}
 	r := &enqueueReq{turns: red, done: make(chan error, 1)}
@@ -156,7 +150,7 @@ func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 
 // commitLoop is the group committer: it takes the first waiting request,
 // gathers whatever else is already waiting, and commits all of them in one
-// InsertMany. Requests that arrive during the commit form the next batch.
+// spool transaction. Requests that arrive during the commit form the next batch.
 func (q *Queue) commitLoop(ctx context.Context) {
 	defer close(q.done)
 	batch := make([]*enqueueReq, 0, 64)
@@ -206,7 +200,7 @@ func (q *Queue) commit(batch []*enqueueReq) {
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err := q.insertTurns(ctx, groupTurns(batch))
+	err := q.spoolTurns(ctx, batch)
 	cancel()
 	q.met.enqueueLatency.Observe(time.Since(start).Seconds())
 	if err != nil {
@@ -220,60 +214,24 @@ func (q *Queue) commit(batch []*enqueueReq) {
 	}
 }
 
-// insertTurns commits the turns: to their scopes' jobs still waiting
-// where it can (see joinWaiting), the rest in new jobs.
-func (q *Queue) insertTurns(ctx context.Context, g scopeTurns) error {
-	if j, err := q.joinWaiting(ctx, g); err != nil {
-		// New jobs take them all.
-		q.log.WarnContext(ctx, "enqueue: joining waiting jobs", "err", err)
-		q.waiting.clear()
-	} else {
-		g = j
-	}
-	params := ingestParams(g)
-	if len(params) == 0 {
-		return nil
-	}
-	// The new jobs' ids are read back: the next turns of their scopes
-	// join them while they wait.
-	res, err := q.client.InsertMany(ctx, params)
-	if err != nil {
-		return err
-	}
-	// Rows come back in no promised order: the scope tag names each job's
-	// scope.
-	byTag := make(map[string]memory.Scope, len(g.order))
-	for _, s := range g.order {
-		byTag[scopeTag(s)] = s
-	}
-	for _, r := range res {
-		if r.Job == nil {
-			continue
-		}
-		for _, tag := range r.Job.Tags {
-			if s, ok := byTag[tag]; ok {
-				q.waiting.set(s, r.Job.ID)
+// spoolTurns commits the batch's turns to the spool in one transaction
+// and hands their scopes to the dispatcher, which makes their jobs.
+func (q *Queue) spoolTurns(ctx context.Context, batch []*enqueueReq) error {
+	var turns []*memory.Turn
+	seen := map[memory.Scope]bool{}
+	var scopes []memory.Scope
+	for _, r := range batch {
+		for _, t := range r.turns {
+			turns = append(turns, t)
+			if !seen[t.Scope] {
+				seen[t.Scope] = true
+				scopes = append(scopes, t.Scope)
 			}
 		}
 	}
-	return nil
-}
-
-// ingestParams packs turns into jobs: one per scope (so deleting a user's
-// pending jobs never takes another user's turns), at most maxTurnsPerJob
-// turns each, in arrival order.
-func ingestParams(g scopeTurns) []river.InsertManyParams {
-	var params []river.InsertManyParams
-	for _, s := range g.order {
-		ts := g.turns[s]
-		for len(ts) > 0 {
-			n := min(len(ts), maxTurnsPerJob)
-			params = append(params, river.InsertManyParams{
-				Args:       IngestArgs{Scope: s, Turns: ts[:n]},
-				InsertOpts: &river.InsertOpts{Queue: queueIngest, Tags: []string{scopeTag(s), userTag(s.User)}},
-			})
-			ts = ts[n:]
-		}
+	if err := q.spool.SpoolTurns(ctx, turns); err != nil {
+		return err
 	}
-	return params
+	q.dispatch.notify(scopes)
+	return nil
 }

@@ -48,7 +48,7 @@ func (q *Queue) explicitRemember(ctx context.Context, t *memory.Turn) error {
 // explicitForget deletes the live memories that match what the user asked
 // to forget. Deletion, not supersede: the user wants it gone; the audit
 // keeps the id and the request, not the text.
-func (q *Queue) explicitForget(ctx context.Context, t *memory.Turn) error {
+func (q *Queue) explicitForget(ctx context.Context, t *memory.Turn) (err error) {
 	content := q.gate.ExplicitContent(t.User)
 	if len(contentTerms(content)) == 0 {
 		return nil
@@ -57,6 +57,15 @@ func (q *Queue) explicitForget(ctx context.Context, t *memory.Turn) error {
 	if err != nil {
 		return fmt.Errorf("explicit forget: %w", err)
 	}
+	ms, err := q.cfg.Store.GetMany(ctx, t.Scope, ids)
+	if err != nil {
+		return fmt.Errorf("explicit forget: %w", err)
+	}
+	defer func() {
+		if err == nil {
+			err = q.eraseForgotten(ctx, t, ms)
+		}
+	}()
 	for _, id := range ids {
 		if err := q.cfg.Store.Delete(ctx, t.Scope, id); err != nil {
 			return fmt.Errorf("explicit forget: %w", err)

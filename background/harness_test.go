@@ -52,6 +52,7 @@ type env struct {
 	st     testStore
 	river  *sql.DB
 	driver Driver
+	spool  memory.TurnSpool // SQLite's own file; nil: the store is one
 	clock  *clock
 	pol    *policy.Policy
 	emb    Embedder
@@ -64,6 +65,10 @@ type envOpts struct {
 	llm        LLM
 	insertOnly bool
 	id         string
+	// lease and sweep override the spool lease and the sweep interval.
+	lease, sweep time.Duration
+	// emb replaces the local embedder.
+	emb Embedder
 	// poll is the workers' poll interval; 0 means 20ms, so tests whose
 	// jobs come from another process or a schedule do not wait long.
 	poll time.Duration
@@ -91,6 +96,9 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
 	emb := newEmbedder()
+	if o.emb != nil {
+		emb = o.emb
+	}
 	opts := memory.OpenOptions{Model: emb.Model(), Dim: emb.Dim()}
 	e := &env{t: t, clock: newClock(), emb: emb, target: target}
 	switch backend {
@@ -103,7 +111,11 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.st, e.river, e.driver = st, rdb, DriverSQLite
+		sp, err := sqlite.OpenSpool(ctx, sqlite.SpoolPath(target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.st, e.river, e.driver, e.spool = st, rdb, DriverSQLite, sp
 	case "postgres":
 		st, err := postgres.Open(ctx, target, opts)
 		if err != nil {
@@ -116,9 +128,9 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		e.pol = policy.Default()
 	}
 	q, err := New(Config{
-		Store: e.st, Admin: e.st, Embedder: emb, Policy: e.pol, Driver: e.driver, DB: e.river,
+		Store: e.st, Admin: e.st, Spool: e.spool, Embedder: emb, Policy: e.pol, Driver: e.driver, DB: e.river,
 		Logger: quiet(), Clock: e.clock.Now, LLM: o.llm, InsertOnly: o.insertOnly, ID: o.id,
-		PollInterval: cmp.Or(o.poll, 20*time.Millisecond),
+		PollInterval: cmp.Or(o.poll, 20*time.Millisecond), Lease: o.lease, SweepInterval: o.sweep,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +147,7 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		}
 		if e.driver == DriverSQLite {
 			e.river.Close()
+			e.spool.(*sqlite.Spool).Close()
 		}
 		e.st.Close()
 	})

@@ -16,71 +16,95 @@ import (
 	"github.com/riverqueue/river"
 )
 
-type ingestWorker struct {
-	river.WorkerDefaults[IngestArgs]
-	q *Queue
-}
-
-// Work ingests the job's turns in order. Events of the whole job are
+// ingestTurns ingests one claimed round of a scope's spooled turns, in
+// order, and returns the ids of those done. Events of the round are
 // embedded in one call and written, with the turn log, in one group
-// commit shared with the jobs running alongside; the cluster checks and
-// session schedules follow. A turn that fails is requeued alone (the
-// others are done); when every turn fails, or the shared write fails, the
-// job fails and River retries it: every write is idempotent (ids derive
-// from request ids, and a retry leaves out the turns an earlier attempt
-// logged).
-func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) error {
-	q := w.q
+// commit shared with the rounds running alongside; the cluster checks and
+// session schedules follow. A turn that fails is left out (its lease is
+// given back by the caller); when every turn fails, or the shared write
+// fails, none is done. Every write is idempotent, so a turn ingested
+// again after a crash writes nothing twice: memory ids derive from the
+// request id (or the turn id), and turn-log rows are keyed by the turn id.
+func (q *Queue) ingestTurns(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, error) {
 	start := time.Now()
 	defer func() { q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
-	q.waiting.forget(job.Args.Scope, job.ID) // taken: the next turns need a job of their own
-	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
-	var failed, done []memory.Turn
+	var ids []string
 	var firstErr error
-	for i := range job.Args.Turns {
-		t := job.Args.Turns[i]
+	failed := 0
+	// A forget is ingested after what came before it is written: the
+	// events and turn-log rows it must erase exist by then.
+	for len(turns) > 0 {
+		n := 1
+		for n < len(turns) && !q.isForget(turns[n]) {
+			n++
+		}
+		done, nf, err := q.ingestRound(ctx, s, turns[:n])
+		if err != nil && len(done) == 0 && nf == 0 {
+			// The shared write failed: nothing of this part is done.
+			return ids, err
+		}
+		ids = append(ids, done...)
+		failed += nf
+		firstErr = cmp.Or(firstErr, err)
+		turns = turns[n:]
+	}
+	if failed > 0 {
+		q.log.WarnContext(ctx, "ingest: turns failed, to be retried", "failed", failed, "err", firstErr)
+		return ids, firstErr
+	}
+	return ids, nil
+}
+
+func (q *Queue) isForget(t *memory.Turn) bool {
+	if t.Intent != memory.IntentNone {
+		return t.Intent == memory.IntentForget
+	}
+	return q.gate.Intent(t.User) == memory.IntentForget
+}
+
+// ingestRound ingests turns with one shared write; it returns the ids
+// done and how many turns failed on their own.
+func (q *Queue) ingestRound(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, int, error) {
+	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
+	var done []memory.Turn
+	var firstErr error
+	failed := 0
+	for _, src := range turns {
+		t := *src
+		if t.RequestID == "" && t.ID != "" {
+			// A stable key for the turn's memories: an import without
+			// request ids is ingested idempotently too.
+			t.RequestID = "turn-" + t.ID
+		}
 		if err := q.ingestTurn(ctx, &t, b); err != nil {
-			failed = append(failed, job.Args.Turns[i])
+			failed++
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
 		done = append(done, t)
 	}
 	if len(done) == 0 && firstErr != nil {
-		return firstErr
+		return nil, failed, firstErr
 	}
 	var log []memory.Turn
 	if q.pol.Ingest.TurnLog {
 		log = done
-		if job.Attempt > 1 {
-			var err error
-			if log, err = q.unlogged(ctx, job.Args.Scope, done); err != nil {
-				return err
-			}
-		}
 	}
-	if err := q.flushEvents(ctx, job.Args.Scope, b, log); err != nil {
-		return err
+	if err := q.flushEvents(ctx, s, b, log); err != nil {
+		return nil, 0, err
 	}
 	for _, t := range b.sessions {
 		if err := q.scheduleSession(ctx, t); err != nil {
-			return err
+			return nil, 0, err
 		}
 	}
 	q.met.ingested.Add(float64(len(done)))
 	q.met.nIngested.Add(int64(len(done)))
-	if len(failed) == 0 {
-		return nil
+	ids := make([]string, len(done))
+	for i := range done {
+		ids[i] = done[i].ID
 	}
-	q.log.WarnContext(ctx, "ingest: requeueing failed turns", "failed", len(failed), "of", len(job.Args.Turns), "err", firstErr)
-	s := job.Args.Scope
-	_, err := q.client.Insert(ctx, IngestArgs{Scope: s, Turns: failed}, &river.InsertOpts{
-		Queue: queueIngest, Tags: []string{scopeTag(s), userTag(s.User)},
-	})
-	if err != nil {
-		return errors.Join(firstErr, fmt.Errorf("requeue failed turns: %w", err))
-	}
-	return nil
+	return ids, failed, firstErr
 }
 
 // ingestBatch collects what one job writes together.
@@ -336,52 +360,6 @@ func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Mem
 		return nil, fmt.Errorf("insert events: %w", err)
 	}
 	return fresh, nil
-}
-
-// unlogged returns the turns an earlier attempt of the job did not log:
-// the turn log and the events are written before the cluster checks and
-// session schedules, whose failure retries the job. A turn without a
-// request id cannot be recognised and is logged again.
-func (q *Queue) unlogged(ctx context.Context, s memory.Scope, turns []memory.Turn) ([]memory.Turn, error) {
-	var out []memory.Turn
-	for i := range turns {
-		ok, err := q.logged(ctx, s, &turns[i])
-		if err != nil {
-			return nil, fmt.Errorf("read turn log: %w", err)
-		}
-		if !ok {
-			out = append(out, turns[i])
-		}
-	}
-	return out, nil
-}
-
-// logged reports whether the scope's turn log holds t: a turn of its
-// request id at its time (the log is ordered by time; only turns of the
-// same time are read).
-func (q *Queue) logged(ctx context.Context, s memory.Scope, t *memory.Turn) (bool, error) {
-	if t.RequestID == "" {
-		return false, nil
-	}
-	f := memory.TurnFilter{Since: t.Time, Limit: 50}
-	for {
-		page, err := q.cfg.Store.Turns(ctx, s, f)
-		if err != nil {
-			return false, err
-		}
-		for _, l := range page.Data {
-			if l.Time.After(t.Time) {
-				return false, nil
-			}
-			if l.RequestID == t.RequestID {
-				return true, nil
-			}
-		}
-		if page.Next == "" {
-			return false, nil
-		}
-		f.Cursor = page.Next
-	}
 }
 
 // clusterBatch checks each new event for a repeated pattern and enqueues

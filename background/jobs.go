@@ -11,7 +11,8 @@ import (
 
 // Job kinds. They are stored in river_job.kind, so never rename them.
 const (
-	kindIngest      = "memproxy_ingest"
+	kindIngest      = "memproxy_ingest" // before the spool: turns in the args
+	kindDrain       = "memproxy_drain"
 	kindConsolidate = "memproxy_consolidate"
 	kindDecay       = "memproxy_decay"
 	kindSession     = "memproxy_session_summary"
@@ -25,11 +26,9 @@ const (
 	queueMaintenance = "maintenance"
 )
 
-// IngestArgs carries captured turns of one scope (already redacted). The
-// group commit packs the turns of one scope that arrive together into one
-// job, and on SQLite later turns join the scope's job while it still waits
-// (see joinWaiting): River's per-job overhead then is paid per batch, not
-// per turn.
+// IngestArgs is the job of a version that carried captured turns in the
+// job's arguments. Such jobs left in a database are moved to the spool
+// (legacyIngestWorker); new turns go to the spool directly (DrainArgs).
 type IngestArgs struct {
 	Scope memory.Scope  `json:"scope"`
 	Turns []memory.Turn `json:"turns"`
@@ -86,6 +85,7 @@ func (SessionArgs) InsertOpts() river.InsertOpts {
 
 var (
 	_ river.JobArgs = IngestArgs{}
+	_ river.JobArgs = DrainArgs{}
 	_ river.JobArgs = ConsolidateArgs{}
 	_ river.JobArgs = DecayArgs{}
 	_ river.JobArgs = SessionArgs{}

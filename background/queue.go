@@ -57,6 +57,17 @@ type ThresholdFeedback interface {
 type Config struct {
 	// Store holds the memories, turn log, audit log and gate state.
 	Store memory.Store
+	// Spool is the queue's input, where Enqueue commits turns; nil uses
+	// Store when it is one (PostgreSQL). SQLite's is a file of its own
+	// (sqlite.OpenSpool).
+	Spool memory.TurnSpool
+	// Lease is how long a claimed turn stays with its worker without a
+	// renewal (renewed every Lease/3); 0 means DefaultLease. After a
+	// crash a dead worker's turns are claimed again once it expired.
+	Lease time.Duration
+	// SweepInterval is how often the queue looks for turns nobody holds
+	// (a lost job, an expired lease); 0 means DefaultSweepInterval.
+	SweepInterval time.Duration
 	// Admin lists scopes for decay sweeps; nil limits decay to scopes
 	// seen by this process.
 	Admin memory.Admin
@@ -100,8 +111,11 @@ type Config struct {
 	// Invalidator is told when an explicit note changed a scope's
 	// memories (profile entries among them), so the request path's cache
 	// of that scope is dropped at once; nil means none.
-	Invalidator interface{ InvalidateScope(user, namespace string) }
+	Invalidator Invalidator
 }
+
+// Invalidator drops the request path's cached view of a scope.
+type Invalidator interface{ InvalidateScope(user, namespace string) }
 
 // DefaultPollInterval is Config.PollInterval's default.
 const DefaultPollInterval = 200 * time.Millisecond
@@ -121,9 +135,15 @@ type Queue struct {
 	met    *metrics
 	budget *budget
 	writer *groupWriter // nil: ingest writes on its own
+	spool  memory.TurnSpool
+	// dispatch makes Drain jobs for spooled turns; owner names this
+	// process's leases.
+	dispatch *dispatcher
+	owner    string
+	onRenew  func(renewed int) // tests: after each lease renewal
 
 	reqs      chan *enqueueReq
-	waiting   *waitingJobs // each scope's last job, which its turns may join
+	dispDone  chan struct{}
 	sendMu    sync.RWMutex
 	accepting bool // guarded by sendMu
 	decayRuns atomic.Int64
@@ -142,13 +162,23 @@ func New(cfg Config) (*Queue, error) {
 		return nil, err
 	}
 	q := &Queue{
-		cfg:  cfg,
-		pol:  cmp.Or(cfg.Policy, policy.Default()),
-		log:  cmp.Or(cfg.Logger, slog.Default()),
-		now:  cfg.Clock,
-		reqs: make(chan *enqueueReq, 4096),
-		done: make(chan struct{}),
+		cfg:      cfg,
+		pol:      cmp.Or(cfg.Policy, policy.Default()),
+		log:      cmp.Or(cfg.Logger, slog.Default()),
+		now:      cfg.Clock,
+		reqs:     make(chan *enqueueReq, 4096),
+		done:     make(chan struct{}),
+		dispDone: make(chan struct{}),
+		owner:    cmp.Or(cfg.ID, "q") + "-" + memory.NewID(),
 	}
+	q.spool = cfg.Spool
+	if q.spool == nil {
+		q.spool, _ = cfg.Store.(memory.TurnSpool)
+	}
+	if q.spool == nil {
+		return nil, errors.New("background: config: Spool is required (the store is not one)")
+	}
+	q.dispatch = newDispatcher(q)
 	if q.now == nil {
 		q.now = time.Now
 	}
@@ -175,10 +205,8 @@ func New(cfg Config) (*Queue, error) {
 	switch cfg.Driver {
 	case DriverSQLite:
 		q.driver = riversqlite.New(cfg.DB)
-		q.waiting = newWaitingJobs()
 	case DriverPostgres:
 		q.driver = riverdatabasesql.New(cfg.DB)
-		q.waiting = newWaitingJobs()
 	}
 	client, err := river.NewClient(q.driver, q.riverConfig())
 	if err != nil {
@@ -223,7 +251,8 @@ func (q *Queue) riverConfig() *river.Config {
 		return rc
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &ingestWorker{q: q})
+	river.AddWorker(workers, &drainWorker{q: q})
+	river.AddWorker(workers, &legacyIngestWorker{q: q})
 	river.AddWorker(workers, &consolidateWorker{q: q})
 	river.AddWorker(workers, &decayWorker{q: q})
 	river.AddWorker(workers, &sessionWorker{q: q})
@@ -287,6 +316,10 @@ func (q *Queue) Start(ctx context.Context) error {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q.cancel = cancel
 	go q.commitLoop(cctx)
+	go func() {
+		defer close(q.dispDone)
+		q.dispatch.loop(cctx, !q.cfg.InsertOnly)
+	}()
 	if !q.cfg.InsertOnly {
 		q.writer.start()
 		// Workers get their own lifetime: cancelling it would be a hard
@@ -295,6 +328,7 @@ func (q *Queue) Start(ctx context.Context) error {
 			q.writer.close()
 			cancel()
 			<-q.done
+			<-q.dispDone
 			q.stopped = true // the committer is gone; a new Queue is needed
 			return fmt.Errorf("background: start workers: %w", err)
 		}
@@ -325,6 +359,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 		q.sendMu.Unlock()
 		q.cancel()
 		<-q.done
+		<-q.dispDone
 		if !q.cfg.InsertOnly {
 			if e := q.client.Stop(ctx); e != nil {
 				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

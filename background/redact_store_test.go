@@ -37,11 +37,11 @@ func TestRedactionEverywhere(t *testing.T) {
 		}
 		scan := func(stage string) {
 			t.Helper()
-			for _, hit := range scanTables(t, e.st.DB(), backend, secrets) {
+			for _, hit := range e.scanEverything(backend, secrets) {
 				t.Errorf("%s: secret found: %s", stage, hit)
 			}
 		}
-		scan("queued") // the job rows themselves
+		scan("queued") // the queue's rows themselves
 		e.wait()
 		scan("ingested")
 		if n := len(e.list(s, memory.StateAny)); n == 0 {
@@ -53,6 +53,12 @@ func TestRedactionEverywhere(t *testing.T) {
 // scanTables reads every text-like column of every table in the database
 // (the test's schema on PostgreSQL) and reports cells holding a secret.
 func scanTables(t *testing.T, db *sql.DB, backend string, secrets []string) []string {
+	t.Helper()
+	return scanDB(t, db, backend, secrets, true)
+}
+
+// scanDB is scanTables; needJobs asks that River's tables be among them.
+func scanDB(t *testing.T, db *sql.DB, backend string, secrets []string, needJobs bool) []string {
 	t.Helper()
 	var tables []string
 	q := `SELECT name FROM sqlite_master WHERE type='table'`
@@ -71,7 +77,7 @@ func scanTables(t *testing.T, db *sql.DB, backend string, secrets []string) []st
 		tables = append(tables, n)
 	}
 	rows.Close()
-	if len(tables) < 3 {
+	if len(tables) < 3 && needJobs {
 		t.Fatalf("found only tables %v", tables)
 	}
 	var hits []string
@@ -114,7 +120,7 @@ func scanTables(t *testing.T, db *sql.DB, backend string, secrets []string) []st
 		}
 		rs.Close()
 	}
-	if !sawJobs {
+	if needJobs && !sawJobs {
 		t.Fatalf("river_job not among tables %v", tables)
 	}
 	return hits

@@ -18,7 +18,8 @@ import (
 // Every method but the operator-wide ones (PendingScopes, SpoolStats,
 // DeleteSpoolUser) takes a scope.
 type TurnSpool interface {
-	// SpoolTurns commits the turns in one transaction, all or none, and
+	// SpoolTurns commits the turns in one transaction, all or none (a turn
+	// whose ID is spooled already is left as it is), and
 	// sets each turn's ID (a random key when empty) and Time (now when
 	// zero). The turn log is written later, by ingest, keyed by the ID.
 	SpoolTurns(ctx context.Context, turns []*Turn) error
@@ -84,3 +85,20 @@ func RedactTurnTexts(t *Turn, texts []string, replacement string) bool {
 	}
 	return changed
 }
+
+// Eraser removes forgotten text from the logs that keep copies of it
+// (explicit forget: "forget my passport number"). The rows stay, without
+// their text: the turn log keeps that a turn happened, the audit log who
+// changed which memory and when.
+type Eraser interface {
+	// EraseTurns replaces the texts (user message, reply, context) of the
+	// scope's turn-log rows of the request ids with ErasedText; it returns
+	// the rows changed.
+	EraseTurns(ctx context.Context, s Scope, requestIDs []string) (int, error)
+	// EraseAudit empties the before and after images of the scope's audit
+	// entries of the memory ids; it returns the entries changed.
+	EraseAudit(ctx context.Context, s Scope, memoryIDs []string) (int, error)
+}
+
+// ErasedText stands for text removed on the user's request.
+const ErasedText = "[forgotten]"

@@ -98,7 +98,7 @@ func Default() *Policy {
 		},
 		Ingest: Ingest{
 			TurnLog:       true,
-			Redact:        Redact{},
+			Redact:        Redact{APIKey: true, Card: true},
 			UsedThreshold: 0.3,
 			Workers:       16,
 			TimeZone:      "UTC",

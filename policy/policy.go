@@ -214,7 +214,8 @@ type Explicit struct {
 type Ingest struct {
 	// TurnLog keeps raw turns (switch off for minimal storage).
 	TurnLog bool `yaml:"turn_log"`
-	// Redact replaces secrets before the queue job is written.
+	// Redact replaces secrets before anything is written (capture, admin
+	// create and edit, import).
 	Redact Redact `yaml:"redact"`
 	// UsedThreshold: an injected memory counts as used when the reply's
 	// similarity to it (or lexical overlap) reaches this.
@@ -233,9 +234,12 @@ type Ingest struct {
 
 // Redact lists what is scrubbed.
 type Redact struct {
-	Email  bool `yaml:"email"`
-	Phone  bool `yaml:"phone"`
+	Email bool `yaml:"email"`
+	Phone bool `yaml:"phone"`
+	// APIKey covers API keys, tokens, bearer credentials and private keys.
 	APIKey bool `yaml:"api_key"`
+	// Card covers payment card numbers (Luhn-valid 13–19 digits).
+	Card bool `yaml:"card"`
 }
 
 // Consolidation turns repeated patterns into facts and summaries.

@@ -22,7 +22,6 @@ import (
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/memproxy/memproxy/admin"
 	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
@@ -86,9 +85,8 @@ type Hook struct {
 }
 
 var (
-	_ proxy.Rewriter    = (*Hook)(nil)
-	_ proxy.Observer    = (*Hook)(nil)
-	_ admin.Invalidator = (*Hook)(nil)
+	_ proxy.Rewriter = (*Hook)(nil)
+	_ proxy.Observer = (*Hook)(nil)
 )
 
 // New starts a Hook and its background writer.
@@ -181,10 +179,18 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 		}
 	}
 
+	// A request that asks to forget injects nothing recalled: what it
+	// forgets must not reach the model in that very request (the
+	// background deletes it when the turn is ingested).
+	forget := rw.Intent == memory.IntentForget
+	if forget {
+		dec.Recall = false
+	}
+
 	// The profile is small and does not pass through the gate, but a
 	// tool-call loop does not run recall again.
 	var profile []*memory.Memory
-	if dec.Reason != gate.ReasonNotUser {
+	if dec.Reason != gate.ReasonNotUser && !forget {
 		p, err := h.profile(ctx, req.Scope)
 		if err != nil {
 			return nil, rec, fmt.Errorf("profile: %w", err)

@@ -76,6 +76,11 @@ type Store interface {
 var (
 	_ Store = (*sqlite.Store)(nil)
 	_ Store = (*postgres.Store)(nil)
+	// Guards between the request path and the management side live here,
+	// so the request path's packages import neither admin nor River.
+	_ admin.Invalidator      = (*recallpath.Hook)(nil)
+	_ background.Invalidator = (*recallpath.Hook)(nil)
+	_ memory.TurnSpool       = (*sqlite.Spool)(nil)
 )
 
 // App is a running memproxy.
@@ -84,6 +89,9 @@ type App struct {
 	Store    Store
 	Embedder embed.Embedder
 	Queue    *background.Queue
+	// Spool is the queue's input: the store itself on PostgreSQL, a file
+	// of its own beside the store's on SQLite.
+	Spool    memory.TurnSpool
 	Recaller *memory.Recaller
 	Hook     *recallpath.Hook
 	Proxy    *proxy.Server
@@ -159,7 +167,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	a.closers = append(a.closers, func() error { a.Hook.Close(); return nil })
 
 	q, err := background.New(background.Config{
-		Store: a.Store, Admin: a.Store, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
+		Store: a.Store, Admin: a.Store, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
 		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook,
 	})
@@ -229,7 +237,7 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 		if err != nil {
 			return nil, "", fmt.Errorf("open postgres store: %w", err)
 		}
-		a.Store, a.Backend = s, "postgres"
+		a.Store, a.Backend, a.Spool = s, "postgres", s
 		a.closers = append(a.closers, s.Close)
 		if err := registerIndexMetrics(o.Registry, s); err != nil {
 			return nil, "", err
@@ -254,6 +262,14 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 		return nil, "", fmt.Errorf("open queue database %s: %w", path, err)
 	}
 	a.closers = append(a.closers, rdb.Close)
+	// The queue's input in a file of its own, so a capture never waits on
+	// the store file's writer (sqlite.Spool).
+	sp, err := sqlite.OpenSpool(ctx, sqlite.SpoolPath(path))
+	if err != nil {
+		return nil, "", fmt.Errorf("open turn spool %s: %w", sqlite.SpoolPath(path), err)
+	}
+	a.Spool = sp
+	a.closers = append(a.closers, sp.Close)
 	return rdb, background.DriverSQLite, nil
 }
 

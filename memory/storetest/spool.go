@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -289,5 +290,70 @@ func (s *suite) testTurnLogKeyed(t *testing.T) {
 	}
 	if len(page.Data) != 3 {
 		t.Errorf("%d turn-log rows, want 3 (one keyed, two unkeyed)", len(page.Data))
+	}
+}
+
+// testErase: EraseTurns and EraseAudit remove the text of the named turns
+// and memories' audit entries, in the scope only, and keep the rows.
+func (s *suite) testErase(t *testing.T) {
+	st := s.open(t, Dim)
+	er, ok := st.(memory.Eraser)
+	if !ok {
+		t.Fatal("the store is not a memory.Eraser")
+	}
+	ctx := context.Background()
+	a := memory.Scope{User: "ea", Namespace: "default"}
+	b := memory.Scope{User: "eb", Namespace: "default"}
+	for _, sc := range []memory.Scope{a, b} {
+		for i, txt := range []string{"my passport number is X1234567", "I like tea"} {
+			tu := spoolTurn(sc, i)
+			tu.User, tu.Assistant = txt, "Noted: "+txt
+			if err := st.AppendTurn(ctx, tu); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.AppendAudit(ctx, &memory.AuditEntry{Scope: sc, Actor: "background", Action: "insert", MemoryID: "m1", After: "passport X1234567"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AppendAudit(ctx, &memory.AuditEntry{Scope: sc, Actor: "background", Action: "insert", MemoryID: "m2", After: "likes tea"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := er.EraseTurns(ctx, a, []string{"r0", ""}); err != nil || n != 1 {
+		t.Fatalf("erased %d turns (err %v), want 1", n, err)
+	}
+	if n, err := er.EraseAudit(ctx, a, []string{"m1"}); err != nil || n != 1 {
+		t.Fatalf("erased %d audit entries (err %v), want 1", n, err)
+	}
+	for _, sc := range []memory.Scope{a, b} {
+		page, err := st.Turns(ctx, sc, memory.TurnFilter{})
+		if err != nil || len(page.Data) != 2 {
+			t.Fatalf("%v: %d turns (err %v)", sc, len(page.Data), err)
+		}
+		erased := sc == a
+		for _, tu := range page.Data {
+			has := strings.Contains(tu.User+tu.Assistant, "X1234567")
+			if tu.RequestID == "r0" && has == erased {
+				t.Errorf("%v: turn r0 = %q / %q (erased: %v)", sc, tu.User, tu.Assistant, erased)
+			}
+			if tu.RequestID == "r1" && !strings.Contains(tu.User, "tea") {
+				t.Errorf("%v: turn r1 lost its text: %q", sc, tu.User)
+			}
+		}
+		au, err := st.Audit(ctx, sc, time.Time{}, 0)
+		if err != nil || len(au) != 2 {
+			t.Fatalf("%v: %d audit entries (err %v)", sc, len(au), err)
+		}
+		for _, e := range au {
+			if e.MemoryID == "m1" && (e.After == "") != erased {
+				t.Errorf("%v: m1's after-image %q (erased: %v)", sc, e.After, erased)
+			}
+			if e.MemoryID == "m2" && e.After != "likes tea" {
+				t.Errorf("%v: m2's after-image %q", sc, e.After)
+			}
+			if e.Actor == "" || e.Time.IsZero() {
+				t.Errorf("the entry lost who or when: %+v", e)
+			}
+		}
 	}
 }

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Migrate", s.testMigrate)
 	t.Run("Insert", s.testInsert)
 	t.Run("TurnLogKeyed", s.testTurnLogKeyed)
+	t.Run("Erase", s.testErase)
 	t.Run("BadInput", s.testBadInput)
 	t.Run("Update", s.testUpdate)
 	t.Run("GetMany", s.testGetMany)

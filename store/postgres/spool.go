@@ -81,7 +81,8 @@ func (s *Store) SpoolTurns(ctx context.Context, turns []*memory.Turn) error {
 		times[i], data[i] = t.Time.Format(time.RFC3339Nano), string(b)
 	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO turn_spool (tid, user_id, namespace, request_id, response_id, session, time, data)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])`,
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+		ON CONFLICT (tid) DO NOTHING`,
 		pq.Array(tid), pq.Array(users), pq.Array(nss), pq.Array(reqs), pq.Array(resps), pq.Array(sess), pq.Array(times), pq.Array(data))
 	if err != nil {
 		return fmt.Errorf("spool turns: %w", err)

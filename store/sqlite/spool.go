@@ -76,6 +76,9 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 	return &Spool{db: db, now: time.Now}, nil
 }
 
+// DB is the spool's connection pool, for tools and tests.
+func (p *Spool) DB() *sql.DB { return p.db }
+
 // Close closes the spool; it is safe to call twice.
 func (p *Spool) Close() error {
 	if p.closed.Swap(true) {
@@ -113,7 +116,7 @@ func (p *Spool) SpoolTurns(ctx context.Context, turns []*memory.Turn) error {
 	}
 	err := p.write(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO spool (tid, user, namespace, request_id, response_id, session, time, data)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tid) DO NOTHING`)
 		if err != nil {
 			return err
 		}

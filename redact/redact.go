@@ -1,0 +1,152 @@
+// Package redact scrubs secrets from text before memproxy writes it
+// anywhere (policy ingest.redact): API keys and tokens (OpenAI and
+// Anthropic sk-…, Stripe, GitHub, Slack, AWS, Google, JWTs, bearer and
+// basic credentials, "password: …" assignments), PEM private keys and
+// payment card numbers (13–19 digits passing the Luhn check) by default;
+// e-mail addresses and phone numbers when the policy asks. It is applied
+// on every path that writes user text: chat capture, the admin API's
+// create and edit, and import.
+package redact
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
+)
+
+// Placeholders. They are plain words so a redacted turn still reads
+// naturally to the extractor and the consolidation model.
+const (
+	Email      = "[email]"
+	Phone      = "[phone]"
+	Secret     = "[secret]"
+	PrivateKey = "[private key]"
+	Card       = "[card]"
+)
+
+var (
+	emailRe = regexp.MustCompile(`(?i)[a-z0-9._%+\-]+@[a-z0-9.\-]+\.[a-z]{2,}`)
+	// Phone numbers: international (+cc …) or local groups of digits with
+	// separators, at least 7 digits in total; Chinese mobiles (1[3-9]xxxxxxxxx).
+	phoneRe = regexp.MustCompile(`(?:\+\d{1,3}[\s\-.]?)?(?:\(\d{1,4}\)[\s\-.]?)?\d{2,4}(?:[\s\-.]\d{2,4}){1,4}|\b1[3-9]\d{9}\b`)
+	dateRe  = regexp.MustCompile(`^\d{4}[\-./]\d{1,2}[\-./]\d{1,2}$|^\d{1,2}[\-./]\d{1,2}[\-./]\d{4}$`)
+	// A PEM private key block, or its beginning when the rest was cut.
+	pemRe = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`)
+	// Card candidates: 13–19 digits, optionally grouped by spaces or dashes.
+	cardRe = regexp.MustCompile(`\b\d(?:[ \-]?\d){12,18}\b`)
+	keyRes = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bbearer\s+[a-z0-9._~+/\-]{8,}=*`),
+		regexp.MustCompile(`(?i)\bbasic\s+[a-z0-9+/]{16,}=*`),
+		regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`),
+		regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}`),
+		regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}`),
+		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`),
+		regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
+		regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`),
+		regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`),
+		regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|secret|token|password|passwd)\s*(?:is\s*)?[:=]\s*\S{6,}`),
+	}
+)
+
+// Redactor scrubs secrets from text. The zero value redacts nothing.
+type Redactor struct {
+	Email, Phone, APIKey, Card bool
+}
+
+// New returns the redactor for a policy.
+func New(p policy.Redact) Redactor {
+	return Redactor{Email: p.Email, Phone: p.Phone, APIKey: p.APIKey, Card: p.Card}
+}
+
+// Enabled reports whether anything is redacted.
+func (r Redactor) Enabled() bool { return r.Email || r.Phone || r.APIKey || r.Card }
+
+// Text returns s with the enabled secret classes replaced. Keys go first
+// so a token containing digits is not half-eaten by the card or phone
+// pattern, cards before phones for the same reason.
+func (r Redactor) Text(s string) string {
+	if s == "" {
+		return s
+	}
+	if r.APIKey {
+		s = pemRe.ReplaceAllString(s, PrivateKey)
+		for _, re := range keyRes {
+			s = re.ReplaceAllString(s, Secret)
+		}
+	}
+	if r.Card {
+		s = cardRe.ReplaceAllStringFunc(s, func(m string) string {
+			if luhn(m) {
+				return Card
+			}
+			return m
+		})
+	}
+	if r.Email {
+		s = emailRe.ReplaceAllString(s, Email)
+	}
+	if r.Phone {
+		s = phoneRe.ReplaceAllStringFunc(s, func(m string) string {
+			if countDigits(m) < 7 || dateRe.MatchString(strings.TrimSpace(m)) {
+				return m // dates, versions, amounts
+			}
+			return Phone
+		})
+	}
+	return s
+}
+
+// Turn returns a redacted copy of t (the caller's turn is not modified).
+func (r Redactor) Turn(t *memory.Turn) *memory.Turn {
+	c := *t
+	if !r.Enabled() {
+		return &c
+	}
+	c.User = r.Text(t.User)
+	c.Assistant = r.Text(t.Assistant)
+	c.Context = r.Text(t.Context)
+	return &c
+}
+
+// Memory redacts m's text and search context in place.
+func (r Redactor) Memory(m *memory.Memory) {
+	if !r.Enabled() || m == nil {
+		return
+	}
+	m.Text = r.Text(m.Text)
+	m.Context = r.Text(m.Context)
+}
+
+// luhn reports whether the digits of s (separators ignored) pass the
+// Luhn check, as every payment card number does.
+func luhn(s string) bool {
+	sum, n := 0, 0
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if c < '0' || c > '9' {
+			continue
+		}
+		d := int(c - '0')
+		if n%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		n++
+	}
+	return n >= 13 && sum%10 == 0
+}
+
+func countDigits(s string) int {
+	n := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,71 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
+)
+
+// TestDefaults: the default policy redacts keys, tokens, private keys and
+// cards, and leaves e-mail addresses, phone numbers, dates and amounts.
+func TestDefaults(t *testing.T) {
+	r := New(policy.Default().Ingest.Redact)
+	in := strings.Join([]string{
+		"key sk-proj-abcdefghijklmnop1234 and sk-ant-api03-abcdefghijkl",
+		"Authorization: Bearer abcdefghijklmnopqrstuvwxyz and Basic dXNlcjpwYXNzd29yZDEyMzQ=",
+		"stripe sk_live_abcdefghijklmnop, github ghp_abcdefghijklmnopqrstuvwxyz0123",
+		"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"my password: hunter2hunter2",
+		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----",
+		"card 4111 1111 1111 1111 and 5500-0000-0000-0004 and 378282246310005",
+		"mail jane.doe@example.com, call +1 415-555-0132",
+		"order 1234567890123 (not a card: fails Luhn), meeting 2026-11-20, budget 1500",
+	}, "\n")
+	out := r.Text(in)
+	for _, secret := range []string{"sk-proj-abc", "sk-ant-api03", "abcdefghijklmnopqrstuvwxyz and", "dXNlcjpw", "sk_live_", "ghp_",
+		"eyJhbGciOiJIUzI1NiJ9", "hunter2", "b3BlbnNzaC1rZXk", "BEGIN OPENSSH", "4111 1111", "5500-0000", "378282246310005"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("still holds %q:\n%s", secret, out)
+		}
+	}
+	for _, keep := range []string{"jane.doe@example.com", "415-555-0132", "1234567890123", "2026-11-20", "1500", "[card]", "[private key]", "[secret]"} {
+		if !strings.Contains(out, keep) {
+			t.Errorf("lost %q:\n%s", keep, out)
+		}
+	}
+}
+
+func TestOptIn(t *testing.T) {
+	r := Redactor{Email: true, Phone: true}
+	out := r.Text("mail jane.doe@example.com or 手机13812345678, key sk-proj-abcdefghijklmnop1234, on 2026-11-20")
+	for _, s := range []string{"jane.doe@", "13812345678"} {
+		if strings.Contains(out, s) {
+			t.Errorf("still holds %q: %s", s, out)
+		}
+	}
+	if !strings.Contains(out, "sk-proj") || !strings.Contains(out, "2026-11-20") {
+		t.Errorf("redacted what it was not asked to: %s", out)
+	}
+	if in := "sk-proj-abcdefghijklmnop1234"; (Redactor{}).Text(in) != in {
+		t.Error("the zero Redactor changed text")
+	}
+}
+
+func TestTurnAndMemory(t *testing.T) {
+	r := New(policy.Default().Ingest.Redact)
+	turn := &memory.Turn{User: "my key is sk-abcdefghijklmnop", Assistant: "card 4111111111111111?", Context: "Bearer abcdefghijklmnop"}
+	rt := r.Turn(turn)
+	if strings.Contains(rt.User+rt.Assistant+rt.Context, "abcdefghijklmnop") || strings.Contains(rt.Assistant, "4111") {
+		t.Errorf("Turn: %+v", rt)
+	}
+	if turn.User != "my key is sk-abcdefghijklmnop" {
+		t.Error("Turn changed the caller's turn")
+	}
+	m := &memory.Memory{Text: "The API key is sk-abcdefghijklmnop", Context: "card 4111111111111111"}
+	r.Memory(m)
+	if strings.Contains(m.Text+m.Context, "abcdefghijklmnop") || strings.Contains(m.Context, "4111") {
+		t.Errorf("Memory: %+v", m)
+	}
+}

@@ -1,0 +1,42 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lib/pq"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+var _ memory.Eraser = (*Store)(nil)
+
+// EraseTurns implements memory.Eraser.
+func (s *Store) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
+	if err := s.check(sc); err != nil {
+		return 0, err
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE turns SET user_text = $1, assistant = $1
+		WHERE user_id = $2 AND namespace = $3 AND request_id = ANY($4) AND request_id <> ''`,
+		memory.ErasedText, sc.User, sc.Namespace, pq.Array(requestIDs))
+	if err != nil {
+		return 0, fmt.Errorf("erase turns: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// EraseAudit implements memory.Eraser.
+func (s *Store) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
+	if err := s.check(sc); err != nil {
+		return 0, err
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE audit SET before = '', after = ''
+		WHERE user_id = $1 AND namespace = $2 AND memory_id = ANY($3) AND (before <> '' OR after <> '')`,
+		sc.User, sc.Namespace, pq.Array(memoryIDs))
+	if err != nil {
+		return 0, fmt.Errorf("erase audit: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
