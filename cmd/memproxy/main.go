@@ -5,6 +5,7 @@
 //	memproxy migrate           bring the store's and the queue's schema up to date
 //	memproxy export --user U   write a user's memories as JSON or Markdown
 //	memproxy reembed --yes     re-embed every memory with the configured embedder
+//	memproxy reextract --yes   rebuild extracted facts from the turn log
 //	memproxy bench overhead    measure what a user pays end to end over HTTP (docs/overhead.md)
 //	memproxy eval locomo       replay LoCoMo against memproxy
 //	memproxy ab report         the A/B report of a running memproxy
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return exportCmd(ctx, args, stdout, stderr)
 	case "reembed":
 		return reembedCmd(ctx, args, stdout, stderr)
+	case "reextract":
+		return reextractCmd(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -66,6 +69,7 @@ const usage = `usage:
   memproxy migrate [--db file] [--policy file]
   memproxy export --user U [--namespace NS] [--format json|markdown] [--out file] [--db file]
   memproxy reembed [--db file] [--policy file] [--yes]
+  memproxy reextract [--db file] [--policy file] [--user U] [--yes]
   memproxy bench overhead [--duration 1m] [--rounds 5] [--store sqlite|postgres|both] [--api chat,responses,messages] [--json file]
   memproxy eval locomo --data FILE [...]
   memproxy ab report [--proxy URL] [...]
