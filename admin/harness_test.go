@@ -46,7 +46,7 @@ type fixture struct {
 	river  *sql.DB
 	driver background.Driver
 	spool  memory.TurnSpool // nil: the store is one
-	tables string // lists every table of the store's database
+	tables string           // lists every table of the store's database
 }
 
 // backends opens a fresh store of each kind.
