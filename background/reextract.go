@@ -90,7 +90,7 @@ func (q *Queue) reextractTurn(ctx context.Context, src *memory.Turn) (int, error
 	if _, noise := q.gate.Classify(t.User); noise {
 		return 0, nil
 	}
-	facts := ExtractFacts(t.User, q.pol.Reconcile.ChangeCues)
+	facts := q.extractFacts(t.User, t.Time) // as ingestTurn does
 	for i, f := range facts {
 		m := q.factMemory(&t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		if _, err := q.reconcile(ctx, t.Scope, m, &f, "background"); err != nil {
