@@ -12,7 +12,7 @@ import (
 var _ memory.Eraser = (*Store)(nil)
 
 // EraseTurns implements memory.Eraser.
-func (s *Store) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
+func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
 	if err := s.check(sc); err != nil {
 		return 0, err
 	}
@@ -27,7 +27,7 @@ func (s *Store) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []st
 }
 
 // EraseAudit implements memory.Eraser.
-func (s *Store) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
+func (s *logs) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
 	if err := s.check(sc); err != nil {
 		return 0, err
 	}

@@ -24,6 +24,9 @@ import (
 
 var _ memory.TurnSpool = (*Store)(nil)
 
+// spool is the store's turn spool (embedded in Store).
+type spool struct{ *conn }
+
 // spoolSchema is migration 12 (safe to run again: tests downgrade by
 // version): the spool, and turn-log rows keyed by the
 // spooled turn's id so a turn ingested twice is logged once.
@@ -53,7 +56,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS turns_tid ON turns (user_id, namespace, tid) W
 `
 
 // SpoolTurns implements memory.TurnSpool.
-func (s *Store) SpoolTurns(ctx context.Context, turns []*memory.Turn) error {
+func (s *spool) SpoolTurns(ctx context.Context, turns []*memory.Turn) error {
 	if s.closed.Load() {
 		return memory.ErrClosed
 	}
@@ -95,7 +98,7 @@ func scopeLockKey(sc memory.Scope) string {
 }
 
 // ClaimTurns implements memory.TurnSpool.
-func (s *Store) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration, limit int) ([]*memory.Turn, error) {
+func (s *spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration, limit int) ([]*memory.Turn, error) {
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("claim turns: %w", err)
 	}
@@ -159,7 +162,7 @@ func (s *Store) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 }
 
 // RenewTurns implements memory.TurnSpool.
-func (s *Store) RenewTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration) (int, error) {
+func (s *spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration) (int, error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE turn_spool SET lease_until = clock_timestamp() + $1 * interval '1 microsecond'
 		WHERE user_id = $2 AND namespace = $3 AND NOT done AND owner = $4`, lease.Microseconds(), sc.User, sc.Namespace, owner)
 	if err != nil {
@@ -170,7 +173,7 @@ func (s *Store) RenewTurns(ctx context.Context, sc memory.Scope, owner string, l
 }
 
 // CompleteTurns implements memory.TurnSpool.
-func (s *Store) CompleteTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) (int, error) {
+func (s *spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) (int, error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE turn_spool SET done = true, data = NULL, owner = '', lease_until = NULL, done_at = clock_timestamp()
 		WHERE tid = ANY($1) AND user_id = $2 AND namespace = $3 AND NOT done AND owner = $4`, pq.Array(ids), sc.User, sc.Namespace, owner)
 	if err != nil {
@@ -181,7 +184,7 @@ func (s *Store) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 }
 
 // ReleaseTurns implements memory.TurnSpool.
-func (s *Store) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
+func (s *spool) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE turn_spool SET owner = '', lease_until = NULL
 		WHERE tid = ANY($1) AND user_id = $2 AND namespace = $3 AND NOT done AND owner = $4`, pq.Array(ids), sc.User, sc.Namespace, owner)
 	if err != nil {
@@ -191,7 +194,7 @@ func (s *Store) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string,
 }
 
 // SessionByResponse implements memory.TurnSpool.
-func (s *Store) SessionByResponse(ctx context.Context, sc memory.Scope, responseID string) (string, bool, error) {
+func (s *spool) SessionByResponse(ctx context.Context, sc memory.Scope, responseID string) (string, bool, error) {
 	if err := s.check(sc); err != nil {
 		return "", false, fmt.Errorf("session by response: %w", err)
 	}
@@ -211,7 +214,7 @@ func (s *Store) SessionByResponse(ctx context.Context, sc memory.Scope, response
 }
 
 // RedactSpooled implements memory.TurnSpool.
-func (s *Store) RedactSpooled(ctx context.Context, sc memory.Scope, texts []string, replacement string) (int, error) {
+func (s *spool) RedactSpooled(ctx context.Context, sc memory.Scope, texts []string, replacement string) (int, error) {
 	texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return strings.TrimSpace(t) == "" })
 	if len(texts) == 0 {
 		return 0, nil
@@ -267,7 +270,7 @@ func (s *Store) RedactSpooled(ctx context.Context, sc memory.Scope, texts []stri
 }
 
 // PendingScopes implements memory.TurnSpool.
-func (s *Store) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, error) {
+func (s *spool) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
@@ -289,7 +292,7 @@ func (s *Store) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, e
 }
 
 // SpoolStats implements memory.TurnSpool.
-func (s *Store) SpoolStats(ctx context.Context) (pending, leased int, err error) {
+func (s *spool) SpoolStats(ctx context.Context) (pending, leased int, err error) {
 	err = s.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE owner <> '' AND lease_until > clock_timestamp())
 		FROM turn_spool WHERE NOT done`).Scan(&pending, &leased)
 	if err != nil {
@@ -299,7 +302,7 @@ func (s *Store) SpoolStats(ctx context.Context) (pending, leased int, err error)
 }
 
 // DeleteSpoolUser implements memory.TurnSpool.
-func (s *Store) DeleteSpoolUser(ctx context.Context, user, ns string) (int, error) {
+func (s *spool) DeleteSpoolUser(ctx context.Context, user, ns string) (int, error) {
 	q, args := `DELETE FROM turn_spool WHERE user_id = $1`, []any{user}
 	if ns != "" {
 		q += ` AND namespace = $2`
@@ -314,7 +317,7 @@ func (s *Store) DeleteSpoolUser(ctx context.Context, user, ns string) (int, erro
 }
 
 // PruneSpool implements memory.TurnSpool.
-func (s *Store) PruneSpool(ctx context.Context, before time.Time) (int, error) {
+func (s *spool) PruneSpool(ctx context.Context, before time.Time) (int, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM turn_spool WHERE done AND done_at < $1`, before)
 	if err != nil {
 		return 0, fmt.Errorf("prune spool: %w", err)

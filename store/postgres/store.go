@@ -24,6 +24,7 @@ type Store struct {
 	*conn
 	logs
 	keys
+	spool  // the turn spool (spool.go)
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
 	cols   string // memColsTemplate for this vector type
@@ -143,7 +144,7 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 		return nil, err
 	}
 	c := &conn{db: db}
-	s := &Store{conn: c, logs: logs{c}, keys: keys{c}, opts: o}
+	s := &Store{conn: c, logs: logs{c}, keys: keys{c}, spool: spool{c}, opts: o}
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)

@@ -13,6 +13,8 @@ import (
 
 	msqlite "modernc.org/sqlite"
 
+	"github.com/memproxy/memproxy/internal/sqlitestmt"
+
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -66,7 +68,7 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
-	db := sql.OpenDB(cachingConnector{base})
+	db := sql.OpenDB(sqlitestmt.Connector{Connector: base})
 	db.SetMaxOpenConns(2)
 	db.SetMaxIdleConns(2)
 	if _, err := db.ExecContext(ctx, spoolSchema); err != nil {
