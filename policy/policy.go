@@ -72,6 +72,10 @@ type Upstream struct {
 	// only when the client sends no Authorization. When set, callers must
 	// present a memproxy client key (never an open relay).
 	APIKeyEnv string `yaml:"api_key_env"`
+	// AnthropicAPIKeyEnv names an environment variable holding memproxy's
+	// own Anthropic key, sent in place of the caller's on the Anthropic
+	// routes; when set, those callers must present a memproxy client key.
+	AnthropicAPIKeyEnv string `yaml:"anthropic_api_key_env"`
 }
 
 // Identity decides who a request belongs to.

@@ -21,14 +21,17 @@ import (
 // serveConfig is the serve command's configuration: flags win over
 // environment variables, which win over defaults.
 type serveConfig struct {
-	Listen      string
-	Upstream    string
-	PolicyFile  string // "" = built-in defaults
-	DB          string
-	DatabaseURL string
-	AdminToken  string
-	IndexMiB    int64 // <= 0: no bound
-	Check       bool
+	Listen   string
+	Upstream string
+	// AnthropicUpstream is the Anthropic Messages origin (no /v1); ""
+	// means the upstream's origin.
+	AnthropicUpstream string
+	PolicyFile        string // "" = built-in defaults
+	DB                string
+	DatabaseURL       string
+	AdminToken        string
+	IndexMiB          int64 // <= 0: no bound
+	Check             bool
 }
 
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
@@ -37,6 +40,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	cfg := &serveConfig{}
 	fs.StringVar(&cfg.Listen, "listen", envOr(getenv, "MEMPROXY_LISTEN", defaultListen), "address to listen on; loopback by default, \":8080\" for every interface, as containers need (MEMPROXY_LISTEN)")
 	fs.StringVar(&cfg.Upstream, "upstream", envOr(getenv, "MEMPROXY_UPSTREAM", "https://api.openai.com/v1"), "OpenAI-compatible upstream base URL (MEMPROXY_UPSTREAM)")
+	fs.StringVar(&cfg.AnthropicUpstream, "anthropic-upstream", getenv("MEMPROXY_ANTHROPIC_UPSTREAM"), "Anthropic Messages API origin without /v1, e.g. https://api.anthropic.com; default: the upstream's origin (MEMPROXY_ANTHROPIC_UPSTREAM)")
 	fs.StringVar(&cfg.PolicyFile, "policy", getenv("MEMPROXY_POLICY"), "policy file (MEMPROXY_POLICY; default ./policy.yaml if present, else built-in defaults)")
 	fs.StringVar(&cfg.DB, "db", envOr(getenv, "MEMPROXY_DB", "./memproxy.db"), "embedded SQLite database (MEMPROXY_DB)")
 	indexMiB := int64(sqlite.DefaultIndexBytes >> 20)
@@ -173,13 +177,14 @@ func orDefault(file string) string {
 // proxy, admin) from the serve configuration.
 func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log *slog.Logger) (*app.App, error) {
 	return app.New(ctx, app.Options{
-		Upstream:    cfg.Upstream,
-		Policy:      pol,
-		DB:          cfg.DB,
-		DatabaseURL: cfg.DatabaseURL,
-		AdminToken:  cfg.AdminToken,
-		IndexBytes:  indexBytes(cfg.IndexMiB),
-		Logger:      log,
+		Upstream:          cfg.Upstream,
+		AnthropicUpstream: cfg.AnthropicUpstream,
+		Policy:            pol,
+		DB:                cfg.DB,
+		DatabaseURL:       cfg.DatabaseURL,
+		AdminToken:        cfg.AdminToken,
+		IndexBytes:        indexBytes(cfg.IndexMiB),
+		Logger:            log,
 	})
 }
 

@@ -36,6 +36,9 @@ import (
 type Options struct {
 	// Upstream is the OpenAI-compatible base URL (with its /v1).
 	Upstream string
+	// AnthropicUpstream is the Anthropic Messages API origin (without
+	// /v1); empty means the origin of Upstream.
+	AnthropicUpstream string
 	// Policy is the validated policy; nil means policy.Default().
 	Policy *policy.Policy
 	// DB is the embedded SQLite file; DatabaseURL (PostgreSQL) wins when
@@ -197,8 +200,13 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	if o.Policy.Upstream.APIKeyEnv != "" {
 		upstreamKey = o.Getenv(o.Policy.Upstream.APIKeyEnv)
 	}
+	var anthropicKey string
+	if o.Policy.Upstream.AnthropicAPIKeyEnv != "" {
+		anthropicKey = o.Getenv(o.Policy.Upstream.AnthropicAPIKeyEnv)
+	}
 	p, err := proxy.New(proxy.Config{
-		Upstream: o.Upstream, Policy: o.Policy, Salt: salt,
+		Upstream: o.Upstream, AnthropicUpstream: o.AnthropicUpstream, AnthropicKey: anthropicKey,
+		Policy: o.Policy, Salt: salt,
 		Sink: q, Rewriter: a.Hook, Observer: a.Hook,
 		Authenticator: a.Admin.Authenticator(), UpstreamKey: upstreamKey,
 		AdminToken: o.AdminToken, Logger: o.Logger, Registry: o.Registry,
