@@ -21,17 +21,18 @@ import (
 // serveConfig is the serve command's configuration: flags win over
 // environment variables, which win over defaults.
 type serveConfig struct {
-	Listen   string
-	Upstream string
+	Listen      string
+	Upstream    string
+	PolicyFile  string // "" = built-in defaults
+	DB          string
+	DatabaseURL string
+	AdminToken  string
+	IndexMiB    int64 // <= 0: no bound
+	Check       bool
+
 	// AnthropicUpstream is the Anthropic Messages origin (no /v1); ""
 	// means the upstream's origin.
 	AnthropicUpstream string
-	PolicyFile        string // "" = built-in defaults
-	DB                string
-	DatabaseURL       string
-	AdminToken        string
-	IndexMiB          int64 // <= 0: no bound
-	Check             bool
 }
 
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
@@ -176,16 +177,17 @@ func orDefault(file string) string {
 // buildServer wires the whole memproxy (store, embedder, queue, recall,
 // proxy, admin) from the serve configuration.
 func buildServer(ctx context.Context, cfg *serveConfig, pol *policy.Policy, log *slog.Logger) (*app.App, error) {
-	return app.New(ctx, app.Options{
-		Upstream:          cfg.Upstream,
-		AnthropicUpstream: cfg.AnthropicUpstream,
-		Policy:            pol,
-		DB:                cfg.DB,
-		DatabaseURL:       cfg.DatabaseURL,
-		AdminToken:        cfg.AdminToken,
-		IndexBytes:        indexBytes(cfg.IndexMiB),
-		Logger:            log,
-	})
+	o := app.Options{
+		Upstream:    cfg.Upstream,
+		Policy:      pol,
+		DB:          cfg.DB,
+		DatabaseURL: cfg.DatabaseURL,
+		AdminToken:  cfg.AdminToken,
+		IndexBytes:  indexBytes(cfg.IndexMiB),
+		Logger:      log,
+	}
+	o.AnthropicUpstream = cfg.AnthropicUpstream
+	return app.New(ctx, o)
 }
 
 // indexBytes maps --index-memory to the stores' Options.IndexBytes.

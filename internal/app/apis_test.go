@@ -83,8 +83,8 @@ func TestMemoryAcrossAPIs(t *testing.T) {
 		}
 
 		// And through chat.
-		_, hdr := h.chat(h.client("carol"), []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Remind me what my sister does for work?")})
-		if recallHeader(hdr) != proxy.RecallInjected || !strings.Contains(h.memoryBlock(), "architect") {
+		_, hdr := h.chat(h.client("carol"), []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Remind me, which city does my sister live in?")})
+		if recallHeader(hdr) != proxy.RecallInjected || !strings.Contains(h.memoryBlock(), "Lisbon") {
 			t.Fatalf("chat recall = %q, block %q", recallHeader(hdr), h.memoryBlock())
 		}
 		// Another user recalls nothing of carol's through any API.

@@ -43,11 +43,11 @@ func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	err = s.joined(ctx, false, nil, func(q dbtx) error {
 		// A turn keyed by its spool id is logged once (a retried ingest).
 		_, err := q.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
-			assistant, finish_reason, model, arm, refs, injected, intent, tid)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULLIF($14, ''))
+			assistant, finish_reason, model, arm, refs, injected, intent, tid, api)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULLIF($14, ''), $15)
 			ON CONFLICT (user_id, namespace, tid) WHERE tid IS NOT NULL DO NOTHING`,
 			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time, t.User, t.Assistant, t.FinishReason,
-			t.Model, t.Arm, refs, injected, string(t.Intent), t.ID)
+			t.Model, t.Arm, refs, injected, string(t.Intent), t.ID, t.API)
 		return err
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) 
 		w.add("(time, seq) > (%s, %s)", time.UnixMicro(us).UTC(), seq)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT user_id, namespace, seq, request_id, session, time, user_text,
-		assistant, finish_reason, model, arm, refs, injected, intent FROM turns WHERE `+w.String()+
+		assistant, finish_reason, model, arm, refs, injected, intent, api FROM turns WHERE `+w.String()+
 		` ORDER BY time, seq LIMIT `+w.arg(limit+1), w.args...)
 	if err != nil {
 		return page, fmt.Errorf("read turns: %w", err)
@@ -101,7 +101,7 @@ func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) 
 			refs, injected []byte
 		)
 		if err := rows.Scan(&t.Scope.User, &t.Scope.Namespace, &seq, &t.RequestID, &t.Session, &t.Time, &t.User,
-			&t.Assistant, &t.FinishReason, &t.Model, &t.Arm, &refs, &injected, &t.Intent); err != nil {
+			&t.Assistant, &t.FinishReason, &t.Model, &t.Arm, &refs, &injected, &t.Intent, &t.API); err != nil {
 			return page, fmt.Errorf("read turns: %w", err)
 		}
 		t.Time = t.Time.UTC()
@@ -227,14 +227,14 @@ func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 	}
 	err = s.joined(ctx, false, nil, func(q dbtx) error {
 		_, err := q.ExecContext(ctx, `INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status,
-			gate_reason, injected, candidates, injected_tokens, overhead_ms, feedback)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			gate_reason, injected, candidates, injected_tokens, overhead_ms, feedback, api)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			ON CONFLICT (user_id, namespace, request_id) DO UPDATE SET session = excluded.session, time = excluded.time,
 			arm = excluded.arm, status = excluded.status, gate_reason = excluded.gate_reason, injected = excluded.injected,
 			candidates = excluded.candidates, injected_tokens = excluded.injected_tokens,
-			overhead_ms = excluded.overhead_ms, feedback = excluded.feedback`,
+			overhead_ms = excluded.overhead_ms, feedback = excluded.feedback, api = excluded.api`,
 			r.Scope.User, r.Scope.Namespace, r.RequestID, r.Session, r.Time, r.Arm, r.Status, r.GateReason, injected,
-			candidates, r.InjectedTokens, r.OverheadMs, r.Feedback)
+			candidates, r.InjectedTokens, r.OverheadMs, r.Feedback, r.API)
 		return err
 	})
 	if err != nil {
@@ -244,7 +244,7 @@ func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 }
 
 const recallCols = `user_id, namespace, request_id, session, time, arm, status, gate_reason, injected, candidates,
-	injected_tokens, overhead_ms, feedback`
+	injected_tokens, overhead_ms, feedback, api`
 
 func scanRecall(r scanner) (*memory.RecallRecord, error) {
 	var (
@@ -253,7 +253,7 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 		feedback        sql.NullFloat64
 	)
 	if err := r.Scan(&rec.Scope.User, &rec.Scope.Namespace, &rec.RequestID, &rec.Session, &rec.Time, &rec.Arm,
-		&rec.Status, &rec.GateReason, &injected, &cands, &rec.InjectedTokens, &rec.OverheadMs, &feedback); err != nil {
+		&rec.Status, &rec.GateReason, &injected, &cands, &rec.InjectedTokens, &rec.OverheadMs, &feedback, &rec.API); err != nil {
 		return nil, err
 	}
 	rec.Time = rec.Time.UTC()

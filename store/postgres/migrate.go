@@ -61,6 +61,12 @@ var migrations = []migration{
 	{11, "drop the SQL search path", func(int) string { return dropSQLSearch }, nil},
 	// The background queue's input (spool.go).
 	{12, "turn spool, turn-log rows keyed by turn id", func(int) string { return spoolSchema }, nil},
+	// The API a turn or request came through (chat, responses,
+	// messages); '' for rows written before it was kept (chat).
+	{13, "api of turns and recall rows", func(int) string {
+		return `ALTER TABLE turns ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';
+ALTER TABLE recall ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';`
+	}, nil},
 }
 
 // dropSQLSearch removes what only the SQL search path read: the narrow
