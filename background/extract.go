@@ -50,3 +50,5 @@ func (q *Queue) loc() *time.Location {
 }
 
 var zones sync.Map // zone name → *time.Location
+
+func factsIsProfile(f Fact) bool { return facts.IsProfile(f.Subject, f.Attribute) && !f.Ended }

@@ -164,11 +164,15 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	facts := q.extractFacts(t.User, t.Time)
 	for i, f := range facts {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
-		if _, err := q.reconcile(ctx, s, m, &f, "background"); err != nil {
+		fp := &f
+		if f.Note {
+			fp = nil // a dated statement is free text
+		}
+		if _, err := q.reconcile(ctx, s, m, fp, "background"); err != nil {
 			return fmt.Errorf("reconcile fact: %w", err)
 		}
 	}
-	if len(facts) > 0 && factsCoverMessage(t.User, facts) {
+	if len(facts) > 0 && !slices.ContainsFunc(facts, func(f Fact) bool { return f.Note }) && factsCoverMessage(t.User, facts) {
 		return nil
 	}
 	// A turn that only asks states nothing: it may still be kept as an
@@ -198,15 +202,23 @@ func factsCoverMessage(text string, facts []Fact) bool {
 }
 
 func (q *Queue) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) *memory.Memory {
+	tier := memory.TierSemantic
+	if !f.Note && factsIsProfile(f) {
+		tier = memory.TierProfile // identity and standing constraints: every request
+	}
+	key := ""
+	if !f.Note {
+		key = f.Key()
+	}
 	return &memory.Memory{
 		ID:         id,
 		Scope:      t.Scope,
-		Tier:       memory.TierSemantic,
+		Tier:       tier,
 		Text:       f.Text,
 		Value:      0.6,
 		Confidence: 0.7,
 		Source:     src,
-		Key:        f.Key(),
+		Key:        key,
 		Session:    t.Session,
 		Provenance: memory.Provenance{RequestIDs: union(nil, t.RequestID), TurnRefs: union(nil, t.Refs...)},
 		CreatedAt:  t.Time,
@@ -296,6 +308,9 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch,
 		}
 		for i, m := range evs {
 			m.Embedding = vecs[i]
+		}
+		if evs, err = q.dedupEvents(ctx, s, evs); err != nil {
+			return err
 		}
 	}
 	// One hand-over to the group writer per job: each is a wait for a
@@ -586,4 +601,91 @@ func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
 		return nil
 	}
 	return q.cfg.Store.SetThreshold(ctx, t.Scope, nt)
+}
+
+// dedupEvents leaves out the events that repeat a live one (the same
+// question asked again, a statement restated): the stored event is
+// reinforced instead, with the new turn's provenance.
+func (q *Queue) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
+	out := evs[:0:0]
+	for _, ev := range evs {
+		if slices.ContainsFunc(out, func(o *memory.Memory) bool { return sameTurn(o, ev) }) {
+			continue
+		}
+		cands, err := q.cfg.Store.VectorSearch(ctx, s, ev.Embedding, memory.SearchOptions{
+			Limit: 3, Tiers: []memory.Tier{memory.TierEvent}, At: ev.CreatedAt,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("dedup search: %w", err)
+		}
+		var dup *memory.Memory
+		for _, c := range cands {
+			if c.Memory.ID != ev.ID && sameTurn(c.Memory, ev) {
+				dup = c.Memory
+				break
+			}
+		}
+		if dup == nil {
+			out = append(out, ev)
+			continue
+		}
+		if err := q.reinforce(ctx, s, dup, ev, "background"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sameTurn reports whether two events say the same: their user messages
+// share nearly all content words (at least two), and so do their replies.
+func sameTurn(a, b *memory.Memory) bool {
+	ua, ub := userPart(a.Text), userPart(b.Text)
+	ta, tb := contentTerms(ua), contentTerms(ub)
+	if len(ta) < 2 || len(tb) < 2 || jaccard(ta, tb) < 0.75 || !slices.Equal(numbers(ta), numbers(tb)) {
+		return false // a different number is a different statement
+	}
+	ra, rb := replyPart(a.Text), replyPart(b.Text)
+	if ra == "" && rb == "" {
+		return true
+	}
+	return jaccard(contentTerms(ra), contentTerms(rb)) >= 0.5
+}
+
+func replyPart(eventText string) string {
+	_, a, _ := strings.Cut(eventText, "\nAssistant: ")
+	return a
+}
+
+func jaccard(a, b []string) float64 {
+	sa := map[string]bool{}
+	for _, t := range a {
+		sa[t] = true
+	}
+	sb := map[string]bool{}
+	inter := 0
+	for _, t := range b {
+		if !sb[t] {
+			sb[t] = true
+			if sa[t] {
+				inter++
+			}
+		}
+	}
+	u := len(sa) + len(sb) - inter
+	if u == 0 {
+		return 0
+	}
+	return float64(inter) / float64(u)
+}
+
+// numbers are the terms with a digit, sorted.
+func numbers(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if strings.ContainsAny(t, "0123456789") {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

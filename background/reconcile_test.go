@@ -44,7 +44,7 @@ func TestContradictions(t *testing.T) {
 				for i, p := range contradictionPairs {
 					s := scope(fmt.Sprintf("c%d", i))
 					sup := e.list(s, memory.StateSuperseded)
-					live := e.list(s, memory.StateLive, memory.TierSemantic)
+					live := e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)
 					if len(sup) != 1 || len(live) == 0 {
 						t.Errorf("%q → %q: %d superseded, %d live facts; want 1 and ≥1 (%s)", p[0], p[1], len(sup), len(live), texts(e.list(s, memory.StateAny)))
 						continue

@@ -34,7 +34,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my)\b.*\b(live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we)\b.*\b(live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
 
 func tagEN(sent string) []tok {
 	s := contractions.Replace(sent)
@@ -71,7 +71,8 @@ var (
 var stopNP = map[string]bool{
 	"last": true, "next": true, "this": true, "yesterday": true, "today": true, "tomorrow": true, "ago": true,
 	"since": true, "now": true, "these": true, "every": true, "week": true, "month": true, "year": true,
-	"weekend": true, "recently": true, "lately": true, "instead": true, "anymore": true, "too": true,
+	"weekend": true, "online": true, "most": true, "twice": true, "once": true, "daily": true, "regularly": true, "often": true,
+	"recently": true, "lately": true, "instead": true, "anymore": true, "too": true,
 	"as": true, "because": true, "and": true, "or": true, "but": true, "with": true, "when": true, "while": true,
 	"for": true, "at": true, "in": true, "on": true, "to": true, "from": true, "so": true, "though": true,
 	"although": true, "again": true, "also": true, "there": true, "here": true, "then": true, "which": true, "who": true,
@@ -190,12 +191,12 @@ func extractEN(sent string) []Fact {
 	ts := tagEN(sent)
 	for i := 0; i < len(ts); i++ {
 		switch ts[i].low {
-		case "i":
+		case "i", "we":
 			out = append(out, clause(ts, i+1, "user", "")...)
 			// "I quit Acme and joined Globex": a verb after "and" shares
 			// the subject.
 			for k := i + 1; k+1 < len(ts); k++ {
-				if ts[k].low == "i" || ts[k].low == "my" || ts[k].tag == "." {
+				if ts[k].low == "i" || ts[k].low == "we" || ts[k].low == "my" || ts[k].tag == "." {
 					break
 				}
 				if ts[k].low == "and" && strings.HasPrefix(ts[k+1].tag, "VB") {
@@ -287,7 +288,15 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 			return []Fact{mk("member_of", val)}
 		}
-	case "started":
+	case "started", "took", "picked":
+		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "working" && ts[j+1].low != "using" {
+			if val, _, ok := np(ts, j+1); ok {
+				return []Fact{mk("activity", val)}
+			}
+		}
+		if v != "started" {
+			return nil
+		}
 		k := j + 1
 		if next(k, "working") {
 			k++
@@ -367,14 +376,44 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return nil
 		}
 		if val, _, ok := np(ts, j+1); ok {
+			if v == "eat" || v == "drink" {
+				return []Fact{mk("avoids", val)}
+			}
 			a := "likes"
 			if neg != (v == "hate" || v == "hates" || v == "dislike" || v == "dislikes") {
 				a = "dislikes"
 			}
 			return []Fact{mk(a, val)}
 		}
+	case "avoid", "avoids", "avoiding", "cut":
+		k := j + 1
+		if v == "cut" {
+			if !next(k, "out") {
+				return nil
+			}
+			k++
+		}
+		if val, _, ok := np(ts, k); ok && !neg {
+			return []Fact{mk("avoids", val)}
+		}
+	case "play", "plays":
+		if val, _, ok := np(ts, j+1); ok && !neg {
+			return []Fact{mk("plays", val)}
+		}
+	case "teach", "teaches":
+		val, end, ok := np(ts, j+1)
+		if !ok || neg {
+			return nil
+		}
+		out := []Fact{mk("job_title", strings.ToLower(val)+" teacher")}
+		if next(end, "at") && end+1 < len(ts) && ts[end+1].capital {
+			if org, _, ok := np(ts, end+1); ok {
+				out = append(out, mk("works_at", org))
+			}
+		}
+		return out
 	case "speak", "speaks":
-		if val, _, ok := np(ts, j+1); ok && ts[j+1].capital {
+		if val, _, ok := np(ts, j+1); ok && val[0] >= 'A' && val[0] <= 'Z' {
 			return []Fact{mk("speaks", val)}
 		}
 	case "study", "studies", "studying":
@@ -383,11 +422,15 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("studies_at", val)}
 			}
 		}
-	case "am", "is", "was":
+	case "am", "is", "are", "was", "been":
 		if v == "was" {
 			return nil
 		}
 		return copula(ts, j+1, subject, word, neg)
+	case "gone", "went", "turned":
+		if next(j+1, "freelance") && !neg {
+			return []Fact{mk("job_title", "freelancer")}
+		}
 	case "call":
 		if subject == "user" && next(j+1, "me") && j+2 < len(ts) && ts[j+2].capital {
 			if val, _, ok := np(ts, j+2); ok {
@@ -574,11 +617,15 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	if !known {
 		a = strings.ReplaceAll(name, " ", "_")
 	}
+	kind := a
+	if k := attrAlias[words[len(words)-1]]; k == "email" || k == "phone" {
+		kind = k // "my work email": an email address
+	}
 	k, _ = skipAdv(ts, k+1)
 	mk := func(v string) []Fact {
 		return []Fact{{Triple: tripleOf(subject, a, v), word: word, Open: !InVocabulary(a)}}
 	}
-	switch a {
+	switch kind {
 	case "email":
 		if m := emailRe.FindString(sent); m != "" {
 			return mk(m)

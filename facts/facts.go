@@ -35,6 +35,10 @@ type Fact struct {
 	ValidFrom time.Time
 	// Dated: ValidFrom came from a date expression in the sentence.
 	Dated bool
+	// Note: no triple, a dated third-person statement of something that
+	// happened ("The user passed the user's driving test on 9 Mar
+	// 2026."): free text for reconcile, Triple empty.
+	Note bool
 	// word is how the sentence named the subject ("wife", "妹妹").
 	word string
 }
@@ -112,11 +116,14 @@ func Extract(msg string, o Options) []Fact {
 		} else {
 			fs = extractEN(sent)
 		}
+		refs := text.ResolveDates(sent, o.At, o.Loc)
 		if len(fs) == 0 {
+			if n := datedStatement(sent, refs); n != "" && !hasHan(sent) {
+				out = append(out, Fact{Note: true, Text: n, ValidFrom: refs[0].Date, Dated: true, Change: HasChangeCue(sent, o.ChangeCues)})
+			}
 			continue
 		}
 		change := HasChangeCue(sent, o.ChangeCues)
-		refs := text.ResolveDates(sent, o.At, o.Loc)
 		for _, f := range fs {
 			if !valid(&f) {
 				continue
@@ -129,7 +136,7 @@ func Extract(msg string, o Options) []Fact {
 			f.Change = f.Change || change
 			// "I like tea now", "我现在喜欢茶": a multi-valued slot with a
 			// change cue replaces its values, unless the sentence adds one.
-			if f.Multi && change && !f.Ended && !addsValue(sent) {
+			if f.Multi && !f.Ended && !addsValue(sent) && HasChangeCue(sent, replaceCues) {
 				f.Replace = true
 			}
 			f.ValidFrom = o.At
@@ -182,6 +189,11 @@ func dateSuffix(s string, d text.DateRef, zh bool) string {
 	}
 	return strings.TrimSuffix(s, ".") + " (since " + d.Format() + ")."
 }
+
+// replaceCues say a value took the place of the others ("now", "instead");
+// "started" or "joined" alone add one.
+var replaceCues = []string{"switched", "switch to", "instead", "now", "these days", "anymore", "any more", "no longer",
+	"换成", "改成", "改用", "换了", "现在", "不再"}
 
 // addsValue reports a sentence that adds a value beside the others ("I
 // also use Go", "我也用Go").

@@ -5,22 +5,24 @@ import "strings"
 // attr is one attribute of the controlled vocabulary.
 type attr struct {
 	multi bool
-	en    string // "%S lives in %v." (%S subject phrase, %v value)
-	ended string // the sentence for an ended value
-	zh    string
+	// profile: a standing constraint or identity, injected every time.
+	profile bool
+	en      string // "%S lives in %v." (%S subject phrase, %v value)
+	ended   string // the sentence for an ended value
+	zh      string
 }
 
 // Vocabulary is the controlled attribute list. Attributes outside it are
 // open ("my dentist is Dr. Okafor" → dentist): single-valued, superseded
 // only with a change cue and a close value.
 var vocab = map[string]attr{
-	"name":       {en: "%S's name is %v.", zh: "%S叫%v。"},
+	"name":       {profile: true, en: "%S's name is %v.", zh: "%S叫%v。"},
 	"lives_in":   {en: "%S lives in %v.", ended: "%S no longer lives in %v.", zh: "%S住在%v。"},
 	"from":       {en: "%S is from %v.", zh: "%S来自%v。"},
 	"works_at":   {en: "%S works at %v.", ended: "%S no longer works at %v.", zh: "%S在%v工作。"},
 	"job_title":  {en: "%S works as %a %v.", ended: "%S no longer works as %a %v.", zh: "%S的职业是%v。"},
 	"studies_at": {en: "%S studies at %v.", zh: "%S在%v上学。"},
-	"diet":       {en: "%S is %v.", zh: "%S%v。"},
+	"diet":       {profile: true, en: "%S is %v.", zh: "%S%v。"},
 	"partner":    {en: "%S's partner is %v.", zh: "%S的伴侣是%v。"},
 	"email":      {en: "%S's email is %v.", zh: "%S的邮箱是%v。"},
 	"phone":      {en: "%S's phone number is %v.", zh: "%S的电话是%v。"},
@@ -32,7 +34,10 @@ var vocab = map[string]attr{
 	"dislikes":   {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
 	"speaks":     {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
 	"member_of":  {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
-	"allergy":    {multi: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
+	"avoids":     {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
+	"plays":      {multi: true, en: "%S plays %v.", zh: "%S玩%v。"},
+	"activity":   {multi: true, en: "%S took up %v.", zh: "%S开始%v。"},
+	"allergy":    {multi: true, profile: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
 	"pet":        {multi: true, en: "%S has a %v.", ended: "%S no longer has a %v.", zh: "%S养了%v。"},
 	"sister":     {multi: true, en: "%S has a sister named %v.", zh: "%S有个姐妹叫%v。"},
 	"brother":    {multi: true, en: "%S has a brother named %v.", zh: "%S有个兄弟叫%v。"},
@@ -42,6 +47,10 @@ var vocab = map[string]attr{
 	"father":     {en: "%S's father is %v.", zh: "%S的父亲是%v。"},
 	"boss":       {en: "%S's boss is %v.", zh: "%S的老板是%v。"},
 }
+
+// IsProfile reports whether a fact of the attribute belongs to the
+// profile tier (identity, diet, allergies: injected on every request).
+func IsProfile(subject, attribute string) bool { return subject == "user" && vocab[attribute].profile }
 
 // IsMulti reports whether an attribute holds several values at once.
 func IsMulti(attribute string) bool { return vocab[attribute].multi }
