@@ -608,10 +608,13 @@ func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
 // reinforced instead, with the new turn's provenance.
 func (q *Queue) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
 	out := evs[:0:0]
+	inBatch := make(map[string]bool, len(evs)) // one job's exact repeats
 	for _, ev := range evs {
-		if slices.ContainsFunc(out, func(o *memory.Memory) bool { return sameTurn(o, ev) }) {
+		k := strings.Join(sortedUnique(contentTerms(ev.Text)), " ")
+		if inBatch[k] {
 			continue
 		}
+		inBatch[k] = true
 		cands, err := q.cfg.Store.VectorSearch(ctx, s, ev.Embedding, memory.SearchOptions{
 			Limit: 3, Tiers: []memory.Tier{memory.TierEvent}, At: ev.CreatedAt,
 		})
@@ -620,7 +623,8 @@ func (q *Queue) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.M
 		}
 		var dup *memory.Memory
 		for _, c := range cands {
-			if c.Memory.ID != ev.ID && sameTurn(c.Memory, ev) {
+			// Restatements embed close; the word check decides.
+			if c.Memory.ID != ev.ID && c.Score >= minRepeatSim && sameTurn(c.Memory, ev) {
 				dup = c.Memory
 				break
 			}
@@ -688,4 +692,13 @@ func numbers(ts []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// minRepeatSim is the similarity below which two events are not checked
+// for being the same turn.
+const minRepeatSim = 0.5
+
+func sortedUnique(ts []string) []string {
+	sort.Strings(ts)
+	return slices.Compact(ts)
 }
