@@ -168,6 +168,9 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 		if f.Note {
 			fp = nil // a dated statement is free text
 		}
+		if m.Tier == memory.TierProfile {
+			defer q.invalidate(s) // the request path caches the profile
+		}
 		if _, err := q.reconcile(ctx, s, m, fp, "background"); err != nil {
 			return fmt.Errorf("reconcile fact: %w", err)
 		}
