@@ -165,9 +165,6 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	for i, f := range facts {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		fp := &f
-		if f.Note {
-			fp = nil // a dated statement is free text
-		}
 		if m.Tier == memory.TierProfile {
 			defer q.invalidate(s) // the request path caches the profile
 		}

@@ -43,6 +43,9 @@ func (q *Queue) reconcileSupersede() float64 {
 // are written before the insert that replaces them, so a retried job
 // (m's id is stable) never leaves the old and the new value both live.
 func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory, f *Fact, actor string) (Decision, error) {
+	if f != nil && f.Note {
+		f = nil // a dated statement is free text
+	}
 	st := q.cfg.Store
 	if _, err := st.Get(ctx, s, m.ID); err == nil {
 		return DecisionReinforce, nil // written by an earlier attempt of this job
