@@ -197,6 +197,7 @@ func benchOverhead(ctx context.Context, args []string, getenv func(string) strin
 		Corpus: c.Name, CorpusTurns: len(c.Turns), CorpusFacts: len(c.Facts),
 		Users: o.Users, Memories: o.Memories, Clients: o.Clients, Rounds: o.Rounds,
 		Duration: o.Duration.String(), Stream: o.Stream, Policy: orDefault(o.PolicyFile),
+		Build: buildRevision(),
 	}
 	for _, st := range o.Stores {
 		sr, err := runOverheadStore(ctx, o, st, c, pol, upURL, floorURL, stderr)

@@ -13,8 +13,12 @@ func printOverhead(w io.Writer, r *overheadResult) {
 	if r.Stream {
 		mode = "streamed"
 	}
-	fmt.Fprintf(w, "memproxy bench overhead: %d users × %d memories, %d clients (closed loop), rounds: %d, %s requests; corpus %s (%d turns, %d facts); policy %s\n",
-		r.Users, r.Memories, r.Clients, r.Rounds, mode, r.Corpus, r.CorpusTurns, r.CorpusFacts, r.Policy)
+	build := ""
+	if r.Build != "" {
+		build = "; build " + r.Build
+	}
+	fmt.Fprintf(w, "memproxy bench overhead: %d users × %d memories, %d clients (closed loop), rounds: %d, %s requests; corpus %s (%d turns, %d facts); policy %s%s\n",
+		r.Users, r.Memories, r.Clients, r.Rounds, mode, r.Corpus, r.CorpusTurns, r.CorpusFacts, r.Policy, build)
 	for _, s := range r.Stores {
 		cached := "loaded"
 		if s.FixtureCached {

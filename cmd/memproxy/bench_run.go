@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -27,17 +28,19 @@ import (
 
 // overheadResult is what the bench prints and writes as JSON.
 type overheadResult struct {
-	Corpus      string         `json:"corpus"`
-	CorpusTurns int            `json:"corpus_turns"`
-	CorpusFacts int            `json:"corpus_facts"`
-	Users       int            `json:"users"`
-	Memories    int            `json:"memories_per_user"`
-	Clients     int            `json:"clients"`
-	Rounds      int            `json:"rounds"`
-	Duration    string         `json:"duration"`
-	Stream      bool           `json:"stream"`
-	Policy      string         `json:"policy"`
-	Stores      []*storeResult `json:"stores"`
+	Corpus      string `json:"corpus"`
+	CorpusTurns int    `json:"corpus_turns"`
+	CorpusFacts int    `json:"corpus_facts"`
+	Users       int    `json:"users"`
+	Memories    int    `json:"memories_per_user"`
+	Clients     int    `json:"clients"`
+	Rounds      int    `json:"rounds"`
+	Duration    string `json:"duration"`
+	Stream      bool   `json:"stream"`
+	Policy      string `json:"policy"`
+	// Build is the commit the binary was built from, when Go stamped it.
+	Build  string         `json:"build,omitempty"`
+	Stores []*storeResult `json:"stores"`
 }
 
 type storeResult struct {
@@ -507,4 +510,31 @@ func loadAvg() string {
 		return ""
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// buildRevision is the VCS revision Go stamped into the binary ("" when
+// none), with "+dirty" for a modified tree.
+func buildRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			rev = kv.Value
+		case "vcs.modified":
+			if kv.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
 }
