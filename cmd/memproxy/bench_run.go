@@ -347,6 +347,13 @@ func sqliteFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *po
 	if err := copySQLite(building, path); err != nil {
 		return "", false, err
 	}
+	// A fixture built over a month ago is of a past month: never used again.
+	old, _ := filepath.Glob(filepath.Join(o.Fixtures, "sqlite-*.db"))
+	for _, f := range old {
+		if fi, err := os.Stat(f); err == nil && f != path && time.Since(fi.ModTime()) > 32*24*time.Hour {
+			removeSQLite(f)
+		}
+	}
 	return path, false, nil
 }
 
