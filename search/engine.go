@@ -422,8 +422,12 @@ func (e *Engine) lockLoaded(sc memory.Scope) (*scopeIndex, func()) {
 // much as writing them). The caller must still hold the lock that
 // serialises its writes: Changed re-reads rows because it runs after that
 // lock is released, when a later write of the same rows may already have
-// been applied; under the lock none can have committed.
+// been applied; under the lock none can have committed. On a Feed it does
+// nothing: the feed brings every write.
 func (e *Engine) Written(sc memory.Scope, rows []Row) {
+	if e.feed != nil {
+		return
+	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
@@ -444,8 +448,11 @@ func (e *Engine) Written(sc memory.Scope, rows []Row) {
 // and drops them from the row cache. Reading the current rows (not
 // applying the write) makes it order-independent: whichever runs last saw
 // the latest state. On error the scope is unloaded and reloads on its next
-// search.
+// search. On a Feed it does nothing: the feed brings every write.
 func (e *Engine) Changed(ctx context.Context, sc memory.Scope, ids []string) {
+	if e.feed != nil {
+		return
+	}
 	e.rows.drop(ids)
 	if len(ids) == 0 {
 		return
