@@ -4,6 +4,9 @@ import "time"
 
 const day = 24 * time.Hour
 
+// RecallTimeout is the default recall.timeout.
+const RecallTimeout = 250 * time.Millisecond
+
 // Default returns the built-in policy. policy.yaml at the repository root
 // mirrors it key for key (a test keeps them equal).
 func Default() *Policy {
@@ -74,6 +77,7 @@ func Default() *Policy {
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},
 			ProfileBudgetTokens: 150,
 			PreferConsolidated:  true,
+			Timeout:             Duration(RecallTimeout),
 		},
 		Inject: Inject{
 			BudgetTokens: 500,

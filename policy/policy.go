@@ -180,6 +180,12 @@ type Recall struct {
 	ProfileBudgetTokens int `yaml:"profile_budget_tokens"`
 	// PreferConsolidated leaves out events already consolidated.
 	PreferConsolidated bool `yaml:"prefer_consolidated"`
+	// Timeout bounds the whole recall decision of a request (profile,
+	// gate state, embedding, search, rendering). Past it the request goes
+	// upstream unchanged with X-Memproxy-Recall: timeout, a log line and
+	// memproxy_recall_timeouts_total; a cold scope's index load goes on in
+	// the background for the next request.
+	Timeout Duration `yaml:"timeout"`
 }
 
 // Weights of score = sim·w_sim + retention·w_rec + min(1,hits/5)·w_freq + value·w_val.

@@ -45,6 +45,7 @@ func (p *Policy) Validate() error {
 		rangeF("recall.weights.recency", p.Recall.Weights.Recency, 0, 10),
 		rangeF("recall.weights.frequency", p.Recall.Weights.Frequency, 0, 10),
 		rangeF("recall.weights.value", p.Recall.Weights.Value, 0, 10),
+		positiveDur("recall.timeout", p.Recall.Timeout),
 		rangeInt("recall.profile_budget_tokens", p.Recall.ProfileBudgetTokens, 0, 100000),
 		rangeInt("inject.budget_tokens", p.Inject.BudgetTokens, 1, 100000),
 		oneOf("inject.placement", p.Inject.Placement, "system", "before_last_user"),

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -32,8 +33,10 @@ type limits struct {
 	stall       time.Duration
 
 	gauge    prometheus.GaugeFunc
-	rejected prometheus.Counter
-	slow     prometheus.Counter
+	rejected       prometheus.Counter
+	slow           prometheus.Counter
+	recallTimeouts prometheus.Counter
+	readyTimeouts  prometheus.Counter
 }
 
 func newLimits(s *Server, reg prometheus.Registerer) (*limits, error) {
@@ -47,11 +50,17 @@ func newLimits(s *Server, reg prometheus.Registerer) (*limits, error) {
 		slow: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "memproxy_slow_bodies_total", Help: "Request bodies cut with 408 for arriving too slowly (server.body_min_rate, server.body_stall_timeout).",
 		}),
+		recallTimeouts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_recall_timeouts_total", Help: "Chat requests forwarded unchanged because recall passed policy recall.timeout.",
+		}),
+		readyTimeouts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_readyz_timeouts_total", Help: "/readyz answers of 503 because the store did not answer within a second.",
+		}),
 	}
 	l.gauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "memproxy_requests_in_flight", Help: "Requests being served (probes and /metrics not counted).",
 	}, func() float64 { return float64(l.inFlight.Load()) })
-	for _, c := range []prometheus.Collector{l.gauge, l.rejected, l.slow} {
+	for _, c := range []prometheus.Collector{l.gauge, l.rejected, l.slow, l.recallTimeouts, l.readyTimeouts} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -255,15 +264,63 @@ func (c cappedSink) Enqueue(ctx context.Context, t *memory.Turn) error {
 // ingest.max_turn_bytes: the gate, the recall query and its exclusions
 // read no more of a huge message than that. Raw, which a rewrite
 // forwards, is untouched.
+//
+// It also bounds the whole decision by policy recall.timeout: past it the
+// request goes on unchanged with X-Memproxy-Recall: timeout. The
+// Rewriter's context ends then, but a dependency that ignores it (a
+// database connection whose peer stopped answering) is not waited for.
 type cappedRewriter struct {
 	Rewriter
-	max int
+	max     int
+	timeout time.Duration
+	s       *Server
 }
 
+// RecallTimeout is the X-Memproxy-Recall value of a request whose recall
+// did not finish within policy recall.timeout.
+const RecallTimeout = "timeout"
+
 func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite, error) {
+	req = capMessages(req, c.max)
+	if c.timeout <= 0 {
+		return c.Rewriter.Rewrite(ctx, req)
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	type result struct {
+		rw  *Rewrite
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer cancel()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("rewriter panic: %v", p)}
+			}
+		}()
+		rw, err := c.Rewriter.Rewrite(rctx, req)
+		done <- result{rw, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rw, r.err
+	case <-rctx.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		c.s.limits.recallTimeouts.Inc()
+		c.s.log.Warn("recall deadline passed; forwarding the request unchanged", "request_id", req.RequestID,
+			"timeout_ms", c.timeout.Milliseconds(), "scope", req.Scope.String())
+		return &Rewrite{Status: RecallTimeout}, nil
+	}
+}
+
+// capMessages returns req with each message's text cut to max bytes (a
+// copy when anything was cut).
+func capMessages(req *ChatRequest, max int) *ChatRequest {
 	var copied bool
 	for i, m := range req.Messages {
-		t, cut := cutText(m.Text, c.max)
+		t, cut := cutText(m.Text, max)
 		if !cut {
 			continue
 		}
@@ -274,7 +331,7 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 		}
 		req.Messages[i].Text = t
 	}
-	return c.Rewriter.Rewrite(ctx, req)
+	return req
 }
 
 // MaxJSONDepth is the deepest nesting of arrays and objects memproxy

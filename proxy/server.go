@@ -56,7 +56,7 @@ func New(cfg Config) (*Server, error) {
 			s.cfg.Sink = cappedSink{TurnSink: cfg.Sink, max: n, fence: &s.fence, log: s.log}
 		}
 		if cfg.Rewriter != nil {
-			s.cfg.Rewriter = cappedRewriter{cfg.Rewriter, n}
+			s.cfg.Rewriter = cappedRewriter{Rewriter: cfg.Rewriter, max: n, timeout: s.pol.Recall.Timeout.D(), s: s}
 		}
 	}
 	s.now = cfg.Clock
@@ -190,11 +190,24 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// readyTimeout bounds /readyz: a probe must get an answer within a second
+// whatever the database does.
+const readyTimeout = time.Second
+
 func (s *Server) readyz(c echo.Context) error {
 	if s.cfg.Ready != nil {
-		ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
 		defer cancel()
-		if err := s.cfg.Ready(ctx); err != nil {
+		errc := make(chan error, 1)
+		go func() { errc <- s.cfg.Ready(ctx) }() // a hung connection may ignore ctx: not waited for
+		var err error
+		select {
+		case err = <-errc:
+		case <-ctx.Done():
+			err = fmt.Errorf("store did not answer within %v", readyTimeout)
+			s.limits.readyTimeouts.Inc()
+		}
+		if err != nil {
 			return &APIError{Status: http.StatusServiceUnavailable, Message: "not ready: " + err.Error(), Type: "server_error", Code: "not_ready", Err: err}
 		}
 	}

@@ -104,6 +104,10 @@ type Engine struct {
 type scopeIndex struct {
 	mu     sync.RWMutex
 	loaded bool
+	// loading is the load in progress, shared by every search that needs
+	// it (guarded by loadMu, not mu: the load holds mu).
+	loadMu  sync.Mutex
+	loading *loadCall
 	feed   bool // fs is in use
 	vec    *Vec
 	lex    *Lex
@@ -305,14 +309,56 @@ func (e *Engine) entry(sc memory.Scope) *scopeIndex {
 	return ix
 }
 
-// ensure loads the scope's indexes if they are not loaded.
+// LoadTimeout bounds one scope's index load, which runs detached from the
+// search that started it.
+const LoadTimeout = 2 * time.Minute
+
+// loadCall is one load of a scope's indexes.
+type loadCall struct {
+	done chan struct{}
+	err  error
+}
+
+// ensure loads the scope's indexes if they are not loaded. The load is
+// single-flighted and detached from ctx: a search whose deadline passes
+// (the request path gives recall tens of milliseconds; a cold scope takes
+// 0.2–3 s) returns ctx's error while the load goes on, so the next search
+// finds the scope loaded instead of starting the load again.
 func (e *Engine) ensure(ctx context.Context, sc memory.Scope, ix *scopeIndex) error {
-	ix.mu.RLock()
-	ok := ix.loaded
-	ix.mu.RUnlock()
-	if ok {
-		return nil
+	ix.loadMu.Lock()
+	call := ix.loading
+	if call == nil {
+		// No load holds ix.mu: the check waits only for a brief write.
+		ix.mu.RLock()
+		ok := ix.loaded
+		ix.mu.RUnlock()
+		if ok {
+			ix.loadMu.Unlock()
+			return nil
+		}
+		call = &loadCall{done: make(chan struct{})}
+		ix.loading = call
+		go func() {
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
+			defer cancel()
+			call.err = e.load(lctx, sc, ix)
+			ix.loadMu.Lock()
+			ix.loading = nil
+			ix.loadMu.Unlock()
+			close(call.done)
+		}()
 	}
+	ix.loadMu.Unlock()
+	select {
+	case <-call.done:
+		return call.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// load fills the scope's indexes unless another load already did.
+func (e *Engine) load(ctx context.Context, sc memory.Scope, ix *scopeIndex) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.loaded {
