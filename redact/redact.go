@@ -34,19 +34,23 @@ var (
 	dateRe  = regexp.MustCompile(`^\d{4}[\-./]\d{1,2}[\-./]\d{1,2}$|^\d{1,2}[\-./]\d{1,2}[\-./]\d{4}$`)
 	// A PEM private key block, or its beginning when the rest was cut.
 	pemRe = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`)
-	// Card candidates: 13–19 digits, optionally grouped by spaces or dashes.
-	cardRe = regexp.MustCompile(`\b\d(?:[ \-]?\d){12,18}\b`)
-	keyRes = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bbearer\s+[a-z0-9._~+/\-]{8,}=*`),
-		regexp.MustCompile(`(?i)\bbasic\s+[a-z0-9+/]{16,}=*`),
-		regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`),
-		regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}`),
-		regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}`),
-		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`),
-		regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
-		regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`),
-		regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`),
-		regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|secret|token|password|passwd)\s*(?:is\s*)?[:=]\s*\S{6,}`),
+	// Key and token shapes, each run only when the text holds one of its
+	// cue strings (lowercased): most turns hold none, and the expressions
+	// cost a few hundred microseconds a turn when run on every text.
+	keyRes = []struct {
+		cues []string
+		re   *regexp.Regexp
+	}{
+		{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+[a-z0-9._~+/\-]{8,}=*`)},
+		{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+[a-z0-9+/]{16,}=*`)},
+		{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`)},
+		{[]string{"_live_", "_test_"}, regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}`)},
+		{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}`)},
+		{[]string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
+		{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+		{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
+		{[]string{"key", "secret", "token", "passw"}, regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|secret|token|password|passwd)\s*(?:is\s*)?[:=]\s*\S{6,}`)},
 	}
 )
 
@@ -71,18 +75,21 @@ func (r Redactor) Text(s string) string {
 		return s
 	}
 	if r.APIKey {
-		s = pemRe.ReplaceAllString(s, PrivateKey)
-		for _, re := range keyRes {
-			s = re.ReplaceAllString(s, Secret)
+		if strings.Contains(s, "PRIVATE KEY-----") {
+			s = pemRe.ReplaceAllString(s, PrivateKey)
+		}
+		low := strings.ToLower(s)
+		for _, k := range keyRes {
+			for _, c := range k.cues {
+				if strings.Contains(low, c) {
+					s = k.re.ReplaceAllString(s, Secret)
+					break
+				}
+			}
 		}
 	}
-	if r.Card {
-		s = cardRe.ReplaceAllStringFunc(s, func(m string) string {
-			if luhn(m) {
-				return Card
-			}
-			return m
-		})
+	if r.Card && countDigits(s) >= 13 {
+		s = redactCards(s)
 	}
 	if r.Email {
 		s = emailRe.ReplaceAllString(s, Email)
@@ -117,6 +124,53 @@ func (r Redactor) Memory(m *memory.Memory) {
 	}
 	m.Text = r.Text(m.Text)
 	m.Context = r.Text(m.Context)
+}
+
+// redactCards replaces every run of 13–19 digits (single spaces or dashes
+// between them allowed, not next to a letter or digit) that passes the
+// Luhn check. One linear scan.
+func redactCards(s string) string {
+	var b strings.Builder
+	last := 0
+	i := 0
+	for i < len(s) {
+		if !isDigit(s[i]) || (i > 0 && isWordByte(s[i-1])) {
+			i++
+			continue
+		}
+		// A candidate starts at i: digits, each gap a single ' ' or '-'.
+		j, end, n := i, i, 0
+		for j < len(s) {
+			if isDigit(s[j]) {
+				n++
+				j++
+				end = j
+				continue
+			}
+			if (s[j] == ' ' || s[j] == '-') && j+1 < len(s) && isDigit(s[j+1]) && n < 19 {
+				j++
+				continue
+			}
+			break
+		}
+		if n >= 13 && n <= 19 && (end == len(s) || !isWordByte(s[end])) && luhn(s[i:end]) {
+			b.WriteString(s[last:i])
+			b.WriteString(Card)
+			last = end
+		}
+		i = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isWordByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // luhn reports whether the digits of s (separators ignored) pass the

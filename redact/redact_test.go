@@ -69,3 +69,12 @@ func TestTurnAndMemory(t *testing.T) {
 		t.Errorf("Memory: %+v", m)
 	}
 }
+
+// BenchmarkText: redaction with the default policy runs on every turn.
+func BenchmarkText(b *testing.B) {
+	r := New(policy.Default().Ingest.Redact)
+	in := "Yesterday I walked the dog along the river and then we met Anna for coffee at 10; she told me about her new job at Globex, starting on 3 March, and asked whether I still use Python for work."
+	for b.Loop() {
+		r.Text(in)
+	}
+}

@@ -223,23 +223,20 @@ func (p *Spool) RenewTurns(ctx context.Context, s memory.Scope, owner string, le
 
 // CompleteTurns implements memory.TurnSpool.
 func (p *Spool) CompleteTurns(ctx context.Context, s memory.Scope, owner string, ids []string) (int, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return 0, fmt.Errorf("complete turns: %w", err)
+	}
 	var n int64
-	err := p.write(ctx, func(tx *sql.Tx) error {
-		n = 0
-		now := micros(p.now())
-		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, `UPDATE spool SET done = 1, data = NULL, owner = '', lease_until = 0, done_at = ?
-				WHERE tid = ? AND user = ? AND namespace = ? AND done = 0 AND owner = ?`, now, id, s.User, s.Namespace, owner)
-			if err != nil {
-				return err
-			}
-			k, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			n += k
+	err = p.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE spool SET done = 1, data = NULL, owner = '', lease_until = 0, done_at = ?
+			WHERE tid IN (SELECT value FROM json_each(?)) AND user = ? AND namespace = ? AND done = 0 AND owner = ?`,
+			micros(p.now()), string(list), s.User, s.Namespace, owner)
+		if err != nil {
+			return err
 		}
-		return nil
+		n, err = res.RowsAffected()
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("complete turns: %w", err)
@@ -249,14 +246,15 @@ func (p *Spool) CompleteTurns(ctx context.Context, s memory.Scope, owner string,
 
 // ReleaseTurns implements memory.TurnSpool.
 func (p *Spool) ReleaseTurns(ctx context.Context, s memory.Scope, owner string, ids []string) error {
-	err := p.write(ctx, func(tx *sql.Tx) error {
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE spool SET owner = '', lease_until = 0
-				WHERE tid = ? AND user = ? AND namespace = ? AND done = 0 AND owner = ?`, id, s.User, s.Namespace, owner); err != nil {
-				return err
-			}
-		}
-		return nil
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("release turns: %w", err)
+	}
+	err = p.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE spool SET owner = '', lease_until = 0
+			WHERE tid IN (SELECT value FROM json_each(?)) AND user = ? AND namespace = ? AND done = 0 AND owner = ?`,
+			string(list), s.User, s.Namespace, owner)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("release turns: %w", err)
