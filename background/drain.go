@@ -90,12 +90,16 @@ func (d *dispatcher) started(s memory.Scope) {
 
 // loop inserts jobs for due scopes and sweeps; it ends with ctx.
 func (d *dispatcher) loop(ctx context.Context, sweep bool) {
-	var tick <-chan time.Time
+	var tick, prune <-chan time.Time
 	if sweep {
 		t := time.NewTicker(d.q.sweepInterval())
 		defer t.Stop()
 		tick = t.C
+		p := time.NewTicker(time.Hour)
+		defer p.Stop()
+		prune = p.C
 		d.sweep(ctx) // at start: turns a crash left behind
+		d.prune(ctx)
 	}
 	for {
 		select {
@@ -104,6 +108,8 @@ func (d *dispatcher) loop(ctx context.Context, sweep bool) {
 		case <-d.kick:
 		case <-tick:
 			d.sweep(ctx)
+		case <-prune:
+			d.prune(ctx)
 		}
 		d.insertDue(ctx)
 	}
@@ -119,6 +125,14 @@ func (d *dispatcher) sweep(ctx context.Context) {
 		return
 	}
 	d.notify(scopes)
+}
+
+// prune deletes completed spool rows (metadata only: the response-id
+// link) older than decay.archive_retention.
+func (d *dispatcher) prune(ctx context.Context) {
+	if _, err := d.q.spool.PruneSpool(ctx, time.Now().Add(-d.q.pol.Decay.ArchiveRetention.D())); err != nil && ctx.Err() == nil {
+		d.q.log.WarnContext(ctx, "ingest: prune spool", "err", err)
+	}
 }
 
 func (d *dispatcher) insertDue(ctx context.Context) {
