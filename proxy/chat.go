@@ -332,6 +332,9 @@ func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
 		return
 	}
 	cp.turn.Assistant, cp.turn.FinishReason = rep.Text, rep.Finish
+	if cp.link {
+		cp.turn.ResponseID = rep.ID
+	}
 	if rep.Model != "" {
 		cp.turn.Model = rep.Model
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 
+	"github.com/memproxy/memproxy/internal/app"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/proxy"
 )
@@ -125,4 +126,47 @@ func TestMemoryAcrossAPIs(t *testing.T) {
 			t.Errorf("recall log apis = %v", seen)
 		}
 	})
+}
+
+// A previous_response_id chain keeps its session on another replica: the
+// link comes from the shared turn spool, the context from the turn log.
+func TestResponsesChainAcrossReplicas(t *testing.T) {
+	var dbURL string
+	h1 := newHarness(t, "postgres", func(o *app.Options) { dbURL = o.DatabaseURL })
+	h2 := newHarness(t, "postgres", func(o *app.Options) { o.DatabaseURL = dbURL })
+	ctx := t.Context()
+	c1, c2 := h1.client("erin"), h2.client("erin")
+	first, err := c1.Responses.New(ctx, responses.ResponseNewParams{
+		Model: "gpt-test",
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("My sister Ottilie lives in Lisbon.")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1.idle()
+	if _, err := c2.Responses.New(ctx, responses.ResponseNewParams{
+		Model: "gpt-test", PreviousResponseID: openai.String(first.ID),
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("And what does she do for a living?")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The same input without the chain starts a session of its own.
+	if _, err := c2.Responses.New(ctx, responses.ResponseNewParams{
+		Model: "gpt-test",
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("And what does she do for a living?")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h2.idle()
+	page, err := h2.app.Store.Turns(ctx, memory.Scope{User: "erin", Namespace: memory.DefaultNamespace}, memory.TurnFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 3 {
+		t.Fatalf("turns = %d", len(page.Data))
+	}
+	a, b, c := page.Data[0], page.Data[1], page.Data[2]
+	if a.Session != b.Session || c.Session == b.Session {
+		t.Errorf("sessions: first %q, chained %q, unchained %q", a.Session, b.Session, c.Session)
+	}
 }

@@ -204,8 +204,12 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	if o.Policy.Upstream.AnthropicAPIKeyEnv != "" {
 		anthropicKey = o.Getenv(o.Policy.Upstream.AnthropicAPIKeyEnv)
 	}
+	ch := &chains{mem: proxy.NewMemChains(0), spool: a.Spool}
+	if o.Policy.Ingest.TurnLog {
+		ch.log = a.Store
+	}
 	p, err := proxy.New(proxy.Config{
-		Upstream: o.Upstream, AnthropicUpstream: o.AnthropicUpstream, AnthropicKey: anthropicKey,
+		Upstream: o.Upstream, AnthropicUpstream: o.AnthropicUpstream, AnthropicKey: anthropicKey, Chains: ch,
 		Policy: o.Policy, Salt: salt,
 		Sink: q, Rewriter: a.Hook, Observer: a.Hook,
 		Authenticator: a.Admin.Authenticator(), UpstreamKey: upstreamKey,
