@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/text"
 )
 
 // Junk is what the background kept, per ingested turn, and how much of
@@ -113,29 +114,9 @@ func junkOf(turns int, users [][]listed) *Junk {
 }
 
 // QuestionOnly reports whether a memory's text states nothing: its user
-// part (before an event's "Assistant:" reply) has a question and no
-// statement of three words or more.
-func QuestionOnly(text string) bool {
-	user, _, _ := strings.Cut(text, "\nAssistant:")
-	asks := false
-	start := 0
-	rs := []rune(user)
-	for i := 0; i <= len(rs); i++ {
-		if i < len(rs) && !strings.ContainsRune(".!?。！？\n", rs[i]) {
-			continue
-		}
-		sentence := strings.TrimSpace(string(rs[start:i]))
-		start = i + 1
-		if sentence == "" {
-			continue
-		}
-		if i < len(rs) && (rs[i] == '?' || rs[i] == '？') {
-			asks = true
-			continue
-		}
-		if len(splitWords(sentence)) >= 3 {
-			return false
-		}
-	}
-	return asks
+// part (before an event's "Assistant:" reply) only asks (text.OnlyAsks,
+// the rule the background uses too).
+func QuestionOnly(t string) bool {
+	user, _, _ := strings.Cut(t, "\nAssistant:")
+	return text.OnlyAsks(user)
 }

@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/memproxy/memproxy/text"
 )
 
-// The answer-in-context normaliser. It is deliberately small and fixed:
-// the figure compares builds, so its rules must not move with the
-// product's own tokenisers.
+// The answer-in-context normaliser. Its folding rules are its own and
+// fixed, so the figure compares builds; the stopword list and the CJK
+// character classes are the shared ones of package text.
 
 // isoDate matches a rendered date (2023-05-07), which the normaliser
 // reads as "7 May 2023" so a dated line can carry a gold date.
@@ -28,27 +30,8 @@ var months = func() map[string]string {
 	return m
 }()
 
-// answerStopwords are English function words: articles, pronouns,
-// auxiliaries, prepositions and conjunctions. Negations, yes/no and
-// numbers stay content: they can be the whole answer.
-var answerStopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if then so than as of at by for with about into onto
-through during before after above below to from up down in out on off over under again once here there when
-where why how what which who whom whose this that these those all any both each few more most other some such
-own same too very just also i me my mine myself we us our ours ourselves you your yours yourself yourselves he
-him his himself she her hers herself it its itself they them their theirs themselves am is are was were be
-been being have has had having do does did doing will would shall should can could may might must s t d ll re
-ve m im ive id youre theyre hes shes thats its`) {
-		m[w] = true
-	}
-	// "may" is a month here: it folds to "may" and stays content.
-	delete(m, "may")
-	return m
-}()
-
 // AnswerWords returns the content words of s, in order: lowercased,
-// punctuation and stopwords dropped, month names folded to three letters,
+// punctuation and stopwords (the shared list of package text) dropped, month names folded to three letters,
 // ordinal suffixes ("7th") and a plural -s removed, a possessive 's
 // dropped, leading zeros of numbers dropped; a rendered date 2023-05-07
 // reads as 7 may 2023.
@@ -64,7 +47,10 @@ func AnswerWords(s string) []string {
 	})
 	var out []string
 	for _, w := range splitWords(s) {
-		if w = normWord(w); w != "" && !answerStopwords[w] {
+		if text.IsStopword(w) {
+			continue
+		}
+		if w = normWord(w); w != "" && !text.IsStopword(w) {
 			out = append(out, w)
 		}
 	}
@@ -84,8 +70,8 @@ func splitWords(s string) []string {
 	}
 	for _, r := range strings.ToLower(s) {
 		switch {
-		case unicode.Is(unicode.Han, r):
-			// Chinese: one word per character.
+		case text.IsCJK(r):
+			// Chinese, Japanese, Korean: one word per character.
 			flush()
 			out = append(out, string(r))
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
