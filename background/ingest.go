@@ -648,11 +648,11 @@ func sameTurn(a, b *memory.Memory) bool {
 	if len(ta) < 2 || len(tb) < 2 || jaccard(ta, tb) < 0.75 || !slices.Equal(numbers(ta), numbers(tb)) {
 		return false // a different number is a different statement
 	}
-	ra, rb := replyPart(a.Text), replyPart(b.Text)
-	if ra == "" && rb == "" {
-		return true
+	ra, rb := contentTerms(replyPart(a.Text)), contentTerms(replyPart(b.Text))
+	if len(ra) == 0 && len(rb) == 0 {
+		return true // no reply, or one that says nothing ("Noted.")
 	}
-	return jaccard(contentTerms(ra), contentTerms(rb)) >= 0.5
+	return jaccard(ra, rb) >= 0.5
 }
 
 func replyPart(eventText string) string {

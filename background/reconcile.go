@@ -63,7 +63,7 @@ func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory,
 	if f != nil {
 		c.Change = c.Change || f.Change
 		t := f.Triple
-		m.Fact = &t
+		m.Provenance.Fact = &t
 		m.Key = f.Key()
 	}
 	var slot []*memory.Memory
@@ -157,6 +157,9 @@ func (q *Queue) reinforce(ctx context.Context, s memory.Scope, old, by *memory.M
 	// Keep the new provenance: the fact was stated again.
 	old.Provenance.RequestIDs = union(old.Provenance.RequestIDs, by.Provenance.RequestIDs...)
 	old.Provenance.TurnRefs = union(old.Provenance.TurnRefs, by.Provenance.TurnRefs...)
+	if old.Provenance.Fact == nil && by.Provenance.Fact != nil && old.Key == by.Key {
+		old.Provenance.Fact = by.Provenance.Fact // a fact stored before triples gains its triple
+	}
 	old.Hits++
 	old.LastUsedAt = by.CreatedAt
 	if by.NoDecay && !old.NoDecay {

@@ -170,7 +170,7 @@ func decideFree(c Candidate, near []Neighbour, p Policy, now, at time.Time) []Wr
 		}
 		// A fact of a slot is changed only through its slot, and an
 		// explicit note only by its own slot or a forget.
-		if o.Key != "" || o.Fact != nil || o.Source == memory.SourceExplicit {
+		if o.Key != "" || o.Fact() != nil || o.Source == memory.SourceExplicit {
 			continue
 		}
 		if m.Key != "" && o.Key != m.Key {
@@ -190,24 +190,24 @@ func opposite(old *memory.Memory, f *facts.Fact) bool {
 
 // sameValue reports whether old states f's value.
 func sameValue(old *memory.Memory, f *facts.Fact) bool {
-	if old.Fact != nil {
-		return normText(old.Fact.Value) == normText(f.Value)
+	if old.Fact() != nil {
+		return normText(old.Fact().Value) == normText(f.Value)
 	}
 	return valueIn(old, f.Value)
 }
 
 // valueIn reports whether old's value (its triple, or else its text) is v.
 func valueIn(old *memory.Memory, v string) bool {
-	if old.Fact != nil {
-		return normText(old.Fact.Value) == normText(v)
+	if old.Fact() != nil {
+		return normText(old.Fact().Value) == normText(v)
 	}
 	return strings.Contains(" "+normText(old.Text)+" ", " "+normText(v)+" ")
 }
 
 // ended reports whether old states that its value stopped being true.
 func ended(old *memory.Memory, f *facts.Fact) bool {
-	if old.Fact != nil {
-		return old.Fact.Ended
+	if old.Fact() != nil {
+		return old.Fact().Ended
 	}
 	low := strings.ToLower(old.Text)
 	return strings.Contains(low, "no longer") || strings.Contains(low, "不再")

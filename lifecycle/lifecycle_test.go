@@ -25,7 +25,7 @@ func (st *store) say(t *testing.T, s string, at time.Time) []Op {
 		m := &memory.Memory{ID: fmt.Sprintf("%s/%d", s, i), Tier: memory.TierSemantic, Text: f.Text, Key: f.Key(),
 			CreatedAt: at, ValidFrom: f.ValidFrom}
 		tr := f.Triple
-		m.Fact = &tr
+		m.Provenance.Fact = &tr
 		var slot []*memory.Memory
 		for _, o := range st.ms {
 			if facts.NormKey(o.Key) == m.Key {

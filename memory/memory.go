@@ -121,7 +121,15 @@ type Provenance struct {
 	// MemoryIDs are the memories this one was derived from (events of a
 	// consolidated cluster).
 	MemoryIDs []string `json:"memory_ids,omitempty"`
+	// Fact is the dated triple the memory was extracted as (subject,
+	// attribute, value; the memory's ValidFrom/ValidTo date it), nil for
+	// free text. It travels with the provenance, so both stores keep it,
+	// and export and import carry it, without a schema change.
+	Fact *Triple `json:"fact,omitempty"`
 }
+
+// Fact is the triple m states, nil for free text.
+func (m *Memory) Fact() *Triple { return m.Provenance.Fact }
 
 // Triple is a fact as (subject, attribute, value): ("user", "lives_in",
 // "Lisbon"), ("sister", "name", "Anna"). Subjects and attributes are
@@ -155,9 +163,6 @@ type Memory struct {
 	// Key is the normalised subject/attribute key ("user.language"), used
 	// for update-over-insert and history. Empty when unknown.
 	Key string `json:"key,omitempty"`
-	// Fact is the dated triple a semantic memory states (subject,
-	// attribute, value; ValidFrom/ValidTo date it), nil for free text.
-	Fact *Triple `json:"fact,omitempty"`
 	// Session is the conversation the memory came from, when known.
 	Session string `json:"session,omitempty"`
 	// Context is search-only text: what the memory was said in answer to

@@ -1,0 +1,55 @@
+package background
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// A fact comes back from the store with its triple and the date it became
+// true; a move supersedes the old city with that date as its valid_to;
+// asking the same question again adds no event.
+func TestTriplesStored(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		s := scope("triples")
+		e.say(s, "I live in Berlin.")
+		e.wait()
+		e.clock.Add(70 * 24 * time.Hour)
+		e.say(s, "I moved from Berlin to Lisbon last month.")
+		e.wait()
+		live := e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)
+		var lisbon *memory.Memory
+		for _, m := range live {
+			if strings.Contains(m.Text, "Berlin") {
+				t.Errorf("Berlin still live: %q", m.Text)
+			}
+			if f := m.Fact(); f != nil && f.Value == "Lisbon" && f.Attribute == "lives_in" && f.Subject == "user" {
+				lisbon = m
+			}
+		}
+		if lisbon == nil {
+			t.Fatalf("no lives_in Lisbon triple among %s", texts(live))
+		}
+		old := e.list(s, memory.StateSuperseded)
+		if len(old) != 1 || old[0].Fact() == nil || old[0].Fact().Value != "Berlin" || old[0].SupersededBy != lisbon.ID ||
+			old[0].ValidTo == nil || !old[0].ValidTo.Equal(lisbon.ValidFrom) {
+			t.Errorf("history %s, want Berlin closed at %v by %s", texts(old), lisbon.ValidFrom, lisbon.ID)
+		}
+		for range 3 {
+			e.say(s, "What's a good name for a cat?")
+			e.wait()
+		}
+		n := 0
+		for _, m := range e.list(s, memory.StateLive, memory.TierEvent) {
+			if strings.Contains(m.Text, "name for a cat") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d events for one question asked three times", n)
+		}
+	})
+}
