@@ -118,7 +118,11 @@ func Extract(msg string, o Options) []Fact {
 		}
 		refs := text.ResolveDates(sent, o.At, o.Loc)
 		if len(fs) == 0 {
-			if n := datedStatement(sent, refs); n != "" && !hasHan(sent) {
+			n := datedStatement(sent, refs)
+			if hasHan(sent) {
+				n = datedStatementZH(sent, refs)
+			}
+			if n != "" {
 				out = append(out, Fact{Note: true, Text: n, ValidFrom: refs[0].Date, Dated: true, Change: HasChangeCue(sent, o.ChangeCues)})
 			}
 			continue
@@ -185,7 +189,7 @@ func hasHan(s string) bool {
 // lives in Lisbon (since Feb 2026)."
 func dateSuffix(s string, d text.DateRef, zh bool) string {
 	if zh {
-		return strings.TrimSuffix(s, "。") + "（自" + d.Format() + "）。"
+		return strings.TrimSuffix(s, "。") + "（自" + d.FormatZH() + "起）。"
 	}
 	return strings.TrimSuffix(s, ".") + " (since " + d.Format() + ")."
 }

@@ -75,3 +75,29 @@ func datedStatement(sent string, refs []text.DateRef) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
+
+// datedStatementZH is datedStatement for Chinese: "我昨天通过了驾照考试"
+// → "用户2026年3月9日通过了驾照考试。"
+func datedStatementZH(sent string, refs []text.DateRef) string {
+	if len(refs) == 0 || !strings.Contains(sent, "我") || strings.Contains(sent, "你") {
+		return ""
+	}
+	var b strings.Builder
+	last := 0
+	for _, r := range refs {
+		if r.Start < last {
+			continue
+		}
+		b.WriteString(sent[last:r.Start])
+		b.WriteString(r.FormatZH())
+		last = r.End
+	}
+	b.WriteString(sent[last:])
+	s := b.String()
+	s = strings.NewReplacer("我们", "用户", "我的", "用户的", "我", "用户").Replace(s)
+	s = strings.TrimRight(strings.TrimSpace(s), "。！!？?，,；;…~")
+	if s == "" {
+		return ""
+	}
+	return s + "。"
+}

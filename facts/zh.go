@@ -56,7 +56,37 @@ var zhAttrs = map[string]string{
 	"颜色": "color", "食物": "food", "电影": "movie", "运动": "sport", "书": "book", "歌": "song", "城市": "city",
 }
 
+// extractZH reads a Chinese sentence clause by clause: a clause without
+// a subject after one of the user's ("我从阿里辞职了，上周加入了腾讯")
+// is the user's too.
 func extractZH(sent string) []Fact {
+	var out []Fact
+	mine := false
+	for _, c := range zhClauseRe.Split(sent, -1) {
+		if strings.TrimSpace(c) == "" {
+			continue
+		}
+		switch {
+		case strings.Contains(c, "我"):
+			mine = true
+		case mine && !zhSubjectRe.MatchString(c):
+			c = "我" + c
+		}
+		if zhNotNowRe.MatchString(c) {
+			continue // what was ("以前") or is only planned ("下个月") is not the value now
+		}
+		out = append(out, extractZHClause(c+"。")...)
+	}
+	return dedupAttr(out)
+}
+
+var (
+	zhNotNowRe  = regexp.MustCompile(`以前|之前|原来|曾经|过去|下个月|下周|明天|明年|后天|打算|准备|计划|将要|想要|可能`)
+	zhClauseRe  = regexp.MustCompile(`[，,；;]`)
+	zhSubjectRe = regexp.MustCompile(`^[^的]{0,3}(他|她|它|你|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事|老板)`)
+)
+
+func extractZHClause(sent string) []Fact {
 	var out []Fact
 	// "我妹妹搬到北京了" is about the sister: the user's own rules stay out.
 	aboutRel := zhRelRe.MatchString(sent)
@@ -101,17 +131,14 @@ func extractZH(sent string) []Fact {
 			f.Change = true
 		}
 		out = append(out, f)
-		if len(out) > 0 && (a == "lives_in" || a == "works_at" || a == "uses") {
-			// One rule per attribute: the first (most specific) wins.
-			continue
-		}
 	}
-	return dedupAttr(out)
+	return out
 }
 
-// dedupAttr keeps the first fact per slot and value.
+// dedupAttr keeps one fact per slot and value: for a single-valued slot
+// the last clause's (what the sentence ends on), else the first.
 func dedupAttr(fs []Fact) []Fact {
-	seen := map[string]bool{}
+	at := map[string]int{}
 	var out []Fact
 	for _, f := range fs {
 		k := f.Key()
@@ -121,10 +148,14 @@ func dedupAttr(fs []Fact) []Fact {
 		if f.Ended {
 			k += "\x00ended"
 		}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, f)
+		if i, ok := at[k]; ok {
+			if !f.Multi && out[i].Value != f.Value {
+				out[i] = f
+			}
+			continue
 		}
+		at[k] = len(out)
+		out = append(out, f)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -41,6 +42,33 @@ func (d DateRef) Format() string {
 		return d.Date.Format("2006")
 	}
 	return d.Date.Format("2 Jan 2006")
+}
+
+// FormatZH writes the date the Chinese way: "2026年3月9日", "2026年2月",
+// "2026年", "2026年3月2日那周".
+func (d DateRef) FormatZH() string {
+	y, m, day := d.Date.Date()
+	switch d.Precision {
+	case Weekend:
+		return fmt.Sprintf("%d年%d月%d日那个周末", y, m, day)
+	case Week:
+		return fmt.Sprintf("%d年%d月%d日那周", y, m, day)
+	case Month:
+		return fmt.Sprintf("%d年%d月", y, m)
+	case Year:
+		return fmt.Sprintf("%d年", y)
+	}
+	return fmt.Sprintf("%d年%d月%d日", y, m, day)
+}
+
+// CJK reports whether the expression was written in Chinese.
+func (d DateRef) CJK() bool {
+	for _, r := range d.Text {
+		if CJKScript(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // In is the date with the preposition the precision takes: "on 9 Mar
@@ -262,7 +290,11 @@ func AnnotateDates(s string, at time.Time, loc *time.Location) string {
 			continue
 		}
 		b.WriteString(s[last:r.End])
-		b.WriteString(" (" + r.Format() + ")")
+		if r.CJK() {
+			b.WriteString("（" + r.FormatZH() + "）")
+		} else {
+			b.WriteString(" (" + r.Format() + ")")
+		}
 		last = r.End
 	}
 	b.WriteString(s[last:])

@@ -1,0 +1,26 @@
+package facts
+
+import "testing"
+
+func TestExtractZHClauses(t *testing.T) {
+	cases := []struct{ in, key, value string }{
+		{"我从阿里巴巴辞职了，上周加入了腾讯。", "user.works_at", "腾讯"},
+		{"我以前是老师，现在是程序员。", "user.job_title", "程序员"},
+		{"我住在广州，不过下个月搬到深圳。", "user.lives_in", "广州"},
+	}
+	for _, c := range cases {
+		found := false
+		for _, f := range extract(c.in) {
+			if f.Key() == c.key && f.Value == c.value && !f.Ended {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("Extract(%q) = %+v, want %s = %q", c.in, extract(c.in), c.key, c.value)
+		}
+	}
+	fs := extract("我昨天通过了驾照考试！")
+	if len(fs) != 1 || !fs[0].Note || fs[0].Text != "用户2026年3月9日通过了驾照考试。" {
+		t.Errorf("dated note: %+v", fs)
+	}
+}
