@@ -645,7 +645,14 @@ func (q *Queue) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.M
 func sameTurn(a, b *memory.Memory) bool {
 	ua, ub := userPart(a.Text), userPart(b.Text)
 	ta, tb := contentTerms(ua), contentTerms(ub)
-	if len(ta) < 2 || len(tb) < 2 || jaccard(ta, tb) < 0.75 || !slices.Equal(numbers(ta), numbers(tb)) {
+	// A short message restated ("how do I convert Celsius to Fahrenheit
+	// again") may differ by a word; a long one that differs by several
+	// is a topic coming back with new details, which consolidation reads.
+	need := 0.75
+	if max(len(ta), len(tb)) > 6 {
+		need = 0.9
+	}
+	if len(ta) < 2 || len(tb) < 2 || jaccard(ta, tb) < need || !slices.Equal(numbers(ta), numbers(tb)) {
 		return false // a different number is a different statement
 	}
 	ra, rb := contentTerms(replyPart(a.Text)), contentTerms(replyPart(b.Text))

@@ -53,3 +53,29 @@ func TestTriplesStored(t *testing.T) {
 		}
 	})
 }
+
+func TestSameTurn(t *testing.T) {
+	ev := func(u, a string) *memory.Memory { return &memory.Memory{Text: u + "\nAssistant: " + a} }
+	same := [][2]*memory.Memory{
+		{ev("What's a good name for a cat?", "Noted."), ev("What is a good name for a cat?", "Noted.")},
+		{ev("How do I convert Celsius to Fahrenheit?", "Multiply by 9/5 and add 32."), ev("How do I convert Celsius to Fahrenheit again?", "Multiply by 9/5, add 32.")},
+		{ev("I love hiking in the Alps.", "Nice!"), ev("I really love hiking in the Alps!", "Nice!")},
+	}
+	apart := [][2]*memory.Memory{
+		{ev("Durable statement number 3 about the Zephyr 3 project budget", "Got it."), ev("Durable statement number 4 about the Zephyr 4 project budget", "Got it.")},
+		{ev("My sourdough starter smells like acetone after feeding it rye flour twice a day", "Try warmer water."),
+			ev("Sourdough starter again: acetone smell after the rye flour feeding twice a day", "Try warmer water.")},
+		{ev("What's a good name for a cat?", "Try Miso."), ev("What's a good name for a cat?", "The Peloponnesian war began in 431 BC.")},
+		{ev("ok", ""), ev("ok", "")},
+	}
+	for _, p := range same {
+		if !sameTurn(p[0], p[1]) {
+			t.Errorf("sameTurn(%q, %q) = false", p[0].Text, p[1].Text)
+		}
+	}
+	for _, p := range apart {
+		if sameTurn(p[0], p[1]) {
+			t.Errorf("sameTurn(%q, %q) = true", p[0].Text, p[1].Text)
+		}
+	}
+}
