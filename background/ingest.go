@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memproxy/memproxy/facts"
 	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/text"
@@ -161,8 +162,8 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	if t.Session != "" {
 		b.sessions[t.Session] = t
 	}
-	facts := q.extractFacts(t.User, t.Time)
-	for i, f := range facts {
+	found := q.extractFacts(t.User, t.Time)
+	for i, f := range found {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		fp := &f
 		if m.Tier == memory.TierProfile {
@@ -172,7 +173,12 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 			return fmt.Errorf("reconcile fact: %w", err)
 		}
 	}
-	if len(facts) > 0 && !slices.ContainsFunc(facts, func(f Fact) bool { return f.Note }) && factsCoverMessage(t.User, facts) {
+	if c, ok := facts.ExtractCorrection(t.User); ok {
+		if err := q.correct(ctx, t, c); err != nil {
+			return fmt.Errorf("correction: %w", err)
+		}
+	}
+	if len(found) > 0 && !slices.ContainsFunc(found, func(f Fact) bool { return f.Note }) && factsCoverMessage(t.User, found) {
 		return nil
 	}
 	// A turn that only asks states nothing: it may still be kept as an

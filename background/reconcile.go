@@ -210,3 +210,52 @@ func snapshot(m *memory.Memory) string {
 	b, _ := json.Marshal(&c)
 	return string(b)
 }
+
+// correct applies a user's correction ("I meant Tuesday, not Monday") to
+// the newest live fact that carries the old value.
+func (q *Queue) correct(ctx context.Context, t *memory.Turn, c facts.Correction) error {
+	s := t.Scope
+	cands, err := q.cfg.Store.LexicalSearch(ctx, s, c.Old, memory.SearchOptions{
+		Limit: 20, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: t.Time,
+	})
+	if err != nil {
+		return fmt.Errorf("correction search: %w", err)
+	}
+	var target *memory.Memory
+	var text string
+	for _, cand := range cands {
+		m := cand.Memory
+		if !m.Live(t.Time) || (target != nil && !m.CreatedAt.After(target.CreatedAt)) {
+			continue
+		}
+		if fixed, ok := c.Apply(m.Text); ok {
+			target, text = m, fixed
+		}
+	}
+	if target == nil {
+		return nil
+	}
+	fixed := *target
+	fixed.ID = stableID(t.RequestID, "correction")
+	fixed.Text = text
+	fixed.Embedding = nil
+	fixed.Hits = 0
+	fixed.CreatedAt, fixed.LastUsedAt, fixed.ValidFrom = t.Time, t.Time, t.Time
+	fixed.ValidTo, fixed.SupersededBy = nil, ""
+	fixed.Provenance = memory.Provenance{RequestIDs: union(nil, t.RequestID), TurnRefs: union(nil, t.Refs...)}
+	if f := target.Fact(); f != nil {
+		tr := *f
+		tr.Value, _ = c.Apply(tr.Value)
+		fixed.Provenance.Fact = &tr
+	}
+	if _, err := q.cfg.Store.Get(ctx, s, fixed.ID); err == nil {
+		return nil // an earlier attempt wrote it
+	}
+	v, err := q.cfg.Embedder.Embed(ctx, []string{fixed.Text})
+	if err != nil {
+		return fmt.Errorf("embed correction: %w", err)
+	}
+	fixed.Embedding = v[0]
+	_, err = q.apply(ctx, s, &fixed, lifecycle.DecideCorrection(target, &fixed, t.Time), "background")
+	return err
+}

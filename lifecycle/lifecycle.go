@@ -218,3 +218,17 @@ func normText(s string) string {
 		return unicode.IsSpace(r) || unicode.IsPunct(r)
 	}), " ")
 }
+
+// DecideCorrection: the user corrected a value they stated ("I meant
+// Tuesday, not Monday"). fixed is target with the value corrected; it
+// replaces target, which stays as history. Without a target (nothing
+// stored says the old value) there is nothing to write.
+func DecideCorrection(target, fixed *memory.Memory, now time.Time) []Write {
+	if target == nil || !target.Live(now) {
+		return []Write{{Op: Drop, Reason: "no stored fact carries the corrected value"}}
+	}
+	return []Write{
+		{Op: Insert, Memory: fixed, At: now, Reason: "corrected by the user"},
+		{Op: Supersede, Memory: target, By: fixed.ID, At: fixed.ValidFrom, Reason: "corrected by the user"},
+	}
+}

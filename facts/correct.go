@@ -1,0 +1,65 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Correction is a user correcting what they said: "I meant Tuesday, not
+// Monday", "it's spelled Kathryn, not Katherine", "不是周一，是周二".
+type Correction struct {
+	New, Old string
+}
+
+var (
+	// "X, not Y" / "X not Y" after a correcting word.
+	correctEN = regexp.MustCompile(`(?i)\b(?:i meant|i mean|it's|it is|its|actually|correction:?|sorry,?|oops,?|no,?|make that|spelled|spelt)\b(?:[^,.;!?]*?\b(?:is|on|at|spelled|spelt|be))?\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`)
+	// "not Y but X"
+	correctEN2 = regexp.MustCompile(`(?i)\bnot\s+(?:the\s+)?([\w@.'\-]+),?\s+but\s+(?:the\s+)?([\w@.'\-]+)\b`)
+	correctZH  = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|更正)[，,：:]?(?:是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+)
+
+// ExtractCorrection finds a correction in a user message.
+func ExtractCorrection(msg string) (Correction, bool) {
+	for _, re := range []*regexp.Regexp{correctEN, correctZH2} {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			return clean(Correction{New: m[1], Old: m[2]})
+		}
+	}
+	for _, re := range []*regexp.Regexp{correctEN2, correctZH} {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			return clean(Correction{New: m[2], Old: m[1]})
+		}
+	}
+	return Correction{}, false
+}
+
+func clean(c Correction) (Correction, bool) {
+	c.New, c.Old = strings.Trim(c.New, " .,'"), strings.Trim(c.Old, " .,'")
+	if c.New == "" || c.Old == "" || strings.EqualFold(c.New, c.Old) {
+		return c, false
+	}
+	for _, w := range []string{c.New, c.Old} {
+		switch strings.ToLower(w) {
+		case "i", "me", "you", "it", "that", "this", "sure", "really", "just":
+			return c, false
+		}
+	}
+	return c, true
+}
+
+// Apply rewrites a stored fact's text with the corrected value, keeping
+// the rest; ok is false when the text does not carry the old value. An
+// ordinal follows the number it corrects ("14th" → "16th" when the user
+// said "the 16th, not the 14th").
+func (c Correction) Apply(s string) (string, bool) {
+	re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
+	if hasHan(c.Old) {
+		re = regexp.MustCompile(regexp.QuoteMeta(c.Old))
+	}
+	if !re.MatchString(s) {
+		return s, false
+	}
+	return re.ReplaceAllLiteralString(s, c.New), true
+}

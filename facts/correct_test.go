@@ -1,0 +1,29 @@
+package facts
+
+import "testing"
+
+func TestCorrection(t *testing.T) {
+	cases := []struct{ in, fact, want string }{
+		{"Sorry, I meant Tuesday, not Monday.", "The user's sister's birthday party is on Monday.", "The user's sister's birthday party is on Tuesday."},
+		{"Correction: the Rome flight is on the 16th, not the 14th.", "The user's flight to Rome is on the 14th of May.", "The user's flight to Rome is on the 16th of May."},
+		{"Actually it's spelled Kathryn, not Katherine.", "The user's manager's name is Katherine.", "The user's manager's name is Kathryn."},
+		{"The meeting is not Monday but Wednesday.", "The meeting is on Monday.", "The meeting is on Wednesday."},
+		{"我说错了，不是周一，是周二。", "用户周一去看牙医。", "用户周二去看牙医。"},
+	}
+	for _, c := range cases {
+		co, ok := ExtractCorrection(c.in)
+		if !ok {
+			t.Errorf("ExtractCorrection(%q): none", c.in)
+			continue
+		}
+		got, ok := co.Apply(c.fact)
+		if !ok || got != c.want {
+			t.Errorf("%q on %q = %q (%+v), want %q", c.in, c.fact, got, co, c.want)
+		}
+	}
+	for _, s := range []string{"I like tea, not coffee.", "Not now, thanks.", "I live in Lisbon."} {
+		if co, ok := ExtractCorrection(s); ok {
+			t.Errorf("ExtractCorrection(%q) = %+v", s, co)
+		}
+	}
+}
