@@ -127,4 +127,3 @@ func FuzzParseConsolidation(f *testing.F) {
 		}
 	})
 }
-
