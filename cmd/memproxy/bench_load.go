@@ -176,7 +176,9 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 			defer wg.Done()
 			var lat []time.Duration
 			injected := 0
-			for time.Now().Before(deadline) && ctx.Err() == nil {
+			// Every client sends at least one request, however late it
+			// starts on a loaded machine, so no segment is empty.
+			for first := true; first || time.Now().Before(deadline) && ctx.Err() == nil; first = false {
 				user, history, msg := msgs.next(p.Kind)
 				took, recall, err := benchRequest(ctx, hc, api, p, user, history, msg, stream)
 				if err != nil {

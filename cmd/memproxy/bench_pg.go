@@ -26,14 +26,20 @@ const fixtureDone = "bench.overhead.fixture"
 func pgFixture(ctx context.Context, o *overheadOpts, c *benchCorpus, pol *policy.Policy, log io.Writer) (dsn string, drop func(), cached bool, err error) {
 	prefix := o.PGSchema + "_fx_"
 	fx := prefix + fixtureKey(o, c, pol)
+	existed, err := pgSchemaExists(ctx, o.DatabaseURL, fx)
+	if err != nil {
+		return "", nil, false, err
+	}
 	fxDSN, _, err := pgBenchSchema(ctx, o.DatabaseURL, fx, false)
 	if err != nil {
 		return "", nil, false, err
 	}
-	// Opening the fixture migrates it to this build's schema first.
-	done, err := pgFixtureDone(ctx, fxDSN, pol)
-	if err != nil {
-		return "", nil, false, err
+	done := false
+	if existed {
+		// Opening the fixture migrates it to this build's schema first.
+		if done, err = pgFixtureDone(ctx, fxDSN, pol); err != nil {
+			return "", nil, false, err
+		}
 	}
 	if !done {
 		fmt.Fprintf(log, "bench overhead: postgres: loading the kept fixture %s…\n", fx)
@@ -93,6 +99,16 @@ func pgFixtureDone(ctx context.Context, dsn string, pol *policy.Policy) (bool, e
 	defer a.Close()
 	v, ok, err := a.Store.Meta(ctx, fixtureDone)
 	return ok && v == "complete", err
+}
+
+func pgSchemaExists(ctx context.Context, base, schema string) (bool, error) {
+	db, err := sql.Open("postgres", base)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	names, err := pgStrings(ctx, db, `SELECT nspname FROM pg_namespace WHERE nspname = $1`, schema)
+	return len(names) > 0, err
 }
 
 // pgDropSchemas drops every schema whose name starts with prefix (kept
