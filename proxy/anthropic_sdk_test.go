@@ -259,3 +259,54 @@ func TestAnthropicOwnKeyRequiresClientKey(t *testing.T) {
 		t.Errorf("chat = %s", body)
 	}
 }
+
+// Breakpoints inside messages with the section in system are counted (the
+// agent's cached turns are rebuilt); before_last_user leaves them be.
+func TestAnthropicBreakpointMetric(t *testing.T) {
+	for _, placement := range []string{"system", "before_last_user"} {
+		t.Run(placement, func(t *testing.T) {
+			h := newHarness(t, sectionRewriter(nil), func(c *proxy.Config) { c.Policy.Inject.Placement = placement })
+			c := anthropicClient(h)
+			if _, err := c.Messages.New(t.Context(), anthropic.MessageNewParams{Model: "claude-test", MaxTokens: 10,
+				Messages: []anthropic.MessageParam{
+					anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: "earlier turn", CacheControl: anthropic.NewCacheControlEphemeralParam()}}),
+					anthropic.NewAssistantMessage(anthropic.NewTextBlock("ok")),
+					anthropic.NewUserMessage(anthropic.NewTextBlock("who is my sister?")),
+				}}); err != nil {
+				t.Fatal(err)
+			}
+			want := "memproxy_anthropic_breakpoint_rebuilds_total 1"
+			if placement != "system" {
+				want = "memproxy_anthropic_breakpoint_rebuilds_total 0"
+			}
+			if got := h.metric(t, "memproxy_anthropic_breakpoint_rebuilds_total"); got != want {
+				t.Errorf("metric = %q, want %q", got, want)
+			}
+			body := h.fake.Last().Body
+			if placement == "before_last_user" {
+				if got := gjson.GetBytes(body, "messages.2.content.0.text").Str; got != sdkSection || gjson.GetBytes(body, "system").Exists() {
+					t.Errorf("upstream body = %s", body)
+				}
+				if gjson.GetBytes(body, "messages.0").Raw != `{"content":[{"text":"earlier turn","cache_control":{"type":"ephemeral"},"type":"text"}],"role":"user"}` {
+					t.Errorf("earlier turn changed: %s", gjson.GetBytes(body, "messages.0").Raw)
+				}
+			}
+		})
+	}
+}
+
+// A bare provider key is one user whichever header carries it.
+func TestProviderKeySameUserAcrossAPIs(t *testing.T) {
+	h := newHarness(t)
+	_, _ = h.post(t, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, map[string]string{"Authorization": "Bearer sk-shared"})
+	chat := h.sink.wait(t)
+	c := anthropic.NewClient(aoption.WithBaseURL(h.front.URL), aoption.WithAPIKey("sk-shared"), aoption.WithMaxRetries(0))
+	if _, err := c.Messages.New(t.Context(), anthropic.MessageNewParams{Model: "claude-test", MaxTokens: 10,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.sink.wait(t)
+	if chat.Scope != msgs.Scope || !strings.HasPrefix(chat.Scope.User, "key:") {
+		t.Errorf("chat scope %v, messages scope %v", chat.Scope, msgs.Scope)
+	}
+}
