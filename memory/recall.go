@@ -123,6 +123,11 @@ type Query struct {
 	// MinScore is the score a memory needs to be selected (the gate's
 	// per-scope threshold).
 	MinScore float64
+	// ExplicitMinScore, when set, is the score an explicit note needs
+	// instead of MinScore when that is higher: the starting threshold, so
+	// the adaptive threshold's drift never gates out a note the user asked
+	// to keep.
+	ExplicitMinScore float64
 	// TopK is the most memories selected (0: policy recall.top_k).
 	TopK int
 	// At is "now" for filters and decay (zero: the Recaller's clock).
@@ -258,7 +263,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			// Recency and use alone must not carry an unrelated memory
 			// over the threshold.
 			c.Filtered = FilteredNoMatch
-		case own < q.MinScore:
+		case own < q.MinScore && !(m.Source == SourceExplicit && q.ExplicitMinScore > 0 && own >= q.ExplicitMinScore):
 			c.Filtered = FilteredMinScore
 		}
 	}

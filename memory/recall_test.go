@@ -754,3 +754,28 @@ func TestRecallHybridSameResult(t *testing.T) {
 		t.Fatalf("side by side %+v\nhybrid %+v", ranked[0], ranked[1])
 	}
 }
+
+// An explicit note that clears the starting threshold is selected however
+// far the adaptive threshold drifted; an ordinary memory is not.
+func TestRecallExplicitNoteSurvivesDrift(t *testing.T) {
+	const q = "zebra stripes savanna"
+	p := policy.Default()
+	p.Recall.Weights = policy.Weights{Similarity: 1}
+	p.Recall.PhraseWeight = 0
+	note := rcMem("note", TierSemantic, "zebra stripes on the savanna", 0, 1, 0)
+	note.Source = SourceExplicit
+	plain := rcMem("plain", TierSemantic, "zebra stripes on the savanna plains", 0, 1, 0)
+	s := &testSearcher{mems: []*Memory{note, plain}}
+	r, err := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: map[string][]float32{q: {0, 1, 0}}},
+		Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Recall(context.Background(), rcScope, Query{Text: q, MinScore: 1.01, ExplicitMinScore: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := selectedIDs(res); !slices.Equal(ids, []string{"note"}) {
+		t.Fatalf("selected %v, want [note] (%+v)", ids, rankedByID(res))
+	}
+}

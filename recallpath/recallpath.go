@@ -11,6 +11,7 @@
 package recallpath
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -208,7 +209,9 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 			Text:     queryText(req.Messages),
 			Exclude:  messageTexts(req.Messages),
 			MinScore: minScore,
-			At:       req.Time,
+			// An explicit note needs only the starting threshold.
+			ExplicitMinScore: min(h.cfg.Policy.Gate.MinScore, cmp.Or(h.cfg.Policy.Gate.LocalMinScore, h.cfg.Policy.Gate.MinScore)),
+			At:               req.Time,
 			// Twice top_k: the injector renders at most top_k of them and
 			// passes over one too long for the budget for the next.
 			TopK: 2 * h.cfg.Policy.Recall.TopK,
