@@ -120,14 +120,6 @@ func (q *Queue) countKinds(ctx context.Context, kinds []string, states ...rivert
 	return len(res.Jobs), nil
 }
 
-func (q *Queue) count(ctx context.Context, states ...rivertype.JobState) (int, error) {
-	res, err := q.client.JobList(ctx, river.NewJobListParams().States(states...).First(1))
-	if err != nil {
-		return 0, fmt.Errorf("background: list jobs: %w", err)
-	}
-	return len(res.Jobs), nil
-}
-
 // Stats is the admin queue view.
 type Stats struct {
 	Available int `json:"available"`
