@@ -22,6 +22,9 @@ var (
 
 // ExtractCorrection finds a correction in a user message.
 func ExtractCorrection(msg string) (Correction, bool) {
+	if !strings.Contains(msg, "不是") && !strings.Contains(strings.ToLower(msg), "not") {
+		return Correction{}, false // every pattern needs one of them
+	}
 	for _, re := range []*regexp.Regexp{correctEN, correctZH2} {
 		if m := re.FindStringSubmatch(msg); m != nil {
 			return clean(Correction{New: m[1], Old: m[2]})
