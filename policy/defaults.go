@@ -153,5 +153,11 @@ func Default() *Policy {
 			CacheSize: 10000,
 		},
 		Admin: Admin{RatePerSecond: 50, Burst: 100},
+		Postgres: Postgres{
+			MaxConns: 32, RiverMaxConns: 8,
+			ConnectTimeout:   Duration(5 * time.Second),
+			StatementTimeout: Duration(60 * time.Second),
+			LockTimeout:      Duration(10 * time.Second),
+		},
 	}
 }

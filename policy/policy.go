@@ -31,6 +31,23 @@ type Policy struct {
 	Sessions      Sessions      `yaml:"sessions"`
 	Embedder      Embedder      `yaml:"embedder"`
 	Admin         Admin         `yaml:"admin"`
+	Postgres      Postgres      `yaml:"postgres"`
+}
+
+// Postgres bounds memproxy's connections to PostgreSQL
+// (MEMPROXY_DATABASE_URL); unused with the embedded store.
+type Postgres struct {
+	// MaxConns bounds the store's pool (request path and background work;
+	// the search read gets a quarter more); RiverMaxConns the queue's.
+	// Beyond them a call waits as its deadline allows, then fails open.
+	MaxConns      int `yaml:"max_conns"`
+	RiverMaxConns int `yaml:"river_max_conns"`
+	// ConnectTimeout bounds opening a connection; StatementTimeout and
+	// LockTimeout are set on every connection. A connection silent past
+	// StatementTimeout + 5 s is dropped (a hung server or network).
+	ConnectTimeout   Duration `yaml:"connect_timeout"`
+	StatementTimeout Duration `yaml:"statement_timeout"`
+	LockTimeout      Duration `yaml:"lock_timeout"`
 }
 
 // Server is the HTTP front.

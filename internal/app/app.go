@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/memproxy/memproxy/admin"
 	"github.com/memproxy/memproxy/background"
@@ -67,6 +68,9 @@ type Options struct {
 	NoWorkers bool
 	// PollInterval of idle background workers (0: the queue's default).
 	PollInterval time.Duration
+	// ApplicationName names the PostgreSQL connections (default
+	// "memproxy"; tests count their own in pg_stat_activity).
+	ApplicationName string
 }
 
 // Store is what the app needs from a backend.
@@ -245,16 +249,31 @@ func (a *App) openEmbedder(o Options) error {
 func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Driver, error) {
 	ident := memory.OpenOptions{Model: a.Embedder.Model(), Dim: a.Embedder.Dim()}
 	if o.DatabaseURL != "" {
-		s, err := postgres.OpenWith(ctx, o.DatabaseURL, ident, postgres.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
+		pg := o.Policy.Postgres
+		pool := postgres.Pool{
+			MaxConns: pg.MaxConns, RiverMaxConns: pg.RiverMaxConns, ConnectTimeout: pg.ConnectTimeout.D(),
+			StatementTimeout: pg.StatementTimeout.D(), LockTimeout: pg.LockTimeout.D(), ApplicationName: o.ApplicationName,
+		}
+		s, err := postgres.OpenWith(ctx, o.DatabaseURL, ident, postgres.Options{IndexBytes: o.IndexBytes, Logger: o.Logger, Pool: pool})
 		if err != nil {
 			return nil, "", fmt.Errorf("open postgres store: %w", err)
 		}
-		a.Store, a.Backend, a.Spool = s, "postgres", s
+		a.Store, a.Backend = s, "postgres"
 		a.closers = append(a.closers, s.Close)
 		if err := registerIndexMetrics(o.Registry, s); err != nil {
 			return nil, "", err
 		}
-		return s.DB(), background.DriverPostgres, nil
+		rdb, err := postgres.OpenRiverDB(ctx, o.DatabaseURL, pool)
+		if err != nil {
+			return nil, "", fmt.Errorf("open queue pool: %w", err)
+		}
+		a.closers = append(a.closers, rdb.Close)
+		for name, db := range map[string]*sql.DB{"store": s.DB(), "search": s.ReadDB(), "queue": rdb} {
+			if err := o.Registry.Register(collectors.NewDBStatsCollector(db, "memproxy_"+name)); err != nil {
+				return nil, "", fmt.Errorf("register pool metrics: %w", err)
+			}
+		}
+		return rdb, background.DriverPostgres, nil
 	}
 	path := o.DB
 	if path == "" {

@@ -24,6 +24,8 @@ type Options struct {
 	IndexBytes int64
 	// Logger receives a debug line per unloaded scope; nil discards.
 	Logger *slog.Logger
+	// Pool bounds connections and their timeouts (zero: the defaults).
+	Pool Pool
 }
 
 // IndexStats describe the loaded in-process indexes (Store.IndexStats).

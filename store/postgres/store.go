@@ -75,24 +75,31 @@ func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
-	connector, err := pq.NewConnectorConfig(sessionConfig(cfg))
+	pool := po.Pool.withDefaults()
+	connector, err := pool.connector(sessionConfig(cfg), "")
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
 	db := sql.OpenDB(connector)
-	// Keep warm connections: a fresh connection costs more than a search.
-	db.SetMaxIdleConns(16)
+	// Bounded, so memproxy never exhausts a shared server; beyond the
+	// bound a call waits for a connection as long as its context allows
+	// (the request path's deadlines, then it fails open). Keep warm
+	// connections: a fresh connection costs more than a search.
+	db.SetMaxOpenConns(pool.MaxConns)
+	db.SetMaxIdleConns(min(16, pool.MaxConns))
 	// The in-process indexes' per-search read runs on connections of its
 	// own that plan it once (see readQuery).
 	rc := sessionConfig(cfg)
 	rc.Runtime["plan_cache_mode"] = "force_generic_plan"
-	c, err := pq.NewConnectorConfig(rc)
+	c, err := pool.connector(rc, "")
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
 	readDB := sql.OpenDB(c)
-	readDB.SetMaxIdleConns(8)
+	readMax := max(2, pool.MaxConns/4)
+	readDB.SetMaxOpenConns(readMax)
+	readDB.SetMaxIdleConns(min(8, readMax))
 	s, err := open(ctx, db, readDB, o, po)
 	if err != nil {
 		_ = db.Close()
@@ -254,3 +261,7 @@ func rollback(tx *sql.Tx) error {
 	}
 	return nil
 }
+
+// ReadDB is the pool of the in-process search's per-search read (for pool
+// metrics).
+func (s *Store) ReadDB() *sql.DB { return s.readDB }

@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Pool bounds the store's database connections and how long each may
+// wait on the server. The zero value means the defaults below.
+type Pool struct {
+	// MaxConns bounds the store's own pool (request path and background
+	// work share it); default 32. The in-process search read has a pool
+	// of its own of MaxConns/4 (at least 2).
+	MaxConns int
+	// RiverMaxConns bounds the background queue's pool (OpenRiverDB);
+	// default 8.
+	RiverMaxConns int
+	// ConnectTimeout bounds opening a connection, the startup handshake
+	// included; default 5 s.
+	ConnectTimeout time.Duration
+	// StatementTimeout and LockTimeout are sent to the server for every
+	// connection (statement_timeout, lock_timeout); defaults 60 s and
+	// 10 s. A DSN that sets them wins.
+	StatementTimeout time.Duration
+	LockTimeout      time.Duration
+	// ApplicationName names the connections in pg_stat_activity (default
+	// "memproxy"; a DSN's application_name wins). River's pool adds
+	// "-river".
+	ApplicationName string
+}
+
+func (p Pool) withDefaults() Pool {
+	if p.MaxConns <= 0 {
+		p.MaxConns = 32
+	}
+	if p.RiverMaxConns <= 0 {
+		p.RiverMaxConns = 8
+	}
+	if p.ConnectTimeout <= 0 {
+		p.ConnectTimeout = 5 * time.Second
+	}
+	if p.StatementTimeout <= 0 {
+		p.StatementTimeout = 60 * time.Second
+	}
+	if p.LockTimeout <= 0 {
+		p.LockTimeout = 10 * time.Second
+	}
+	if p.ApplicationName == "" {
+		p.ApplicationName = "memproxy"
+	}
+	return p
+}
+
+// readTimeout is how long a connection may wait for the server's next
+// bytes: past the statement timeout the server would have answered, so
+// silence means the server or the network is gone (a relay that accepts
+// and never forwards). The connection then fails and leaves the pool
+// instead of holding a slot forever.
+func (p Pool) readTimeout() time.Duration { return p.StatementTimeout + 5*time.Second }
+
+// pooled returns cfg with the pool's session settings and a connector
+// whose connections time out reads.
+func (p Pool) connector(cfg pq.Config, suffix string) (*pq.Connector, error) {
+	cfg = cfg.Clone()
+	if cfg.Runtime == nil {
+		cfg.Runtime = map[string]string{}
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = p.ConnectTimeout
+	}
+	if _, ok := cfg.Runtime["statement_timeout"]; !ok {
+		cfg.Runtime["statement_timeout"] = strconv.FormatInt(p.StatementTimeout.Milliseconds(), 10)
+	}
+	if _, ok := cfg.Runtime["lock_timeout"]; !ok {
+		cfg.Runtime["lock_timeout"] = strconv.FormatInt(p.LockTimeout.Milliseconds(), 10)
+	}
+	if cfg.ApplicationName == "" {
+		cfg.ApplicationName = p.ApplicationName + suffix
+	}
+	c, err := pq.NewConnectorConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Dialer(readDeadlineDialer{read: p.readTimeout()})
+	return c, nil
+}
+
+// OpenRiverDB opens the background queue's pool on dsn: the store's
+// session settings, bounded by Pool.RiverMaxConns, named
+// "<application_name>-river".
+func OpenRiverDB(ctx context.Context, dsn string, p Pool) (*sql.DB, error) {
+	p = p.withDefaults()
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	c, err := p.connector(sessionConfig(cfg), "-river")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(p.RiverMaxConns)
+	db.SetMaxIdleConns(p.RiverMaxConns)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: connect queue pool: %w", err)
+	}
+	return db, nil
+}
+
+// readDeadlineDialer dials connections whose every read times out after
+// read (or at an earlier deadline lib/pq set, as during the handshake).
+type readDeadlineDialer struct{ read time.Duration }
+
+func (d readDeadlineDialer) Dial(network, address string) (net.Conn, error) {
+	return d.DialContext(context.Background(), network, address)
+}
+
+func (d readDeadlineDialer) DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.DialContext(ctx, network, address)
+}
+
+func (d readDeadlineDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	nd := net.Dialer{KeepAlive: 30 * time.Second}
+	c, err := nd.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &readDeadlineConn{Conn: c, read: d.read}, nil
+}
+
+type readDeadlineConn struct {
+	net.Conn
+	read time.Duration
+
+	mu       sync.Mutex
+	explicit time.Time // a deadline lib/pq set itself
+}
+
+func (c *readDeadlineConn) Read(b []byte) (int, error) {
+	dl := time.Now().Add(c.read)
+	c.mu.Lock()
+	if !c.explicit.IsZero() && c.explicit.Before(dl) {
+		dl = c.explicit
+	}
+	c.mu.Unlock()
+	if err := c.Conn.SetReadDeadline(dl); err != nil {
+		return 0, err
+	}
+	return c.Conn.Read(b)
+}
+
+func (c *readDeadlineConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.explicit = t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *readDeadlineConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.explicit = t
+	c.mu.Unlock()
+	return c.Conn.SetReadDeadline(t)
+}
