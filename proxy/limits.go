@@ -32,7 +32,7 @@ type limits struct {
 	minRate     int64
 	stall       time.Duration
 
-	gauge    prometheus.GaugeFunc
+	gauge          prometheus.GaugeFunc
 	rejected       prometheus.Counter
 	slow           prometheus.Counter
 	recallTimeouts prometheus.Counter

@@ -108,9 +108,9 @@ type scopeIndex struct {
 	// it (guarded by loadMu, not mu: the load holds mu).
 	loadMu  sync.Mutex
 	loading *loadCall
-	feed   bool // fs is in use
-	vec    *Vec
-	lex    *Lex
+	feed    bool // fs is in use
+	vec     *Vec
+	lex     *Lex
 	// bytes is the indexes' estimate as of the last change, for the
 	// budget (read without the lock).
 	bytes atomic.Int64
