@@ -258,7 +258,7 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 		if err != nil {
 			return nil, "", fmt.Errorf("open postgres store: %w", err)
 		}
-		a.Store, a.Backend = s, "postgres"
+		a.Store, a.Backend, a.Spool = s, "postgres", s
 		a.closers = append(a.closers, s.Close)
 		if err := registerIndexMetrics(o.Registry, s); err != nil {
 			return nil, "", err
