@@ -41,11 +41,13 @@ type stack struct {
 
 func newStack(t *testing.T, o app.Options) *stack {
 	t.Helper()
-	fake := fakeupstream.New()
-	fake.Record = false
-	up := httptest.NewServer(fake.Handler())
-	t.Cleanup(up.Close)
-	o.Upstream = up.URL + "/v1"
+	if o.Upstream == "" {
+		fake := fakeupstream.New()
+		fake.Record = false
+		up := httptest.NewServer(fake.Handler())
+		t.Cleanup(up.Close)
+		o.Upstream = up.URL + "/v1"
+	}
 	if o.Policy == nil {
 		o.Policy = faultPolicy()
 	}
