@@ -214,8 +214,10 @@ func TestFailOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 		reply, hdr := h.chat(h.client("fay"), []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is my cat named?")})
-		if reply == "" || recallHeader(hdr) != proxy.RecallError {
-			t.Fatalf("reply %q recall %q; want a reply and error", reply, recallHeader(hdr))
+		// error, or timeout when the failure takes longer than recall.timeout
+		// on a loaded machine: both are the fail-open path.
+		if rh := recallHeader(hdr); reply == "" || (rh != proxy.RecallError && rh != proxy.RecallTimeout) {
+			t.Fatalf("reply %q recall %q; want a reply and error (or timeout)", reply, rh)
 		}
 	})
 	t.Run("embedder erroring", func(t *testing.T) {
