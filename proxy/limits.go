@@ -305,6 +305,13 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 	case r := <-done:
 		return r.rw, r.err
 	case <-rctx.Done():
+		// The Rewriter cancels rctx itself once it has answered: its
+		// answer, sent first, wins over that cancellation.
+		select {
+		case r := <-done:
+			return r.rw, r.err
+		default:
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
