@@ -303,6 +303,12 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 	}()
 	select {
 	case r := <-done:
+		if r.err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			// Failed because the deadline passed (a pool wait, a query
+			// cancelled): a timeout, not a store error.
+			c.s.limits.recallTimeouts.Inc()
+			return &Rewrite{Status: RecallTimeout}, nil
+		}
 		return r.rw, r.err
 	case <-rctx.Done():
 		// The Rewriter cancels rctx itself once it has answered: its
