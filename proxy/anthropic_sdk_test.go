@@ -45,7 +45,7 @@ func TestAnthropicSDKPlain(t *testing.T) {
 	c := anthropicClient(h)
 	msg, err := c.Messages.New(t.Context(), anthropic.MessageNewParams{
 		Model: "claude-test", MaxTokens: 256,
-		System: []anthropic.TextBlockParam{{Text: "A long, cached tool manual.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+		System:   []anthropic.TextBlockParam{{Text: "A long, cached tool manual.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("who is my sister?"))},
 		Metadata: anthropic.MetadataParam{UserID: anthropic.String("alice")},
 	}, tap.anthropicMiddleware(), aoption.WithResponseInto(&hresp), aoption.WithHeader("anthropic-beta", "test-beta-1"))
