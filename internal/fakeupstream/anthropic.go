@@ -88,16 +88,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	model := cmpOr(req.Model, s.Model)
 	text, tool := req.lastTurn()
-	if rep.Content == "" && len(rep.ToolCalls) == 0 {
-		switch {
-		case tool:
-			rep.Content = ToolReply(text)
-		case len(req.Tools) > 0 && req.Tools[0].Name != "":
-			rep.ToolCalls = []ToolCall{{ID: "toolu_fake_1", Name: req.Tools[0].Name, Arguments: AutoToolArguments(text)}}
-		default:
-			rep.Content = s.defaultReply(text, partText(req.System, "text"))
-		}
+	firstTool := ""
+	if len(req.Tools) > 0 {
+		firstTool = req.Tools[0].Name
 	}
+	s.autoReply(&rep, text, tool, firstTool, "toolu_fake_1", partText(req.System, "text"))
 	id := s.newID("msg")
 	if req.Stream {
 		s.streamMessage(w, r, rep, id, model)

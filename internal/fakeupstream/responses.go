@@ -114,16 +114,11 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	model := cmpOr(req.Model, s.Model)
 	text, tool := req.lastTurn()
-	if rep.Content == "" && len(rep.ToolCalls) == 0 {
-		switch {
-		case tool:
-			rep.Content = ToolReply(text)
-		case len(req.Tools) > 0 && req.Tools[0].Name != "":
-			rep.ToolCalls = []ToolCall{{ID: "call_fake_1", Name: req.Tools[0].Name, Arguments: AutoToolArguments(text)}}
-		default:
-			rep.Content = s.defaultReply(text, rawText(req.Instructions))
-		}
+	firstTool := ""
+	if len(req.Tools) > 0 {
+		firstTool = req.Tools[0].Name
 	}
+	s.autoReply(&rep, text, tool, firstTool, "call_fake_1", rawText(req.Instructions))
 	id := s.newID("resp")
 	resp := s.responseObject(id, rep, model, req, "completed")
 	if req.Background {
@@ -315,4 +310,22 @@ func (s *Server) defaultReply(user, system string) string {
 		out += "\n[system] " + system
 	}
 	return out
+}
+
+// autoReply fills an unscripted reply as both agent APIs do: after a tool
+// result, a reply that quotes it; when the request offers a tool, a call
+// of the first one (id callID); otherwise the default reply, which may
+// echo the system text.
+func (s *Server) autoReply(rep *Reply, text string, toolResult bool, firstTool, callID, system string) {
+	if rep.Content != "" || len(rep.ToolCalls) > 0 {
+		return
+	}
+	switch {
+	case toolResult:
+		rep.Content = ToolReply(text)
+	case firstTool != "":
+		rep.ToolCalls = []ToolCall{{ID: callID, Name: firstTool, Arguments: AutoToolArguments(text)}}
+	default:
+		rep.Content = s.defaultReply(text, system)
+	}
 }
