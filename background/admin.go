@@ -253,7 +253,7 @@ func (q *Queue) FlushSessions(ctx context.Context) error {
 }
 
 // DecayRuns is how many periodic decay jobs this queue ran.
-func (q *Queue) DecayRuns() int64 { return q.decayRuns.Load() }
+func (q *Queue) DecayRuns() int64 { return q.decay.runs.Load() }
 
 // errorHandler logs job failures and counts them by kind: a failing job is
 // visible in logs, metrics and the admin queue view.

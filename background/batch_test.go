@@ -69,7 +69,7 @@ func TestImportBatches(t *testing.T) {
 func TestUserTermsOverlap(t *testing.T) {
 	var ms []*memory.Memory
 	for i := range 60 {
-		ms = append(ms, &memory.Memory{ID: fmt.Sprint(i), Text: (&Queue{}).eventText(&memory.Turn{User: oneOff(i * 7), Assistant: oneOff(i)})})
+		ms = append(ms, &memory.Memory{ID: fmt.Sprint(i), Text: (&ingester{core: &core{}}).eventText(&memory.Turn{User: oneOff(i * 7), Assistant: oneOff(i)})})
 	}
 	ms = append(ms, &memory.Memory{ID: "empty", Text: "\nAssistant: hi"}, &memory.Memory{ID: "zh", Text: "我住在上海，我喜欢上海的咖啡"},
 		&memory.Memory{ID: "zh2", Text: "我搬到北京了\nAssistant: 上海"})
@@ -114,7 +114,7 @@ func TestIngestRetryLogsOnce(t *testing.T) {
 		if err != nil || len(dead) != 10 {
 			t.Fatalf("claimed %d (err %v)", len(dead), err)
 		}
-		if done, err := e.q.ingestTurns(ctx, s, dead); err != nil || len(done) != 10 {
+		if done, err := e.q.ing.ingestTurns(ctx, s, dead); err != nil || len(done) != 10 {
 			t.Fatalf("ingested %d (err %v)", len(done), err)
 		}
 		w := &drainWorker{q: e.q}

@@ -19,7 +19,7 @@ type consolidateWorker struct {
 
 func (w *consolidateWorker) Work(ctx context.Context, job *river.Job[ConsolidateArgs]) error {
 	start := time.Now()
-	err := w.q.consolidate(ctx, &job.Args)
+	err := w.q.cons.consolidate(ctx, &job.Args)
 	if !errors.As(err, new(*river.JobSnoozeError)) {
 		w.q.met.jobLatency.WithLabelValues(kindConsolidate).Observe(time.Since(start).Seconds())
 	}
@@ -28,7 +28,7 @@ func (w *consolidateWorker) Work(ctx context.Context, job *river.Job[Consolidate
 
 // consolidate folds one cluster of events into an episodic summary and
 // semantic facts. Events stay (marked consolidated) as the raw archive.
-func (q *Queue) consolidate(ctx context.Context, a *ConsolidateArgs) error {
+func (q *consolidator) consolidate(ctx context.Context, a *ConsolidateArgs) error {
 	s := a.Scope
 	evs, err := q.cfg.Store.GetMany(ctx, s, a.EventIDs)
 	if err != nil {
@@ -72,7 +72,7 @@ func (q *Queue) consolidate(ctx context.Context, a *ConsolidateArgs) error {
 	return nil
 }
 
-func (q *Queue) knownFacts(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]string, error) {
+func (q *consolidator) knownFacts(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range evs[len(evs)-min(len(evs), 3):] {
@@ -93,7 +93,7 @@ func (q *Queue) knownFacts(ctx context.Context, s memory.Scope, evs []*memory.Me
 }
 
 // askModel makes one call, and retries a bad answer up to policy retries.
-func (q *Queue) askModel(ctx context.Context, evs []*memory.Memory, known []string) (*Consolidation, error) {
+func (q *consolidator) askModel(ctx context.Context, evs []*memory.Memory, known []string) (*Consolidation, error) {
 	turns := make([]string, len(evs))
 	for i, e := range evs {
 		turns[i] = "[" + e.CreatedAt.UTC().Format("2006-01-02 15:04") + "] User: " + e.Text
@@ -123,7 +123,7 @@ func (q *Queue) askModel(ctx context.Context, evs []*memory.Memory, known []stri
 
 // extractive is the offline consolidator: the cluster's most central event
 // is the episodic memory; facts come from the extraction patterns.
-func (q *Queue) extractive(evs []*memory.Memory) *Consolidation {
+func (q *consolidator) extractive(evs []*memory.Memory) *Consolidation {
 	best, bestSum := 0, -1.0
 	for i, a := range evs {
 		sum := 0.0
@@ -155,7 +155,7 @@ func userPart(eventText string) string {
 	return u
 }
 
-func (q *Queue) applyConsolidation(ctx context.Context, s memory.Scope, key string, evs []*memory.Memory, res *Consolidation) error {
+func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, key string, evs []*memory.Memory, res *Consolidation) error {
 	at := evs[len(evs)-1].CreatedAt
 	var prov memory.Provenance
 	for _, e := range evs {
@@ -174,7 +174,7 @@ func (q *Queue) applyConsolidation(ctx context.Context, s memory.Scope, key stri
 			return fmt.Errorf("embed episodic: %w", err)
 		}
 		ep.Embedding = v[0]
-		if err := q.insert(ctx, s, ep, "background"); err != nil {
+		if err := q.rec.insert(ctx, s, ep, "background"); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -192,7 +192,7 @@ func (q *Queue) applyConsolidation(ctx context.Context, s memory.Scope, key stri
 			fp = &fs[0]
 			m.Key = fp.Key()
 		}
-		if _, err := q.reconcile(ctx, s, m, fp, "background"); err != nil {
+		if _, err := q.rec.reconcile(ctx, s, m, fp, "background"); err != nil {
 			return fmt.Errorf("reconcile consolidated fact: %w", err)
 		}
 		if firstFact == nil {
@@ -221,7 +221,7 @@ func (q *Queue) applyConsolidation(ctx context.Context, s memory.Scope, key stri
 // applyContradicts supersedes the known facts the model named: exact text,
 // or the best lexical match sharing most words either way (models
 // paraphrase the facts they were shown).
-func (q *Queue) applyContradicts(ctx context.Context, s memory.Scope, texts []string, by *memory.Memory) error {
+func (q *consolidator) applyContradicts(ctx context.Context, s memory.Scope, texts []string, by *memory.Memory) error {
 	for _, t := range texts {
 		cs, err := q.cfg.Store.LexicalSearch(ctx, s, t, memory.SearchOptions{
 			Limit: 5, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: by.CreatedAt,
@@ -234,7 +234,7 @@ func (q *Queue) applyContradicts(ctx context.Context, s memory.Scope, texts []st
 				continue
 			}
 			if normText(c.Memory.Text) == normText(t) || max(coverage(t, c.Memory.Text), coverage(c.Memory.Text, t)) >= 0.8 {
-				if err := q.supersede(ctx, s, c.Memory, by, "background"); err != nil {
+				if err := q.rec.supersede(ctx, s, c.Memory, by, "background"); err != nil {
 					return err
 				}
 				break

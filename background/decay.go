@@ -20,10 +20,10 @@ func (w *decayWorker) Work(ctx context.Context, job *river.Job[DecayArgs]) error
 		at = w.q.now()
 	}
 	start := time.Now()
-	st, err := w.q.RunDecay(ctx, at)
+	st, err := w.q.decay.RunDecay(ctx, at)
 	w.q.met.jobLatency.WithLabelValues(kindDecay).Observe(time.Since(start).Seconds())
 	if err == nil {
-		w.q.decayRuns.Add(1)
+		w.q.decay.runs.Add(1)
 		w.q.log.InfoContext(ctx, "decay pass", "at", at, "scanned", st.Scanned, "archived", st.Archived, "expired", st.Expired, "purged", st.Purged)
 	}
 	return err
@@ -43,7 +43,7 @@ type DecayStats struct {
 // endpoint and replays call it directly; the periodic job calls it with
 // the queue clock): low-value faded memories are archived, TTL-expired ones
 // deleted, archived ones past archive_retention purged.
-func (q *Queue) RunDecay(ctx context.Context, at time.Time) (DecayStats, error) {
+func (q *decayer) RunDecay(ctx context.Context, at time.Time) (DecayStats, error) {
 	st := DecayStats{ByTier: map[string]int{}}
 	if q.cfg.Admin == nil {
 		return st, fmt.Errorf("decay: no Admin configured to list scopes")
@@ -65,7 +65,7 @@ func (q *Queue) RunDecay(ctx context.Context, at time.Time) (DecayStats, error) 
 	return st, nil
 }
 
-func (q *Queue) decayScope(ctx context.Context, s memory.Scope, at time.Time, st *DecayStats) error {
+func (q *decayer) decayScope(ctx context.Context, s memory.Scope, at time.Time, st *DecayStats) error {
 	d := q.pol.Decay
 	var archive []string
 	f := memory.ListFilter{State: memory.StateLive, At: at, Limit: 500}
@@ -135,4 +135,10 @@ func truncIDs(ids []string) []string {
 		return ids[:20]
 	}
 	return ids
+}
+
+// RunDecay runs one decay-and-forget pass over every known scope at at
+// (zero: the queue clock).
+func (q *Queue) RunDecay(ctx context.Context, at time.Time) (DecayStats, error) {
+	return q.decay.RunDecay(ctx, at)
 }

@@ -46,22 +46,22 @@ const (
 	DefaultSweepInterval = 5 * time.Second
 )
 
-func (q *Queue) lease() time.Duration { return cmp.Or(q.cfg.Lease, DefaultLease) }
+func (q *core) lease() time.Duration { return cmp.Or(q.cfg.Lease, DefaultLease) }
 
-func (q *Queue) sweepInterval() time.Duration {
+func (q *core) sweepInterval() time.Duration {
 	return cmp.Or(q.cfg.SweepInterval, DefaultSweepInterval)
 }
 
 // dispatcher turns committed scopes into Drain jobs.
 type dispatcher struct {
-	q      *Queue
+	q      *core
 	kick   chan struct{}
 	mu     sync.Mutex
 	due    map[memory.Scope]bool // committed, no job inserted yet
 	queued map[memory.Scope]bool // a job inserted here that no worker here started
 }
 
-func newDispatcher(q *Queue) *dispatcher {
+func newDispatcher(q *core) *dispatcher {
 	return &dispatcher{q: q, kick: make(chan struct{}, 1), due: map[memory.Scope]bool{}, queued: map[memory.Scope]bool{}}
 }
 
@@ -212,7 +212,7 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 		if len(turns) == 0 {
 			return nil
 		}
-		done, err := q.ingestTurns(ctx, s, turns)
+		done, err := q.ing.ingestTurns(ctx, s, turns)
 		if len(done) > 0 {
 			// Once written, a turn is complete even if the job's context
 			// ended: completing it again later would be a harmless no-op,

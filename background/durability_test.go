@@ -155,7 +155,7 @@ func TestTwoReplicas(t *testing.T) {
 	for _, e := range []*env{a, b} {
 		evs := e.list(s, memory.StateAny, memory.TierEvent)
 		slices.SortFunc(evs, func(x, y *memory.Memory) int { return x.CreatedAt.Compare(y.CreatedAt) })
-		if err := e.q.clusterBatch(ctx, evs[len(evs)-1:]); err != nil {
+		if err := e.q.ing.clu.clusterBatch(ctx, evs[len(evs)-1:]); err != nil {
 			t.Fatal(err)
 		}
 	}

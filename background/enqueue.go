@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
@@ -20,6 +21,28 @@ var ErrStopped = errors.New("background: queue not running")
 
 // maxTurnsPerJob bounds one round of a drain job, so a retry redoes little.
 const maxTurnsPerJob = 64
+
+// capture is the spool's group committer: Enqueue and ImportTurns hand it
+// redacted turns, and it commits whatever waits together.
+type capture struct {
+	*core
+	reqs      chan *enqueueReq
+	done      chan struct{} // closed when commitLoop returned
+	sendMu    sync.RWMutex
+	accepting bool // guarded by sendMu
+}
+
+func newCapture(c *core) *capture {
+	return &capture{core: c, reqs: make(chan *enqueueReq, 4096), done: make(chan struct{})}
+}
+
+// setAccepting opens or closes the hand-over; once closed, every turn
+// handed over before is committed or answered.
+func (q *capture) setAccepting(on bool) {
+	q.sendMu.Lock()
+	q.accepting = on
+	q.sendMu.Unlock()
+}
 
 type enqueueReq struct {
 	turns []*memory.Turn // redacted copies
@@ -35,7 +58,7 @@ func (q *Queue) Enqueue(ctx context.Context, t *memory.Turn) error {
 	if t == nil {
 		return fmt.Errorf("background: enqueue: %w: nil turn", memory.ErrInvalid)
 	}
-	return q.enqueue(ctx, []*memory.Turn{t})
+	return q.cap.enqueue(ctx, []*memory.Turn{t})
 }
 
 // ImportTurns queues many turns through the same path as live traffic (the
@@ -48,7 +71,7 @@ func (q *Queue) ImportTurns(ctx context.Context, turns []*memory.Turn) error {
 	turns = byScope(withImportContext(turns))
 	for len(turns) > 0 {
 		n := min(len(turns), maxBatch)
-		if err := q.enqueue(ctx, turns[:n]); err != nil {
+		if err := q.cap.enqueue(ctx, turns[:n]); err != nil {
 			return err
 		}
 		turns = turns[n:]
@@ -109,7 +132,7 @@ func byScope(turns []*memory.Turn) []*memory.Turn {
 	return out
 }
 
-func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
+func (q *capture) enqueue(ctx context.Context, turns []*memory.Turn) error {
 	red := make([]*memory.Turn, 0, len(turns))
 	for _, t := range turns {
 		if t == nil {
@@ -151,7 +174,7 @@ func (q *Queue) enqueue(ctx context.Context, turns []*memory.Turn) error {
 // commitLoop is the group committer: it takes the first waiting request,
 // gathers whatever else is already waiting, and commits all of them in one
 // spool transaction. Requests that arrive during the commit form the next batch.
-func (q *Queue) commitLoop(ctx context.Context) {
+func (q *capture) commitLoop(ctx context.Context) {
 	defer close(q.done)
 	batch := make([]*enqueueReq, 0, 64)
 	for {
@@ -179,7 +202,7 @@ func (q *Queue) commitLoop(ctx context.Context) {
 }
 
 // flushPending commits requests still buffered at shutdown.
-func (q *Queue) flushPending(batch []*enqueueReq) {
+func (q *capture) flushPending(batch []*enqueueReq) {
 	for {
 		select {
 		case r := <-q.reqs:
@@ -193,7 +216,7 @@ func (q *Queue) flushPending(batch []*enqueueReq) {
 	}
 }
 
-func (q *Queue) commit(batch []*enqueueReq) {
+func (q *capture) commit(batch []*enqueueReq) {
 	turns := 0
 	for _, r := range batch {
 		turns += len(r.turns)
@@ -216,7 +239,7 @@ func (q *Queue) commit(batch []*enqueueReq) {
 
 // spoolTurns commits the batch's turns to the spool in one transaction
 // and hands their scopes to the dispatcher, which makes their jobs.
-func (q *Queue) spoolTurns(ctx context.Context, batch []*enqueueReq) error {
+func (q *capture) spoolTurns(ctx context.Context, batch []*enqueueReq) error {
 	var turns []*memory.Turn
 	seen := map[memory.Scope]bool{}
 	var scopes []memory.Scope

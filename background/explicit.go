@@ -11,7 +11,7 @@ import (
 
 // explicitRemember stores the note at once: high value, no decay, profile
 // tier when it states a standing preference or constraint.
-func (q *Queue) explicitRemember(ctx context.Context, t *memory.Turn) error {
+func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
 	content := q.gate.ExplicitContent(t.User)
 	if strings.TrimSpace(content) == "" {
 		return nil
@@ -39,7 +39,7 @@ func (q *Queue) explicitRemember(ctx context.Context, t *memory.Turn) error {
 		fp = &fs[0]
 		m.Key = fp.Key()
 	}
-	if _, err := q.reconcile(ctx, t.Scope, m, fp, "explicit"); err != nil {
+	if _, err := q.rec.reconcile(ctx, t.Scope, m, fp, "explicit"); err != nil {
 		return fmt.Errorf("explicit remember: %w", err)
 	}
 	return nil
@@ -48,7 +48,7 @@ func (q *Queue) explicitRemember(ctx context.Context, t *memory.Turn) error {
 // explicitForget deletes the live memories that match what the user asked
 // to forget. Deletion, not supersede: the user wants it gone; the audit
 // keeps the id and the request, not the text.
-func (q *Queue) explicitForget(ctx context.Context, t *memory.Turn) (err error) {
+func (q *explicit) explicitForget(ctx context.Context, t *memory.Turn) (err error) {
 	content := q.gate.ExplicitContent(t.User)
 	if len(contentTerms(content)) == 0 {
 		return nil
@@ -80,7 +80,7 @@ func (q *Queue) explicitForget(ctx context.Context, t *memory.Turn) (err error) 
 // matchForget finds live memories the forget request names: most of the
 // request's content words appear in the memory, or the vectors are near
 // duplicates.
-func (q *Queue) matchForget(ctx context.Context, s memory.Scope, content string) ([]string, error) {
+func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content string) ([]string, error) {
 	st := q.cfg.Store
 	lex, err := st.LexicalSearch(ctx, s, content, memory.SearchOptions{Limit: 50})
 	if err != nil {

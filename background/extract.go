@@ -15,7 +15,7 @@ type Fact = facts.Fact
 
 // ExtractFacts returns the facts a user message states, dated against at
 // in the policy's time zone.
-func (q *Queue) extractFacts(msg string, at time.Time) []Fact {
+func (q *core) extractFacts(msg string, at time.Time) []Fact {
 	return facts.Extract(msg, facts.Options{At: at, Loc: q.loc(), ChangeCues: q.pol.Reconcile.ChangeCues})
 }
 
@@ -30,7 +30,7 @@ func HasChangeCue(s string, cues []string) bool { return facts.HasChangeCue(s, c
 func splitSentences(s string) []string { return text.Sentences(s) }
 
 // loc is the users' time zone (policy ingest.time_zone, UTC by default).
-func (q *Queue) loc() *time.Location {
+func (q *core) loc() *time.Location {
 	if q.pol == nil {
 		return time.UTC
 	}

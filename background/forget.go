@@ -30,7 +30,7 @@ const maxTurnFacts = 16
 
 // eraseForgotten completes the forget of ms (already deleted) asked by
 // turn t.
-func (q *Queue) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*memory.Memory) error {
+func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*memory.Memory) error {
 	if len(ms) == 0 {
 		return nil
 	}

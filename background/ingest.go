@@ -26,7 +26,7 @@ import (
 // fails, none is done. Every write is idempotent, so a turn ingested
 // again after a crash writes nothing twice: memory ids derive from the
 // request id (or the turn id), and turn-log rows are keyed by the turn id.
-func (q *Queue) ingestTurns(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, error) {
+func (q *ingester) ingestTurns(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, error) {
 	start := time.Now()
 	defer func() { q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
 	var ids []string
@@ -56,7 +56,7 @@ func (q *Queue) ingestTurns(ctx context.Context, s memory.Scope, turns []*memory
 	return ids, nil
 }
 
-func (q *Queue) isForget(t *memory.Turn) bool {
+func (q *ingester) isForget(t *memory.Turn) bool {
 	if t.Intent != memory.IntentNone {
 		return t.Intent == memory.IntentForget
 	}
@@ -65,7 +65,7 @@ func (q *Queue) isForget(t *memory.Turn) bool {
 
 // ingestRound ingests turns with one shared write; it returns the ids
 // done and how many turns failed on their own.
-func (q *Queue) ingestRound(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, int, error) {
+func (q *ingester) ingestRound(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, int, error) {
 	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
 	var done []memory.Turn
 	var firstErr error
@@ -95,7 +95,7 @@ func (q *Queue) ingestRound(ctx context.Context, s memory.Scope, turns []*memory
 		return nil, 0, err
 	}
 	for _, t := range b.sessions {
-		if err := q.scheduleSession(ctx, t); err != nil {
+		if err := q.ses.scheduleSession(ctx, t); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -116,7 +116,7 @@ type ingestBatch struct {
 
 // ingestTurn handles one turn: feedback, explicit instructions, noise,
 // facts (written at once), and leaves its event in b.
-func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) error {
+func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) error {
 	t.User = StripFence(t.User)
 	t.Assistant = StripFence(t.Assistant)
 	t.Context = StripFence(t.Context)
@@ -136,10 +136,10 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 	switch intent {
 	case memory.IntentRemember:
 		defer q.invalidate(s)
-		return q.explicitRemember(ctx, t)
+		return q.exp.explicitRemember(ctx, t)
 	case memory.IntentForget:
 		defer q.invalidate(s)
-		return q.explicitForget(ctx, t)
+		return q.exp.explicitForget(ctx, t)
 	}
 	// A bare greeting is not noise for the request gate (it skips recall
 	// for its own reason) but carries nothing worth keeping either —
@@ -169,12 +169,12 @@ func (q *Queue) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatch) 
 		if m.Tier == memory.TierProfile {
 			defer q.invalidate(s) // the request path caches the profile
 		}
-		if _, err := q.reconcile(ctx, s, m, fp, "background"); err != nil {
+		if _, err := q.rec.reconcile(ctx, s, m, fp, "background"); err != nil {
 			return fmt.Errorf("reconcile fact: %w", err)
 		}
 	}
 	if c, ok := facts.ExtractCorrection(t.User); ok {
-		if err := q.correct(ctx, t, c); err != nil {
+		if err := q.rec.correct(ctx, t, c); err != nil {
 			return fmt.Errorf("correction: %w", err)
 		}
 	}
@@ -207,7 +207,7 @@ func factsCoverMessage(text string, facts []Fact) bool {
 	return len(splitSentences(text)) <= len(facts)
 }
 
-func (q *Queue) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) *memory.Memory {
+func (q *core) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) *memory.Memory {
 	tier := memory.TierSemantic
 	if !f.Note && factsIsProfile(f) {
 		tier = memory.TierProfile // identity and standing constraints: every request
@@ -236,7 +236,7 @@ func (q *Queue) factMemory(t *memory.Turn, f Fact, src memory.Source, id string)
 // eventText is how a turn reads as an event memory: relative dates are
 // written out against the turn's own time ("yesterday (9 Mar 2026)"), so
 // the event still says when things happened when read later.
-func (q *Queue) eventText(t *memory.Turn) string {
+func (q *ingester) eventText(t *memory.Turn) string {
 	u := text.AnnotateDates(strings.TrimSpace(t.User), t.Time, q.loc())
 	a := text.AnnotateDates(strings.TrimSpace(t.Assistant), t.Time, q.loc())
 	if a == "" {
@@ -257,7 +257,7 @@ func eventContext(t *memory.Turn) string {
 	return d
 }
 
-func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
+func (q *ingester) eventMemory(t *memory.Turn) *memory.Memory {
 	id := stableID(t.RequestID, "event")
 	if t.RequestID == "" {
 		id = memory.NewID()
@@ -284,7 +284,7 @@ func (q *Queue) eventMemory(t *memory.Turn) *memory.Memory {
 // flushEvents embeds the batch's events in one call, writes them and the
 // turns to log in one group commit, then checks the new events for
 // repeated patterns.
-func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch, log []memory.Turn) error {
+func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch, log []memory.Turn) error {
 	// A request id twice in one job (a client's retry) is one event.
 	seen := make(map[string]bool, len(b.events))
 	evs := make([]*memory.Memory, 0, len(b.events))
@@ -337,7 +337,7 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch,
 		return err
 	}
 	q.met.memories.WithLabelValues(string(memory.TierEvent)).Add(float64(len(evs)))
-	return q.clusterBatch(ctx, evs)
+	return q.clu.clusterBatch(ctx, evs)
 }
 
 // insertNew writes the events in one transaction and returns them. The
@@ -345,7 +345,7 @@ func (q *Queue) flushEvents(ctx context.Context, s memory.Scope, b *ingestBatch,
 // (after a crash or a failed step) or a re-import wrote some before. When
 // the insert fails, the events already stored are left out and the rest
 // written; the result then holds only those.
-func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
+func (q *ingester) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
 	if len(evs) == 0 {
 		return nil, nil
 	}
@@ -387,7 +387,7 @@ func (q *Queue) insertNew(ctx context.Context, s memory.Scope, evs []*memory.Mem
 // the clusters found in one insert. Two events of the batch naming the
 // same cluster (its oldest member) enqueue it once, as River's uniqueness
 // would have kept only the first anyway.
-func (q *Queue) clusterBatch(ctx context.Context, evs []*memory.Memory) error {
+func (q *clusterer) clusterBatch(ctx context.Context, evs []*memory.Memory) error {
 	var params []river.InsertManyParams
 	seen := map[string]bool{}
 	terms := userTerms{}
@@ -427,11 +427,11 @@ func consolidateOpts(s memory.Scope) *river.InsertOpts {
 
 // isLocalEmbedder: the local hashed embedder has its own calibrated
 // thresholds (its similarities run lower than a semantic model's).
-func (q *Queue) isLocalEmbedder() bool {
+func (q *core) isLocalEmbedder() bool {
 	return strings.HasPrefix(q.cfg.Embedder.Model(), "local")
 }
 
-func (q *Queue) clusterThreshold() float64 {
+func (q *core) clusterThreshold() float64 {
 	if q.isLocalEmbedder() {
 		return q.pol.Consolidation.LocalClusterThreshold
 	}
@@ -508,7 +508,7 @@ func (t *termSet) coveredBy(o *termSet) float64 {
 // clusterOf returns the Consolidate job for the new event's cluster when
 // it has enough unconsolidated siblings. The cluster key is the oldest
 // member, so every member of one cluster names the same job (River unique).
-func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerms) (ConsolidateArgs, bool, error) {
+func (q *clusterer) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerms) (ConsolidateArgs, bool, error) {
 	need := q.pol.Consolidation.ClusterMin - 1
 	cands, err := q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
 		// A few more than needed leave room for the cohesion check; every
@@ -554,7 +554,7 @@ func (q *Queue) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerm
 
 // usageFeedback reinforces injected memories the reply used and counts a
 // miss for the others by moving the scope's adaptive gate threshold.
-func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
+func (q *ingester) usageFeedback(ctx context.Context, t *memory.Turn) error {
 	ms, err := q.cfg.Store.GetMany(ctx, t.Scope, t.Injected)
 	if err != nil {
 		return err
@@ -612,7 +612,7 @@ func (q *Queue) usageFeedback(ctx context.Context, t *memory.Turn) error {
 // dedupEvents leaves out the events that repeat a live one (the same
 // question asked again, a statement restated): the stored event is
 // reinforced instead, with the new turn's provenance.
-func (q *Queue) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
+func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
 	out := evs[:0:0]
 	inBatch := make(map[string]bool, len(evs)) // one job's exact repeats
 	for _, ev := range evs {
@@ -639,7 +639,7 @@ func (q *Queue) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.M
 			out = append(out, ev)
 			continue
 		}
-		if err := q.reinforce(ctx, s, dup, ev, "background"); err != nil {
+		if err := q.rec.reinforce(ctx, s, dup, ev, "background"); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/memproxy/memproxy/gate"
@@ -41,7 +40,7 @@ type Embedder interface {
 }
 
 // invalidate drops the request path's cached view of a scope.
-func (q *Queue) invalidate(s memory.Scope) {
+func (q *core) invalidate(s memory.Scope) {
 	if q.cfg.Invalidator != nil {
 		q.cfg.Invalidator.InvalidateScope(s.User, s.Namespace)
 	}
@@ -121,8 +120,32 @@ type Invalidator interface{ InvalidateScope(user, namespace string) }
 const DefaultPollInterval = 200 * time.Millisecond
 
 // Queue is the durable background queue. It implements the proxy's
-// TurnSink (Enqueue) and is safe for concurrent use.
+// TurnSink (Enqueue) and is safe for concurrent use. Its work is split by
+// concern, each part a type of its own over the shared core: capture (the
+// spool's group committer), ingest, clustering, reconcile (the decision
+// core's writes), explicit notes and forgets, consolidation, sessions and
+// decay; Queue itself is the lifecycle (Start, Stop) and the operator's
+// views.
 type Queue struct {
+	*core
+	cap   *capture
+	ing   *ingester
+	cons  *consolidator
+	ses   *sessioner
+	decay *decayer
+
+	mu       sync.Mutex
+	started  bool
+	stopped  bool
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+	dispDone chan struct{}
+}
+
+// core is what every part of the queue shares: configuration, the store
+// and its helpers, metrics, and the River client the parts insert jobs
+// with.
+type core struct {
 	cfg    Config
 	pol    *policy.Policy
 	log    *slog.Logger
@@ -141,19 +164,6 @@ type Queue struct {
 	dispatch *dispatcher
 	owner    string
 	onRenew  func(renewed int) // tests: after each lease renewal
-
-	reqs      chan *enqueueReq
-	dispDone  chan struct{}
-	sendMu    sync.RWMutex
-	accepting bool // guarded by sendMu
-	decayRuns atomic.Int64
-
-	mu       sync.Mutex
-	started  bool
-	stopped  bool
-	stopOnce sync.Once
-	cancel   context.CancelFunc
-	done     chan struct{}
 }
 
 // New builds a Queue. It does not touch the database: Start migrates.
@@ -161,16 +171,13 @@ func New(cfg Config) (*Queue, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	q := &Queue{
-		cfg:      cfg,
-		pol:      cmp.Or(cfg.Policy, policy.Default()),
-		log:      cmp.Or(cfg.Logger, slog.Default()),
-		now:      cfg.Clock,
-		reqs:     make(chan *enqueueReq, 4096),
-		done:     make(chan struct{}),
-		dispDone: make(chan struct{}),
-		owner:    cmp.Or(cfg.ID, "q") + "-" + memory.NewID(),
-	}
+	q := &Queue{core: &core{
+		cfg:   cfg,
+		pol:   cmp.Or(cfg.Policy, policy.Default()),
+		log:   cmp.Or(cfg.Logger, slog.Default()),
+		now:   cfg.Clock,
+		owner: cmp.Or(cfg.ID, "q") + "-" + memory.NewID(),
+	}, dispDone: make(chan struct{})}
 	q.spool = cfg.Spool
 	if q.spool == nil {
 		q.spool, _ = cfg.Store.(memory.TurnSpool)
@@ -178,7 +185,7 @@ func New(cfg Config) (*Queue, error) {
 	if q.spool == nil {
 		return nil, errors.New("background: config: Spool is required (the store is not one)")
 	}
-	q.dispatch = newDispatcher(q)
+	q.dispatch = newDispatcher(q.core)
 	if q.now == nil {
 		q.now = time.Now
 	}
@@ -208,6 +215,13 @@ func New(cfg Config) (*Queue, error) {
 	case DriverPostgres:
 		q.driver = riverdatabasesql.New(cfg.DB)
 	}
+	rec := &reconciler{core: q.core}
+	clu := &clusterer{core: q.core}
+	q.ses = &sessioner{core: q.core, rec: rec}
+	q.ing = &ingester{core: q.core, rec: rec, clu: clu, ses: q.ses, exp: &explicit{core: q.core, rec: rec}}
+	q.cons = &consolidator{core: q.core, rec: rec}
+	q.decay = &decayer{core: q.core}
+	q.cap = newCapture(q.core)
 	client, err := river.NewClient(q.driver, q.riverConfig())
 	if err != nil {
 		return nil, fmt.Errorf("background: river client: %w", err)
@@ -315,7 +329,7 @@ func (q *Queue) Start(ctx context.Context) error {
 	// The committer outlives ctx (it is the start-up context): Stop ends it.
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q.cancel = cancel
-	go q.commitLoop(cctx)
+	go q.cap.commitLoop(cctx)
 	go func() {
 		defer close(q.dispDone)
 		q.dispatch.loop(cctx, !q.cfg.InsertOnly)
@@ -327,16 +341,14 @@ func (q *Queue) Start(ctx context.Context) error {
 		if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 			q.writer.close()
 			cancel()
-			<-q.done
+			<-q.cap.done
 			<-q.dispDone
 			q.stopped = true // the committer is gone; a new Queue is needed
 			return fmt.Errorf("background: start workers: %w", err)
 		}
 	}
 	q.started = true
-	q.sendMu.Lock()
-	q.accepting = true
-	q.sendMu.Unlock()
+	q.cap.setAccepting(true)
 	return nil
 }
 
@@ -354,11 +366,9 @@ func (q *Queue) Stop(ctx context.Context) error {
 		}
 		// Finish committing turns already handed to Enqueue first: the
 		// proxy told those clients their reply is done.
-		q.sendMu.Lock()
-		q.accepting = false
-		q.sendMu.Unlock()
+		q.cap.setAccepting(false)
 		q.cancel()
-		<-q.done
+		<-q.cap.done
 		<-q.dispDone
 		if !q.cfg.InsertOnly {
 			if e := q.client.Stop(ctx); e != nil {

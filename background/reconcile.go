@@ -22,14 +22,14 @@ const (
 	DecisionSupersede Decision = "supersede"
 )
 
-func (q *Queue) reconcileDup() float64 {
+func (q *core) reconcileDup() float64 {
 	if q.isLocalEmbedder() {
 		return q.pol.Reconcile.LocalDupThreshold
 	}
 	return q.pol.Reconcile.DupThreshold
 }
 
-func (q *Queue) reconcileSupersede() float64 {
+func (q *core) reconcileSupersede() float64 {
 	if q.isLocalEmbedder() {
 		return q.pol.Reconcile.LocalSupersedeThreshold
 	}
@@ -42,7 +42,7 @@ func (q *Queue) reconcileSupersede() float64 {
 // them. f is the extracted fact behind m, nil for free text. Supersedes
 // are written before the insert that replaces them, so a retried job
 // (m's id is stable) never leaves the old and the new value both live.
-func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory, f *Fact, actor string) (Decision, error) {
+func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory, f *Fact, actor string) (Decision, error) {
 	if f != nil && f.Note {
 		f = nil // a dated statement is free text
 	}
@@ -100,7 +100,7 @@ func (q *Queue) reconcile(ctx context.Context, s memory.Scope, m *memory.Memory,
 }
 
 // apply makes a decision's writes, supersedes first (see reconcile).
-func (q *Queue) apply(ctx context.Context, s memory.Scope, m *memory.Memory, ws []lifecycle.Write, actor string) (Decision, error) {
+func (q *reconciler) apply(ctx context.Context, s memory.Scope, m *memory.Memory, ws []lifecycle.Write, actor string) (Decision, error) {
 	d := DecisionInsert
 	var ins *memory.Memory
 	for _, w := range ws {
@@ -127,7 +127,7 @@ func (q *Queue) apply(ctx context.Context, s memory.Scope, m *memory.Memory, ws 
 
 // insert writes m and its audit row, in one transaction when the store
 // can batch them.
-func (q *Queue) insert(ctx context.Context, s memory.Scope, m *memory.Memory, actor string) error {
+func (q *reconciler) insert(ctx context.Context, s memory.Scope, m *memory.Memory, actor string) error {
 	err := q.together(ctx, func(ctx context.Context) error {
 		if err := q.cfg.Store.Insert(ctx, s, m); err != nil {
 			return fmt.Errorf("insert %s: %w", m.Tier, err)
@@ -143,14 +143,14 @@ func (q *Queue) insert(ctx context.Context, s memory.Scope, m *memory.Memory, ac
 
 // together runs fn's store writes (those a Batcher joins) in one
 // transaction when the store can batch, else one by one.
-func (q *Queue) together(ctx context.Context, fn func(ctx context.Context) error) error {
+func (q *core) together(ctx context.Context, fn func(ctx context.Context) error) error {
 	if b, ok := q.cfg.Store.(Batcher); ok {
 		return b.Batch(ctx, fn)
 	}
 	return fn(ctx)
 }
 
-func (q *Queue) reinforce(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
+func (q *reconciler) reinforce(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
 	if err := q.cfg.Store.Touch(ctx, s, []string{old.ID}, by.CreatedAt); err != nil {
 		return fmt.Errorf("reinforce: %w", err)
 	}
@@ -172,12 +172,12 @@ func (q *Queue) reinforce(ctx context.Context, s memory.Scope, old, by *memory.M
 	return q.audit(ctx, s, actor, "reinforce", old.ID, "", "", "restated: "+truncate(by.Text, 200))
 }
 
-func (q *Queue) supersede(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
+func (q *reconciler) supersede(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
 	return q.supersedeAt(ctx, s, old, by.ID, by.CreatedAt, "", actor)
 }
 
 // supersedeAt closes old at at (the date its successor became true).
-func (q *Queue) supersedeAt(ctx context.Context, s memory.Scope, old *memory.Memory, by string, at time.Time, why, actor string) error {
+func (q *reconciler) supersedeAt(ctx context.Context, s memory.Scope, old *memory.Memory, by string, at time.Time, why, actor string) error {
 	if at.Before(old.ValidFrom) {
 		at = old.ValidFrom
 	}
@@ -192,7 +192,7 @@ func (q *Queue) supersedeAt(ctx context.Context, s memory.Scope, old *memory.Mem
 	return q.audit(ctx, s, actor, "supersede", old.ID, snapshot(old), by, detail)
 }
 
-func (q *Queue) audit(ctx context.Context, s memory.Scope, actor, action, id, before, after, detail string) error {
+func (q *core) audit(ctx context.Context, s memory.Scope, actor, action, id, before, after, detail string) error {
 	err := q.cfg.Store.AppendAudit(ctx, &memory.AuditEntry{
 		Scope: s, Time: q.now().UTC(), Actor: actor, Action: action, MemoryID: id,
 		Before: before, After: after, Detail: detail,
@@ -213,7 +213,7 @@ func snapshot(m *memory.Memory) string {
 
 // correct applies a user's correction ("I meant Tuesday, not Monday") to
 // the newest live fact that carries the old value.
-func (q *Queue) correct(ctx context.Context, t *memory.Turn, c facts.Correction) error {
+func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correction) error {
 	s := t.Scope
 	cands, err := q.cfg.Store.LexicalSearch(ctx, s, c.Old, memory.SearchOptions{
 		Limit: 20, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: t.Time,

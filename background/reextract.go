@@ -93,7 +93,7 @@ func (q *Queue) reextractTurn(ctx context.Context, src *memory.Turn) (int, error
 	facts := q.extractFacts(t.User, t.Time) // as ingestTurn does
 	for i, f := range facts {
 		m := q.factMemory(&t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
-		if _, err := q.reconcile(ctx, t.Scope, m, &f, "background"); err != nil {
+		if _, err := q.ing.rec.reconcile(ctx, t.Scope, m, &f, "background"); err != nil {
 			return i, err
 		}
 	}

@@ -19,12 +19,12 @@ type sessionWorker struct {
 }
 
 func (w *sessionWorker) Work(ctx context.Context, job *river.Job[SessionArgs]) error {
-	return w.q.summarizeSession(ctx, &job.Args)
+	return w.q.ses.summarizeSession(ctx, &job.Args)
 }
 
 // scheduleSession makes sure one summary job waits for the session to go
 // idle. Unique per session among waiting jobs: later turns find it there.
-func (q *Queue) scheduleSession(ctx context.Context, t *memory.Turn) error {
+func (q *sessioner) scheduleSession(ctx context.Context, t *memory.Turn) error {
 	if t.Session == "" {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (q *Queue) scheduleSession(ctx context.Context, t *memory.Turn) error {
 // summarizeSession writes one episodic memory with 3-5 key points once
 // the session has been idle for sessions.idle (by the queue clock); if it
 // is still active the job waits again.
-func (q *Queue) summarizeSession(ctx context.Context, a *SessionArgs) error {
+func (q *sessioner) summarizeSession(ctx context.Context, a *SessionArgs) error {
 	s := a.Scope
 	evs, err := q.sessionEvents(ctx, s, a.Session)
 	if err != nil {
@@ -88,11 +88,11 @@ func (q *Queue) summarizeSession(ctx context.Context, a *SessionArgs) error {
 		Value: 0.5, Confidence: 0.7, Source: memory.SourceConsolidated, Session: a.Session,
 		Provenance: prov, CreatedAt: last, LastUsedAt: last, ValidFrom: last,
 	}
-	return q.insert(ctx, s, m, "background")
+	return q.rec.insert(ctx, s, m, "background")
 }
 
 // sessionEvents lists the session's events, oldest first.
-func (q *Queue) sessionEvents(ctx context.Context, s memory.Scope, session string) ([]*memory.Memory, error) {
+func (q *sessioner) sessionEvents(ctx context.Context, s memory.Scope, session string) ([]*memory.Memory, error) {
 	var out []*memory.Memory
 	f := memory.ListFilter{Session: session, Tiers: []memory.Tier{memory.TierEvent}, Limit: 500}
 	for {
@@ -112,7 +112,7 @@ func (q *Queue) sessionEvents(ctx context.Context, s memory.Scope, session strin
 
 // keyPoints picks the 3-5 most informative user statements, in order,
 // preferring those with concrete parameters (numbers, names).
-func (q *Queue) keyPoints(evs []*memory.Memory) []string {
+func (q *sessioner) keyPoints(evs []*memory.Memory) []string {
 	type pt struct {
 		i    int
 		text string
@@ -152,7 +152,7 @@ Conversation (oldest first):
 // sessionPoints asks the consolidation model when one is configured (same
 // budget, call counter and retries as consolidation) and otherwise, or
 // when the budget is spent, picks the key points extractively.
-func (q *Queue) sessionPoints(ctx context.Context, evs []*memory.Memory) ([]string, error) {
+func (q *sessioner) sessionPoints(ctx context.Context, evs []*memory.Memory) ([]string, error) {
 	if q.llm == nil {
 		return q.keyPoints(evs), nil
 	}
