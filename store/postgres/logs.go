@@ -133,70 +133,6 @@ func unmarshalList(b []byte, dst *[]string) error {
 	return nil
 }
 
-// AppendAudit records one mutation and sets e.ID.
-func (s *logs) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
-	if e == nil {
-		return fmt.Errorf("append audit: %w: nil entry", memory.ErrInvalid)
-	}
-	if err := s.check(e.Scope); err != nil {
-		return fmt.Errorf("append audit: %w", err)
-	}
-	if e.Time.IsZero() {
-		e.Time = time.Now()
-	}
-	e.Time = micro(e.Time)
-	err := s.joined(ctx, false, nil, func(q dbtx) error {
-		return q.QueryRowContext(ctx, `INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
-			before, after, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-			e.Scope.User, e.Scope.Namespace, e.Time, e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
-	})
-	if err != nil {
-		return fmt.Errorf("append audit: %w", err)
-	}
-	return nil
-}
-
-const auditCols = `id, user_id, namespace, time, actor, action, memory_id, before, after, detail`
-
-// Audit reads the scope's audit log from since, oldest first.
-func (s *logs) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	w := scoped(sc)
-	if !since.IsZero() {
-		w.add("time >= %s", since.UTC())
-	}
-	return s.audit(ctx, w, limit)
-}
-
-func (s *logs) audit(ctx context.Context, w *where, limit int) ([]*memory.AuditEntry, error) {
-	cond := "true"
-	if len(w.conds) > 0 {
-		cond = w.String()
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit WHERE `+cond+
-		` ORDER BY time, id LIMIT `+w.arg(limitOr100(limit)), w.args...)
-	if err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	defer rows.Close()
-	var out []*memory.AuditEntry
-	for rows.Next() {
-		var e memory.AuditEntry
-		if err := rows.Scan(&e.ID, &e.Scope.User, &e.Scope.Namespace, &e.Time, &e.Actor, &e.Action, &e.MemoryID,
-			&e.Before, &e.After, &e.Detail); err != nil {
-			return nil, fmt.Errorf("read audit: %w", err)
-		}
-		e.Time = e.Time.UTC()
-		out = append(out, &e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	return out, nil
-}
-
 // AppendRecall stores a request's recall row; a second row for the same
 // request replaces the first.
 func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
@@ -299,34 +235,4 @@ func (s *logs) SetFeedback(ctx context.Context, sc memory.Scope, requestID strin
 		return fmt.Errorf("set feedback: %w", err)
 	}
 	return oneRow(res, "set feedback", requestID)
-}
-
-// Threshold returns the scope's adaptive gate threshold.
-func (s *logs) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
-	if err := s.check(sc); err != nil {
-		return 0, false, fmt.Errorf("gate threshold: %w", err)
-	}
-	var v float64
-	err := s.db.QueryRowContext(ctx, `SELECT threshold FROM gate_state WHERE user_id = $1 AND namespace = $2`,
-		sc.User, sc.Namespace).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("gate threshold: %w", err)
-	}
-	return v, true, nil
-}
-
-// SetThreshold stores the scope's adaptive gate threshold.
-func (s *logs) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("set gate threshold: %w", err)
-	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO gate_state (user_id, namespace, threshold) VALUES ($1, $2, $3)
-		ON CONFLICT (user_id, namespace) DO UPDATE SET threshold = excluded.threshold`, sc.User, sc.Namespace, v)
-	if err != nil {
-		return fmt.Errorf("set gate threshold: %w", err)
-	}
-	return nil
 }

@@ -13,17 +13,19 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // Store is a memory.Store and memory.Admin on PostgreSQL with pgvector.
 // It is safe for concurrent use. Its concerns are split: conn holds the
-// pool and transactions (joined batches included); logs the turn, audit
-// and recall logs and gate state (logs.go); keys the client keys
-// (keys.go); local the search engine (package search) it feeds.
+// pool and transactions (joined batches included); logs the turn and
+// recall logs (logs.go); the embedded sqlkit.Store the client keys,
+// metadata, gate state, audit log and admin listings both stores share;
+// local the search engine (package search) it feeds.
 type Store struct {
 	*conn
 	logs
-	keys
+	sqlkit.Store
 	spool  // the turn spool (spool.go)
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
@@ -46,9 +48,6 @@ type conn struct {
 
 // logs are the scoped logs and gate state (logs.go).
 type logs struct{ *conn }
-
-// keys are the client keys (keys.go).
-type keys struct{ *conn }
 
 // Interface guards.
 var (
@@ -151,7 +150,10 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 		return nil, err
 	}
 	c := &conn{db: db}
-	s := &Store{conn: c, logs: logs{c}, keys: keys{c}, spool: spool{c}, opts: o}
+	s := &Store{conn: c, logs: logs{c}, spool: spool{c}, opts: o, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.Postgres,
+		DB: db, Closed: &c.closed, Write: c.inTx, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
+			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
+		}}}}
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)

@@ -102,78 +102,6 @@ func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) 
 	return page, nil
 }
 
-// AppendAudit records a mutation; it sets e.ID (and e.Time when zero).
-func (s *logs) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
-	if e == nil {
-		return fmt.Errorf("append audit: %w: nil entry", memory.ErrInvalid)
-	}
-	if err := s.check(e.Scope); err != nil {
-		return fmt.Errorf("append audit: %w", err)
-	}
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC()
-	}
-	err := s.joinWrite(ctx, func(tx *sql.Tx) error {
-		ins, err := s.txStmt(ctx, tx, `INSERT INTO audit (user, namespace, time, actor, action, memory_id, before, after, detail)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		return ins.QueryRowContext(ctx, e.Scope.User, e.Scope.Namespace, micros(e.Time), e.Actor, e.Action,
-			e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
-	})
-	if err != nil {
-		return fmt.Errorf("append audit: %w", err)
-	}
-	return nil
-}
-
-const auditCols = `seq, user, namespace, time, actor, action, memory_id, before, after, detail`
-
-// Audit reads the scope's audit log from since, oldest first.
-func (s *logs) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit WHERE user = ? AND namespace = ? AND time >= ?
-		ORDER BY time, seq LIMIT ?`, sc.User, sc.Namespace, sinceMicros(since), limit)
-	if err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	return scanAudit(rows)
-}
-
-func sinceMicros(t time.Time) int64 {
-	if t.IsZero() {
-		return math64Min
-	}
-	return micros(t)
-}
-
-const math64Min = -1 << 63
-
-func scanAudit(rows *sql.Rows) ([]*memory.AuditEntry, error) {
-	defer rows.Close()
-	var out []*memory.AuditEntry
-	for rows.Next() {
-		var e memory.AuditEntry
-		var t int64
-		if err := rows.Scan(&e.ID, &e.Scope.User, &e.Scope.Namespace, &t, &e.Actor, &e.Action, &e.MemoryID, &e.Before, &e.After, &e.Detail); err != nil {
-			return nil, fmt.Errorf("read audit: %w", err)
-		}
-		e.Time = fromMicros(t)
-		out = append(out, &e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	return out, nil
-}
-
 // AppendRecall records one request's recall.
 func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 	if r == nil {
@@ -261,38 +189,6 @@ func (s *logs) SetFeedback(ctx context.Context, sc memory.Scope, requestID strin
 	})
 	if err != nil {
 		return fmt.Errorf("set feedback: %w", err)
-	}
-	return nil
-}
-
-// Threshold returns the adaptive gate's stored threshold for the scope.
-func (s *logs) Threshold(ctx context.Context, sc memory.Scope) (float64, bool, error) {
-	if err := s.check(sc); err != nil {
-		return 0, false, fmt.Errorf("gate threshold: %w", err)
-	}
-	var v float64
-	err := s.db.QueryRowContext(ctx, `SELECT threshold FROM gate_state WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("read gate threshold: %w", err)
-	}
-	return v, true, nil
-}
-
-// SetThreshold stores the scope's gate threshold.
-func (s *logs) SetThreshold(ctx context.Context, sc memory.Scope, v float64) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("set gate threshold: %w", err)
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO gate_state (user, namespace, threshold) VALUES (?, ?, ?)
-			ON CONFLICT (user, namespace) DO UPDATE SET threshold = excluded.threshold`, sc.User, sc.Namespace, v)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("set gate threshold: %w", err)
 	}
 	return nil
 }

@@ -170,3 +170,18 @@ func apply(ctx context.Context, db *sql.DB, version int, stmt string, fn func(co
 	}
 	return tx.Commit()
 }
+
+// keysMigration (version 5) is the client_keys table: memproxy client keys,
+// stored as SHA-256 hashes only.
+const keysMigration = `
+CREATE TABLE client_keys (
+	id                TEXT PRIMARY KEY,
+	prefix            TEXT NOT NULL,
+	hash              TEXT NOT NULL UNIQUE,
+	user              TEXT NOT NULL DEFAULT '',
+	allow_named_users INTEGER NOT NULL DEFAULT 0,
+	label             TEXT NOT NULL DEFAULT '',
+	created_at        INTEGER NOT NULL,
+	revoked_at        INTEGER
+) STRICT;
+`

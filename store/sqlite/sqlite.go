@@ -32,14 +32,16 @@ import (
 	"github.com/memproxy/memproxy/internal/sqlitestmt"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 
 	msqlite "modernc.org/sqlite" // also registers the "sqlite" driver
 )
 
 // Interface guards.
 var (
-	_ memory.Store = (*Store)(nil)
-	_ memory.Admin = (*Store)(nil)
+	_ memory.Store    = (*Store)(nil)
+	_ memory.Admin    = (*Store)(nil)
+	_ memory.KeyStore = (*Store)(nil)
 )
 
 // MaxOpenConns is the size of the store's own pool.
@@ -50,13 +52,14 @@ const busyTimeoutMs = 10000
 
 // Store is the SQLite memory store. It is safe for concurrent use. Its
 // concerns are split: conn holds the pool, the statement cache and the
-// write transactions; logs the turn, audit and recall logs and gate
-// state (logs.go); keys the client keys (keys.go); search the engine
-// (package search) it feeds.
+// write transactions; logs the turn and recall logs (logs.go); the
+// embedded sqlkit.Store the client keys, metadata, gate state, audit log
+// and admin listings both stores share; idx the search engine (package
+// search) it feeds.
 type Store struct {
 	*conn
 	logs
-	keys
+	sqlkit.Store
 	dim   int
 	model string
 
@@ -78,9 +81,6 @@ type conn struct {
 
 // logs are the scoped logs and gate state (logs.go).
 type logs struct{ *conn }
-
-// keys are the client keys (keys.go).
-type keys struct{ *conn }
 
 // dsn builds the connection string with the pragmas every connection needs.
 func dsn(path string, txlock string) string {
@@ -157,7 +157,10 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		return nil, err
 	}
 	c := &conn{db: db}
-	s := &Store{conn: c, logs: logs{c}, keys: keys{c}, dim: opts.Dim, model: opts.Model}
+	s := &Store{conn: c, logs: logs{c}, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &c.closed,
+		Write: c.write, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
+			return c.joinWrite(ctx, func(tx *sql.Tx) error { return fn(tx) })
+		}}}, dim: opts.Dim, model: opts.Model}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()

@@ -1,0 +1,133 @@
+package sqlkit
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// ScanScope scans a (user, namespace) row.
+func ScanScope(r Scanner) (memory.Scope, error) {
+	var sc memory.Scope
+	err := r.Scan(&sc.User, &sc.Namespace)
+	return sc, err
+}
+
+// Scopes lists every scope holding memories, ordered by user, namespace.
+func (s Store) Scopes(ctx context.Context) ([]memory.Scope, error) {
+	if err := s.open("list scopes"); err != nil {
+		return nil, err
+	}
+	rows, err := s.query(ctx, `SELECT DISTINCT user_id, namespace FROM memories ORDER BY user_id, namespace`)
+	out, err := Collect(rows, err, ScanScope)
+	if err != nil {
+		return nil, fmt.Errorf("list scopes: %w", err)
+	}
+	return out, nil
+}
+
+// Users lists users holding memories or turns, ordered by user.
+func (s Store) Users(ctx context.Context, limit int, cursor string) (memory.Page[memory.UserInfo], error) {
+	var page memory.Page[memory.UserInfo]
+	if err := s.open("list users"); err != nil {
+		return page, err
+	}
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return page, fmt.Errorf("list users: %w: bad cursor", memory.ErrInvalid)
+	}
+	after, limit := string(b), Limit(limit)
+	type row struct {
+		user, ns string
+		n        int
+	}
+	rows, err := s.query(ctx, `
+		WITH scopes AS (
+			SELECT user_id, namespace, count(*) AS n FROM memories WHERE user_id > ? GROUP BY user_id, namespace
+			UNION ALL
+			SELECT DISTINCT user_id, namespace, 0 FROM turns WHERE user_id > ?
+		),
+		users AS (SELECT DISTINCT user_id FROM scopes ORDER BY user_id LIMIT ?)
+		SELECT user_id, namespace, sum(n) FROM scopes WHERE user_id IN (SELECT user_id FROM users)
+		GROUP BY user_id, namespace ORDER BY user_id, namespace`, after, after, limit+1)
+	rs, err := Collect(rows, err, func(r Scanner) (row, error) {
+		var x row
+		return x, r.Scan(&x.user, &x.ns, &x.n)
+	})
+	if err != nil {
+		return page, fmt.Errorf("list users: %w", err)
+	}
+	var users []memory.UserInfo
+	for _, r := range rs {
+		if len(users) == 0 || users[len(users)-1].User != r.user {
+			users = append(users, memory.UserInfo{User: r.user})
+		}
+		u := &users[len(users)-1]
+		u.Namespaces = append(u.Namespaces, r.ns)
+		u.Memories += r.n
+	}
+	return Paged(users, limit, func(u memory.UserInfo) string {
+		return base64.RawURLEncoding.EncodeToString([]byte(u.User))
+	}), nil
+}
+
+// AppendAudit records a mutation; it sets e.ID (and e.Time when zero).
+// It joins the Batch of ctx.
+func (s Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
+	if e == nil {
+		return fmt.Errorf("append audit: %w: nil entry", memory.ErrInvalid)
+	}
+	if err := s.check(e.Scope); err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	e.Time = Micro(e.Time)
+	err := s.Join(ctx, func(q Execer) error {
+		return q.QueryRowContext(ctx, s.Rebind(`INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
+			before, after, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+s.AuditSeq),
+			e.Scope.User, e.Scope.Namespace, s.Time(e.Time), e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	return nil
+}
+
+// Audit reads the scope's audit log from since, oldest first.
+func (s Store) Audit(ctx context.Context, sc memory.Scope, since time.Time, limit int) ([]*memory.AuditEntry, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	return s.audit(ctx, "user_id = ? AND namespace = ? AND ", []any{sc.User, sc.Namespace}, since, limit)
+}
+
+// AuditAll reads the audit log across scopes (of one user when user is
+// not empty), oldest first.
+func (s Store) AuditAll(ctx context.Context, user string, since time.Time, limit int) ([]*memory.AuditEntry, error) {
+	if err := s.open("read audit"); err != nil {
+		return nil, err
+	}
+	if user == "" {
+		return s.audit(ctx, "", nil, since, limit)
+	}
+	return s.audit(ctx, "user_id = ? AND ", []any{user}, since, limit)
+}
+
+func (s *Conn) audit(ctx context.Context, cond string, args []any, since time.Time, limit int) ([]*memory.AuditEntry, error) {
+	rows, err := s.query(ctx, `SELECT `+s.AuditSeq+`, user_id, namespace, time, actor, action, memory_id, before, after, detail
+		FROM audit WHERE `+cond+`time >= ? ORDER BY time, `+s.AuditSeq+` LIMIT ?`, append(args, s.Time(since), Limit(limit))...)
+	out, err := Collect(rows, err, func(r Scanner) (*memory.AuditEntry, error) {
+		var e memory.AuditEntry
+		return &e, r.Scan(&e.ID, &e.Scope.User, &e.Scope.Namespace, Time(&e.Time), &e.Actor, &e.Action, &e.MemoryID,
+			&e.Before, &e.After, &e.Detail)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	return out, nil
+}

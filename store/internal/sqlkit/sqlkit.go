@@ -1,0 +1,245 @@
+// Package sqlkit is the part of the two SQL stores (store/sqlite,
+// store/postgres) that does not depend on the dialect: the client keys,
+// operator metadata, gate state, audit log and admin listings, written
+// once over a Conn that says how the store binds arguments, names its
+// user column and encodes times; and the helpers both stores' own SQL
+// uses to scan rows, times and pages. What differs between the stores
+// (schemas, the memories and turn-log SQL, transactions, search feeds)
+// stays in each.
+package sqlkit
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Dialect is how one store writes the statements of this package.
+type Dialect struct {
+	// Rebind turns a statement written with ? placeholders and a user_id
+	// column into the store's own.
+	Rebind func(string) string
+	// Time is a time as a time column's argument.
+	Time func(time.Time) any
+	// AuditSeq is the audit log's row number column.
+	AuditSeq string
+}
+
+// SQLite is the dialect of store/sqlite: ? placeholders, the user column
+// named user, times as Unix microseconds.
+var SQLite = Dialect{
+	Rebind:   func(q string) string { return strings.ReplaceAll(q, "user_id", "user") },
+	Time:     func(t time.Time) any { return t.UnixMicro() },
+	AuditSeq: "seq",
+}
+
+// Postgres is the dialect of store/postgres: numbered placeholders,
+// timestamptz truncated to the server's microseconds.
+var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id"}
+
+// numbered rewrites each ? as $1, $2, ... in order.
+func numbered(q string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] != '?' {
+			b.WriteByte(q[i])
+			continue
+		}
+		n++
+		b.WriteString("$" + strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+// Micro truncates t to the microseconds both stores keep, so what a
+// caller holds equals what a later read returns.
+func Micro(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Conn is one store's pool as this package uses it.
+type Conn struct {
+	Dialect
+	DB     *sql.DB
+	Closed *atomic.Bool
+	// Write runs fn in one write transaction of the store.
+	Write func(ctx context.Context, fn func(tx *sql.Tx) error) error
+	// Join runs fn in the Batch of ctx, or in a write of its own.
+	Join func(ctx context.Context, fn func(q Execer) error) error
+}
+
+// Execer is what a write runs on: a transaction, or the pool.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// open fails once the store is closed.
+func (c *Conn) open(op string) error {
+	if c.Closed.Load() {
+		return fmt.Errorf("%s: %w", op, memory.ErrClosed)
+	}
+	return nil
+}
+
+// check guards every scoped call: the store is open and the scope valid.
+func (c *Conn) check(sc memory.Scope) error {
+	if c.Closed.Load() {
+		return memory.ErrClosed
+	}
+	return sc.Validate()
+}
+
+func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return c.DB.QueryContext(ctx, c.Rebind(q), args...)
+}
+
+func (c *Conn) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return c.DB.QueryRowContext(ctx, c.Rebind(q), args...)
+}
+
+// exec runs one write statement in a write transaction and returns the
+// rows it affected.
+func (c *Conn) exec(ctx context.Context, q string, args ...any) (int, error) {
+	var n int64
+	err := c.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, c.Rebind(q), args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+// optTime is an optional time as a time column's argument (NULL when nil).
+func (c *Conn) optTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return c.Time(*t)
+}
+
+// Scanner is a row to scan: *sql.Row or *sql.Rows.
+type Scanner interface{ Scan(dest ...any) error }
+
+// Collect scans every row of a query (its rows and error) with scan and
+// closes them.
+func Collect[T any](rows *sql.Rows, err error, scan func(Scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// One scans the single row of a query; no row is memory.ErrNotFound
+// naming what.
+func One[T any](row *sql.Row, scan func(Scanner) (T, error), what string) (T, error) {
+	v, err := scan(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, fmt.Errorf("%w: %s", memory.ErrNotFound, what)
+	}
+	return v, err
+}
+
+// Time scans a time column into *p: Unix microseconds (SQLite) or a
+// timestamp (PostgreSQL), as UTC.
+func Time(p *time.Time) sql.Scanner { return timeDest{t: p} }
+
+// OptTime scans a nullable time column into *p (nil for NULL).
+func OptTime(p **time.Time) sql.Scanner { return timeDest{opt: p} }
+
+type timeDest struct {
+	t   *time.Time
+	opt **time.Time
+}
+
+func (d timeDest) Scan(v any) error {
+	var t time.Time
+	switch x := v.(type) {
+	case nil:
+		if d.opt == nil {
+			return errors.New("NULL in a time column")
+		}
+		*d.opt = nil
+		return nil
+	case int64:
+		t = time.UnixMicro(x).UTC()
+	case time.Time:
+		t = x.UTC()
+	default:
+		return fmt.Errorf("time column holds %T", v)
+	}
+	if d.opt != nil {
+		*d.opt = &t
+	} else {
+		*d.t = t
+	}
+	return nil
+}
+
+// Limit is a page size, 100 when n is not positive.
+func Limit(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return n
+}
+
+// Paged makes a page of items read with limit+1: past limit, the page
+// stops at limit and Next is next of its last item.
+func Paged[T any](items []T, limit int, next func(T) string) memory.Page[T] {
+	if len(items) <= limit {
+		return memory.Page[T]{Data: items}
+	}
+	return memory.Page[T]{Data: items[:limit], Next: next(items[limit-1])}
+}
+
+// Cursor is an opaque page cursor of a time and a tiebreak.
+func Cursor(t time.Time, tie string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(t.UnixMicro(), 10) + ":" + tie))
+}
+
+// ParseCursor reads a Cursor.
+func ParseCursor(c string) (time.Time, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	ts, tie, ok := strings.Cut(string(b), ":")
+	us, perr := strconv.ParseInt(ts, 10, 64)
+	if err != nil || !ok || perr != nil {
+		return time.Time{}, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
+	}
+	return time.UnixMicro(us).UTC(), tie, nil
+}
+
+// InOrder returns the memories of found in the order of ids, each once.
+func InOrder(ids []string, found []*memory.Memory) []*memory.Memory {
+	byID := make(map[string]*memory.Memory, len(found))
+	for _, m := range found {
+		byID[m.ID] = m
+	}
+	out := make([]*memory.Memory, 0, len(found))
+	for _, id := range ids {
+		if m, ok := byID[id]; ok {
+			out = append(out, m)
+			delete(byID, id) // a repeated id is returned once
+		}
+	}
+	return out
+}
