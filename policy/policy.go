@@ -61,8 +61,12 @@ type Server struct {
 	FirstByteTimeout Duration `yaml:"first_byte_timeout"`
 	// ShutdownTimeout is how long in-flight streams may run after SIGTERM.
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
-	// SinkTimeout bounds handing a finished turn to the queue.
-	SinkTimeout Duration `yaml:"sink_timeout"`
+	// SinkTimeout bounds how long a reply's last bytes wait for the
+	// queue to store its turn. Past it the reply goes on and the outcome
+	// is awaited in the background up to SinkAbandonTimeout; only a turn
+	// really not stored is logged and counted as not captured.
+	SinkTimeout        Duration `yaml:"sink_timeout"`
+	SinkAbandonTimeout Duration `yaml:"sink_abandon_timeout"`
 	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
 	// IdleTimeout closes a keep-alive connection idle this long.

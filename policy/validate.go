@@ -17,6 +17,7 @@ func (p *Policy) Validate() error {
 		positiveDur("server.first_byte_timeout", p.Server.FirstByteTimeout),
 		nonNegDur("server.shutdown_timeout", p.Server.ShutdownTimeout),
 		positiveDur("server.sink_timeout", p.Server.SinkTimeout),
+		positiveDur("server.sink_abandon_timeout", p.Server.SinkAbandonTimeout),
 		positiveDur("server.read_header_timeout", p.Server.ReadHeaderTimeout),
 		positiveDur("server.idle_timeout", p.Server.IdleTimeout),
 		positiveInt("server.body_min_rate", p.Server.BodyMinRate),

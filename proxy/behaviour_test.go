@@ -321,6 +321,7 @@ func TestFailingSinkDeliversWholeReply(t *testing.T) {
 				h := newHarness(t, func(c *proxy.Config) {
 					c.Policy = policy.Default()
 					c.Policy.Server.SinkTimeout = policy.Duration(20 * time.Millisecond)
+					c.Policy.Server.SinkAbandonTimeout = policy.Duration(100 * time.Millisecond)
 				})
 				if mode == "error" {
 					h.sink.err = errSink
@@ -339,11 +340,61 @@ func TestFailingSinkDeliversWholeReply(t *testing.T) {
 				} else if !strings.Contains(out, want) {
 					t.Errorf("reply incomplete: %q", out)
 				}
+				if err := h.srv.WaitCaptures(t.Context()); err != nil {
+					t.Fatal(err)
+				}
 				if got := h.metric(t, "memproxy_turn_capture_failures_total"); got != "memproxy_turn_capture_failures_total 1" {
+					t.Errorf("metric = %q", got)
+				}
+				if got := h.metric(t, "memproxy_turns_captured_total"); got != "memproxy_turns_captured_total 0" {
 					t.Errorf("metric = %q", got)
 				}
 			})
 		}
+	}
+}
+
+// A turn whose capture passes server.sink_timeout but is then stored is
+// no capture failure: the reply goes on at the deadline without waiting
+// for the sink, and the turn counts as captured (and late) once the sink
+// answers.
+func TestSlowSinkIsNoCaptureFailure(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			h := newHarness(t, func(c *proxy.Config) {
+				c.Policy = policy.Default()
+				c.Policy.Server.SinkTimeout = policy.Duration(20 * time.Millisecond)
+			})
+			h.sink.release = make(chan struct{})
+			resp, out := h.post(t, fmt.Sprintf(`{"stream":%v,"messages":[{"role":"user","content":"tell me a story"}]}`, stream), nil)
+			// The whole reply came while the sink still holds the turn.
+			if resp.StatusCode != 200 || !strings.Contains(out, "story") {
+				t.Fatalf("reply: %d %q", resp.StatusCode, out)
+			}
+			if stream && !strings.HasSuffix(out, "data: [DONE]\n\n") {
+				t.Errorf("stream incomplete: %q", out)
+			}
+			if n := len(h.sink.Turns()); n != 0 {
+				t.Fatalf("%d turns stored before the sink was released", n)
+			}
+			if got := h.metric(t, "memproxy_turn_capture_late_total"); got != "memproxy_turn_capture_late_total 1" {
+				t.Errorf("metric = %q", got)
+			}
+			close(h.sink.release)
+			if err := h.srv.WaitCaptures(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(h.sink.Turns()); n != 1 {
+				t.Fatalf("%d turns stored, want 1", n)
+			}
+			for name, want := range map[string]string{
+				"memproxy_turn_capture_failures_total": "0", "memproxy_turns_captured_total": "1", "memproxy_turn_capture_late_total": "1",
+			} {
+				if got := h.metric(t, name); got != name+" "+want {
+					t.Errorf("metric = %q, want %s", got, want)
+				}
+			}
+		})
 	}
 }
 

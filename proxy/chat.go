@@ -341,36 +341,73 @@ func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
 	s.enqueue(ctx, cp.turn)
 }
 
-// enqueue hands a turn to the sink, bounded by server.sink_timeout. A
-// failure never reaches the client: it is logged with the request id and
-// counted.
+// enqueue hands a turn to the sink. The reply waits for the sink's
+// answer up to server.sink_timeout; past it the reply goes on and the
+// answer is awaited in the background, up to
+// server.sink_abandon_timeout. The turn is counted and logged as not
+// captured only when the sink says it was not stored (an error) or no
+// answer came by the abandon bound: a slow commit that lands counts as
+// captured (and as late), never as a failure. A failure never reaches the
+// client.
 func (s *Server) enqueue(ctx context.Context, t *memory.Turn) {
 	if t.User == "" && t.Assistant == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.pol.Server.SinkTimeout.D())
-	defer cancel()
-	errc := make(chan error, 1)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.pol.Server.SinkAbandonTimeout.D())
+	done := make(chan struct{})
+	s.captures.Add(1)
 	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				errc <- fmt.Errorf("sink panic: %v", p)
-			}
-		}()
-		errc <- s.cfg.Sink.Enqueue(ctx, t)
+		defer s.captures.Done()
+		defer cancel()
+		defer close(done)
+		s.captureOutcome(t, s.callSink(sctx, t), sctx.Err() != nil)
 	}()
-	var err error
+	timer := time.NewTimer(s.pol.Server.SinkTimeout.D())
+	defer timer.Stop()
 	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		err = fmt.Errorf("sink timeout: %w", ctx.Err())
+	case <-done:
+	case <-timer.C:
+		s.met.captureLate.Inc()
+		s.log.Info("turn capture still pending at server.sink_timeout; the reply goes on, the outcome follows", "request_id", t.RequestID)
 	}
-	if err != nil {
-		s.met.captureFailures.Inc()
-		s.log.Error("turn not captured", "request_id", t.RequestID, "scope", t.Scope.String(), "err", err)
+}
+
+// callSink runs the sink, turning a panic into an error.
+func (s *Server) callSink(ctx context.Context, t *memory.Turn) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("sink panic: %v", p)
+		}
+	}()
+	return s.cfg.Sink.Enqueue(ctx, t)
+}
+
+// captureOutcome counts and logs the sink's answer for t; abandoned means
+// the abandon bound passed before it.
+func (s *Server) captureOutcome(t *memory.Turn, err error, abandoned bool) {
+	if err == nil {
+		s.met.captured.Inc()
 		return
 	}
-	s.met.captured.Inc()
+	if abandoned {
+		err = fmt.Errorf("no answer from the sink within server.sink_abandon_timeout: %w", err)
+	}
+	s.met.captureFailures.Inc()
+	s.log.Error("turn not captured", "request_id", t.RequestID, "scope", t.Scope.String(), "err", err)
+}
+
+// WaitCaptures waits until every turn handed to the sink has its outcome
+// (those past server.sink_timeout included), or ctx ends. Call it after
+// the HTTP server stopped and before the sink (the queue) stops.
+func (s *Server) WaitCaptures(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.captures.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("proxy: captures still pending: %w", ctx.Err())
+	}
 }
 
 // ignoreRelayErr drops write errors after the header went out: the

@@ -101,18 +101,28 @@ type recSink struct {
 	turns []*memory.Turn
 	err   error
 	block bool // wait for ctx to end, then fail
-	got   chan *memory.Turn
+	// release, when set, holds each call until it is closed (or ctx
+	// ends, which fails the call); the turn is then stored.
+	release chan struct{}
+	got     chan *memory.Turn
 }
 
 func newRecSink() *recSink { return &recSink{got: make(chan *memory.Turn, 100)} }
 
 func (s *recSink) Enqueue(ctx context.Context, t *memory.Turn) error {
 	s.mu.Lock()
-	err, block := s.err, s.block
+	err, block, release := s.err, s.block, s.release
 	s.mu.Unlock()
 	if block {
 		<-ctx.Done()
 		return ctx.Err()
+	}
+	if release != nil {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if err != nil {
 		return err

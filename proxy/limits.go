@@ -253,10 +253,12 @@ func (c cappedSink) Enqueue(ctx context.Context, t *memory.Turn) error {
 		c.log.Info("turn dropped: its user was deleted while the request ran", "request_id", t.RequestID)
 		return nil
 	}
-	var cu, ca bool
-	t.User, cu = cutText(t.User, c.max)
-	t.Assistant, ca = cutText(t.Assistant, c.max)
-	t.Truncated = t.Truncated || cu || ca
+	if c.max > 0 {
+		var cu, ca bool
+		t.User, cu = cutText(t.User, c.max)
+		t.Assistant, ca = cutText(t.Assistant, c.max)
+		t.Truncated = t.Truncated || cu || ca
+	}
 	return c.TurnSink.Enqueue(ctx, t)
 }
 
@@ -301,8 +303,7 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 		rw, err := c.Rewriter.Rewrite(rctx, req)
 		done <- result{rw, err}
 	}()
-	select {
-	case r := <-done:
+	answer := func(r result) (*Rewrite, error) {
 		if r.err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			// Failed because the deadline passed (a pool wait, a query
 			// cancelled): a timeout, not a store error.
@@ -310,12 +311,17 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 			return &Rewrite{Status: RecallTimeout}, nil
 		}
 		return r.rw, r.err
+	}
+	select {
+	case r := <-done:
+		return answer(r)
 	case <-rctx.Done():
 		// The Rewriter cancels rctx itself once it has answered: its
-		// answer, sent first, wins over that cancellation.
+		// answer, sent first, wins over that cancellation (an error it
+		// got from the deadline is still a timeout).
 		select {
 		case r := <-done:
-			return r.rw, r.err
+			return answer(r)
 		default:
 		}
 		if ctx.Err() != nil {

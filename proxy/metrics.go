@@ -12,6 +12,7 @@ type metrics struct {
 	overhead        prometheus.Histogram
 	captured        prometheus.Counter
 	captureFailures prometheus.Counter
+	captureLate     prometheus.Counter
 	recallFailures  prometheus.Counter
 	upstreamErrors  *prometheus.CounterVec // code
 	// breakpointRebuilds counts Anthropic requests with cache_control
@@ -33,7 +34,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "memproxy_turns_captured_total", Help: "Chat turns handed to the turn sink.",
 		}),
 		captureFailures: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "memproxy_turn_capture_failures_total", Help: "Chat turns the sink failed to queue (error or timeout); each is logged with its request id.",
+			Name: "memproxy_turn_capture_failures_total", Help: "Chat turns the sink did not store (an error, or no answer within server.sink_abandon_timeout); each is logged with its request id.",
+		}),
+		captureLate: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "memproxy_turn_capture_late_total", Help: "Chat turns whose sink answer took longer than server.sink_timeout: the reply went on without it; each is also counted as captured or failed once the answer came.",
 		}),
 		recallFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "memproxy_recall_failures_total", Help: "Rewriter errors and panics; the request went upstream unchanged.",
@@ -51,6 +55,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.overhead = register(reg, m.overhead, &err)
 	m.captured = register(reg, m.captured, &err)
 	m.captureFailures = register(reg, m.captureFailures, &err)
+	m.captureLate = register(reg, m.captureLate, &err)
 	m.recallFailures = register(reg, m.recallFailures, &err)
 	m.upstreamErrors = register(reg, m.upstreamErrors, &err)
 	m.breakpointRebuilds = register(reg, m.breakpointRebuilds, &err)

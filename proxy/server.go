@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -35,6 +36,7 @@ type Server struct {
 	met       *metrics
 	limits    *limits
 	fence     fences
+	captures  sync.WaitGroup // sink calls awaiting their outcome
 	gatherer  prometheus.Gatherer
 	now       func() time.Time
 	e         *echo.Echo
@@ -51,10 +53,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, upstream: u}
 	s.pol = cmp.Or(cfg.Policy, policy.Default())
 	s.log = cmp.Or(cfg.Logger, slog.Default())
+	if cfg.Sink != nil {
+		s.cfg.Sink = cappedSink{TurnSink: cfg.Sink, max: s.pol.Ingest.MaxTurnBytes, fence: &s.fence, log: s.log}
+	}
 	if n := s.pol.Ingest.MaxTurnBytes; n > 0 {
-		if cfg.Sink != nil {
-			s.cfg.Sink = cappedSink{TurnSink: cfg.Sink, max: n, fence: &s.fence, log: s.log}
-		}
 		if cfg.Rewriter != nil {
 			s.cfg.Rewriter = cappedRewriter{Rewriter: cfg.Rewriter, max: n, timeout: s.pol.Recall.Timeout.D(), s: s}
 		}

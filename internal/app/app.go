@@ -225,6 +225,13 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 	a.Admin.Mount(p.Echo())
 	a.Proxy = p
+	// Before the queue stops: captures past server.sink_timeout still
+	// wait for their commit's outcome.
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), o.Policy.Server.ShutdownTimeout.D()+5*time.Second)
+		defer cancel()
+		return p.WaitCaptures(ctx)
+	})
 	fence.p.Store(p)
 	return a, nil
 }
