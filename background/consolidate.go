@@ -166,7 +166,7 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 	ep := &memory.Memory{
 		ID: stableID(key, "episodic"), Scope: s, Tier: memory.TierEpisodic, Text: res.Episodic,
 		Value: 0.6, Confidence: 0.8, Source: memory.SourceConsolidated, Provenance: prov,
-		Session: evs[len(evs)-1].Session, CreatedAt: at, LastUsedAt: at, ValidFrom: at,
+		Session: evs[len(evs)-1].Session, API: sharedAPI(evs), CreatedAt: at, LastUsedAt: at, ValidFrom: at,
 	}
 	if _, err := q.cfg.Store.Get(ctx, s, ep.ID); errors.Is(err, memory.ErrNotFound) {
 		v, err := q.cfg.Embedder.Embed(ctx, []string{ep.Text})
@@ -185,7 +185,7 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 		m := &memory.Memory{
 			ID: stableID(key, "fact", fmt.Sprint(i)), Scope: s, Tier: memory.TierSemantic, Text: text,
 			Value: 0.6, Confidence: 0.8, Source: memory.SourceConsolidated, Provenance: prov,
-			CreatedAt: at, LastUsedAt: at, ValidFrom: at,
+			API: sharedAPI(evs), CreatedAt: at, LastUsedAt: at, ValidFrom: at,
 		}
 		var fp *Fact
 		if fs := ExtractFacts(firstPerson(text), q.pol.Reconcile.ChangeCues); len(fs) == 1 {
@@ -257,4 +257,17 @@ func firstPerson(s string) string {
 		s = strings.Replace(s, p[0], p[1], 1)
 	}
 	return s
+}
+
+// sharedAPI is the API the memories all came through, "" when they differ.
+func sharedAPI(ms []*memory.Memory) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	for _, m := range ms[1:] {
+		if m.API != ms[0].API {
+			return ""
+		}
+	}
+	return ms[0].API
 }

@@ -25,6 +25,7 @@ func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
 		Confidence: 1,
 		Source:     memory.SourceExplicit,
 		Session:    t.Session,
+		API:        t.API,
 		NoDecay:    true,
 		Provenance: memory.Provenance{RequestIDs: union(nil, t.RequestID), TurnRefs: union(nil, t.Refs...)},
 		CreatedAt:  t.Time,

@@ -86,7 +86,7 @@ func (q *sessioner) summarizeSession(ctx context.Context, a *SessionArgs) error 
 	m := &memory.Memory{
 		ID: id, Scope: s, Tier: memory.TierEpisodic, Text: text, Embedding: v[0],
 		Value: 0.5, Confidence: 0.7, Source: memory.SourceConsolidated, Session: a.Session,
-		Provenance: prov, CreatedAt: last, LastUsedAt: last, ValidFrom: last,
+		API: sharedAPI(evs), Provenance: prov, CreatedAt: last, LastUsedAt: last, ValidFrom: last,
 	}
 	return q.rec.insert(ctx, s, m, "background")
 }

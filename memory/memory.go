@@ -173,6 +173,11 @@ type Memory struct {
 	Context string `json:"context,omitempty"`
 	// NoDecay exempts the memory from decay (explicit writes, profile).
 	NoDecay bool `json:"no_decay,omitempty"`
+	// API is the wire format of the turn the memory came from (chat,
+	// responses, messages); empty for memories not made from a turn
+	// (admin writes, imports without it) and those stored before it was
+	// kept. Set once, when the memory is inserted.
+	API string `json:"api,omitempty"`
 
 	CreatedAt    time.Time  `json:"created_at"`
 	LastUsedAt   time.Time  `json:"last_used_at"`
@@ -222,6 +227,9 @@ func ShortID(id string) string {
 	return string(b[:n])
 }
 
+// MaxAPIName bounds Memory.API in bytes.
+const MaxAPIName = 32
+
 // Validate checks a memory before it is written. dim is the store's
 // embedding dimension (0 skips the check).
 func (m *Memory) Validate(dim int) error {
@@ -234,6 +242,8 @@ func (m *Memory) Validate(dim int) error {
 		return fmt.Errorf("%w: memory context is not valid UTF-8", ErrInvalid)
 	case !m.Tier.Valid():
 		return fmt.Errorf("%w: unknown tier %q", ErrInvalid, m.Tier)
+	case len(m.API) > MaxAPIName || strings.ContainsFunc(m.API, func(r rune) bool { return r <= ' ' || r >= 0x7f }):
+		return fmt.Errorf("%w: api must be at most %d printable ASCII characters", ErrInvalid, MaxAPIName)
 	case m.Source != "" && !m.Source.Valid():
 		return fmt.Errorf("%w: unknown source %q", ErrInvalid, m.Source)
 	case m.Value < 0 || m.Value > 1:

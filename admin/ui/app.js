@@ -161,6 +161,7 @@ function memoryCard(m) {
     "hits " + m.hits, "value " + num(m.value), "retention " + num(m.retention),
   ];
   if (m.key) meta.push("key " + m.key);
+  if (m.api) meta.push("via " + m.api);
   if (m.state !== "live") meta.push(m.state);
   if (m.superseded_by) meta.push("superseded by " + m.superseded_by);
   if (m.expires_at) meta.push("expires " + fmtDate(m.expires_at));

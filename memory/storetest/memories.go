@@ -52,6 +52,7 @@ func (s *suite) testInsert(t *testing.T) {
 			Hits:       3,
 			ValidFrom:  at(-time.Hour),
 			ExpiresAt:  ptr(at(48 * time.Hour)),
+			API:        "responses",
 		}
 		insert(t, st, alice, m)
 		got := get(t, st, alice, m.ID)

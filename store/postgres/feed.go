@@ -168,13 +168,13 @@ func (f feed) loadWhole(ctx context.Context, sc memory.Scope, add func(search.Ro
 // tombstoneCols shape a memory_deletions row as memColsTemplate, for the
 // UNION with the rows a search reads.
 const tombstoneCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::float8, '', '{}'::jsonb, '', '', false,
-	now(), now(), 0, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, ''`
+	now(), now(), 0, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, '', ''`
 
 // usageCols shape a row's usage counters as memColsTemplate (the rest
 // empty), for the UNION with the rows a search reads: what a cached row
 // whose search.RowTTL passed reads again.
 const usageCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::float8, '', '{}'::jsonb, '', '', false,
-	now(), last_used_at, hits, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, ''`
+	now(), last_used_at, hits, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, '', ''`
 
 // readQuery is Read's statement. It is prepared (Store.readStmt) on
 // connections set to plan_cache_mode=force_generic_plan, so each

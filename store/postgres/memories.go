@@ -17,9 +17,9 @@ import (
 // insertCols are the columns Insert writes, in insertValues order.
 const insertCols = `user_id, namespace, id, tier, text, embedding, value, confidence, source, provenance,
 	key, session, no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by,
-	expires_at, archived_at, consolidated_at, context`
+	expires_at, archived_at, consolidated_at, context, api`
 
-// insertBatch bounds the rows of one INSERT (23 parameters each, well under
+// insertBatch bounds the rows of one INSERT (24 parameters each, well under
 // PostgreSQL's 65,535).
 const insertBatch = 500
 
@@ -85,7 +85,7 @@ func fillDefaults(sc memory.Scope, m *memory.Memory, now time.Time) {
 func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 	var b strings.Builder
 	b.WriteString("INSERT INTO memories (" + insertCols + ") VALUES ")
-	args := make([]any, 0, len(ms)*23)
+	args := make([]any, 0, len(ms)*24)
 	for i, m := range ms {
 		vals, err := insertValues(m)
 		if err != nil {
@@ -122,7 +122,7 @@ func insertValues(m *memory.Memory) ([]any, error) {
 	return []any{m.Scope.User, m.Scope.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
 		m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay,
 		micro(m.CreatedAt), micro(m.LastUsedAt), m.Hits, micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy,
-		timeArg(m.ExpiresAt), timeArg(m.ArchivedAt), timeArg(m.ConsolidatedAt), m.Context}, nil
+		timeArg(m.ExpiresAt), timeArg(m.ArchivedAt), timeArg(m.ConsolidatedAt), m.Context, m.API}, nil
 }
 
 // Update rewrites every mutable field of m (all but id, scope, created_at).

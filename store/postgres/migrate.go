@@ -67,6 +67,12 @@ var migrations = []migration{
 		return `ALTER TABLE turns ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';
 ALTER TABLE recall ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';`
 	}, nil},
+	// The API of the turn a memory came from ('' before it was kept, or
+	// for memories not from a turn); the view reads it.
+	{14, "api of memories", func(int) string {
+		return `ALTER TABLE memories ADD COLUMN IF NOT EXISTS api text NOT NULL DEFAULT '';
+DROP VIEW memory_rows;` + memoryRowsView
+	}, nil},
 }
 
 // dropSQLSearch removes what only the SQL search path read: the narrow
@@ -85,7 +91,7 @@ DROP VIEW memory_rows;
 ALTER TABLE memories DROP COLUMN IF EXISTS lex;
 DROP FUNCTION IF EXISTS memory_scoped_lex(text, text, tsvector);
 DROP FUNCTION IF EXISTS memory_scoped_query(text, text, tsquery);
-` + memoryRowsView
+` + memoryRowsView9
 
 // touchSchema leaves room on memories pages (fillfactor 85, for pages
 // written from now on) so that Touch, which rewrites hits and
@@ -190,7 +196,7 @@ CREATE TABLE memory_usage (
 	for i := range partitions {
 		fmt.Fprintf(&b, "CREATE TABLE memory_usage_p%d PARTITION OF memory_usage FOR VALUES WITH (MODULUS %d, REMAINDER %d) WITH (fillfactor = 70);\n", i, partitions, i)
 	}
-	b.WriteString(memoryRowsView)
+	b.WriteString(memoryRowsView9)
 	return b.String()
 }
 
@@ -202,6 +208,23 @@ CREATE TABLE memory_usage (
 // memory_usage had no statistics yet), and the LIMIT keeps the lookup a
 // subquery it does not flatten into such a join.
 const memoryRowsView = `
+CREATE VIEW memory_rows AS
+SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.value, m.confidence, m.source,
+	m.provenance, m.key, m.session, m.no_decay, m.created_at,
+	coalesce(u.last_used_at, m.last_used_at) AS last_used_at, m.hits + coalesce(u.hits, 0) AS hits,
+	m.valid_from, m.valid_to, m.superseded_by, m.expires_at, m.archived_at, m.consolidated_at, m.context,
+	m.xid, m.ver, m.api
+FROM memories m LEFT JOIN LATERAL (
+	SELECT hits, last_used_at FROM memory_usage u
+	WHERE u.user_id = m.user_id AND u.namespace = m.namespace AND u.id = m.id
+	LIMIT 1 -- keeps the subquery a key lookup per row (see memoryRowsView)
+) u ON true;
+`
+
+// memoryRowsView9 is the view as migrations 9 and 11 created it, before
+// memories had an api column (migration 14 replaces it); released
+// migrations keep their SQL.
+const memoryRowsView9 = `
 CREATE VIEW memory_rows AS
 SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.value, m.confidence, m.source,
 	m.provenance, m.key, m.session, m.no_decay, m.created_at,

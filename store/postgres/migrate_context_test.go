@@ -12,6 +12,7 @@ import (
 // rebuild an older schema and upgrade it. Version 11's undo rebuilds what
 // versions 4, 5 and 10 left before it (their SQL is a no-op now).
 var undo = map[int][]string{
+	14: {`DROP VIEW memory_rows`, `ALTER TABLE memories DROP COLUMN api`, memoryRowsView9},
 	11: {
 		`DROP VIEW memory_rows`,
 		`ALTER TABLE memories ADD COLUMN lex tsvector NOT NULL DEFAULT ''`,
@@ -23,7 +24,7 @@ var undo = map[int][]string{
 		`CREATE FUNCTION memory_scoped_query(u text, n text, q tsquery) RETURNS tsquery IMMUTABLE LANGUAGE sql AS $$ SELECT q $$`,
 		`CREATE INDEX memories_scoped_lex ON memories USING gin (memory_scoped_lex(user_id, namespace, lex))`,
 		`CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
-		memoryRowsView,
+		memoryRowsView9,
 	},
 	9: {`DROP VIEW memory_rows`, `DROP TABLE memory_usage`},
 	8: {`DROP TABLE memory_deletions`, `DROP FUNCTION memory_deleted CASCADE`},
@@ -159,5 +160,38 @@ func TestTouchRoom(t *testing.T) {
 	}
 	if n != partitions {
 		t.Errorf("%d of %d memories partitions have fillfactor 85", n, partitions)
+	}
+}
+
+// TestMigrateMemoryAPI upgrades a version 13 schema, whose memories have
+// no api column, and checks that version 14 added it: an old memory reads
+// with no API, a new one keeps its, through the view every read uses.
+func TestMigrateMemoryAPI(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	downgrade(t, st, 13)
+	if _, err := st.db.Exec(`INSERT INTO memories (user_id, namespace, id, tier, text, value, confidence, created_at, last_used_at, valid_from)
+		VALUES ('alice', 'default', 'old', 'event', 'an old turn', 0.5, 1, now(), now(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	st2 := upgrade(t, st)
+	if err := st2.Insert(ctx, sc, &memory.Memory{ID: "new", Tier: memory.TierEvent, Text: "a new turn", API: "responses"}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"old": "", "new": "responses"} {
+		m, err := st2.Get(ctx, sc, id)
+		if err != nil || m.API != want {
+			t.Errorf("memory %s after version 14: api %q, %v; want %q", id, m.API, err, want)
+		}
+	}
+	page, err := st2.List(ctx, sc, memory.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range page.Data {
+		if m.ID == "new" && m.API != "responses" {
+			t.Errorf("List: memory new has api %q", m.API)
+		}
 	}
 }

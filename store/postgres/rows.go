@@ -21,7 +21,7 @@ import (
 // times more than sending them.
 const memColsTemplate = `user_id, namespace, id, tier, text, EMBEDDING, value, confidence, source,
 	provenance, key, session, no_decay, created_at, last_used_at, hits, valid_from, valid_to,
-	superseded_by, expires_at, archived_at, consolidated_at, context`
+	superseded_by, expires_at, archived_at, consolidated_at, context, api`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -35,7 +35,7 @@ func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
 	)
 	dest := []any{&m.Scope.User, &m.Scope.Namespace, &m.ID, &m.Tier, &m.Text, &emb, &m.Value, &m.Confidence,
 		&m.Source, &prov, &m.Key, &m.Session, &m.NoDecay, &m.CreatedAt, &m.LastUsedAt, &m.Hits,
-		&m.ValidFrom, &validTo, &m.SupersededBy, &expires, &archived, &consol, &m.Context}
+		&m.ValidFrom, &validTo, &m.SupersededBy, &expires, &archived, &consol, &m.Context, &m.API}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}

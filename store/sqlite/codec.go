@@ -81,7 +81,7 @@ func decodeCursor(c string) (int64, string, error) {
 
 // memCols is the column list scanMemory reads, in order.
 const memCols = `id, user, namespace, tier, text, embedding, value, confidence, source, provenance, key, session,
-	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at, context`
+	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at, context, api`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -96,7 +96,7 @@ func scanMemory(r scanner) (*memory.Memory, error) {
 	)
 	if err := r.Scan(&m.ID, &m.Scope.User, &m.Scope.Namespace, &m.Tier, &m.Text, &emb, &m.Value, &m.Confidence,
 		&m.Source, &prov, &m.Key, &m.Session, &noDecay, &created, &lastUsed, &m.Hits, &validFrom, &validTo,
-		&m.SupersededBy, &expires, &archived, &consolidated, &m.Context); err != nil {
+		&m.SupersededBy, &expires, &archived, &consolidated, &m.Context, &m.API); err != nil {
 		return nil, err
 	}
 	m.Embedding = decodeVec(emb)

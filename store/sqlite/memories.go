@@ -50,7 +50,7 @@ func provJSON(p memory.Provenance) string {
 }
 
 const insertMemorySQL = `INSERT INTO memories (` + memCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
 
 // Insert writes ms in one transaction (a savepoint of the Batch ctx
 // carries): all or none.
@@ -83,7 +83,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, emb,
 				m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, boolInt(m.NoDecay),
 				micros(m.CreatedAt), micros(m.LastUsedAt), m.Hits, micros(m.ValidFrom), nullMicros(m.ValidTo),
-				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context).Scan(&seq); err != nil {
+				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context, m.API).Scan(&seq); err != nil {
 				if strings.Contains(err.Error(), "UNIQUE") {
 					return fmt.Errorf("%w: memory id %s already exists", memory.ErrInvalid, m.ID)
 				}

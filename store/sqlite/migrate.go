@@ -123,6 +123,11 @@ DROP TABLE IF EXISTS memories_fts;
 ALTER TABLE turns ADD COLUMN tid TEXT;
 CREATE UNIQUE INDEX turns_tid ON turns (tid) WHERE tid IS NOT NULL;
 `, nil},
+	{8, `
+-- Version 8: the API of the turn a memory came from (chat, responses,
+-- messages; '' before it was kept, or for memories not from a turn).
+ALTER TABLE memories ADD COLUMN api TEXT NOT NULL DEFAULT '';
+`, nil},
 }
 
 // Migrate applies the pending migrations to db; running it again is a

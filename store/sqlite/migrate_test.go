@@ -73,7 +73,14 @@ func TestMigrateDropsFTS5(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrating again: %v", err)
 	}
-	if err := st.Insert(ctx, memory.Scope{User: "alice", Namespace: "default"}, &memory.Memory{Tier: memory.TierEvent, Text: "a new cat"}); err != nil {
+	alice := memory.Scope{User: "alice", Namespace: "default"}
+	if err := st.Insert(ctx, alice, &memory.Memory{ID: "c", Tier: memory.TierEvent, Text: "a new cat", API: "messages"}); err != nil {
 		t.Fatalf("insert after migrating: %v", err)
+	}
+	// Version 8: a memory from before it has no API; a new one keeps its.
+	for id, want := range map[string]string{"a": "", "c": "messages"} {
+		if m, err := st.Get(ctx, alice, id); err != nil || m.API != want {
+			t.Errorf("memory %s after migrating: api %q, %v; want %q", id, m.API, err, want)
+		}
 	}
 }
