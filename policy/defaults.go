@@ -155,7 +155,7 @@ func Default() *Policy {
 		},
 		Admin: Admin{RatePerSecond: 50, Burst: 100},
 		Postgres: Postgres{
-			MaxConns: 32, RiverMaxConns: 8,
+			MaxConns: 24, BackgroundMaxConns: 8, RiverMaxConns: 8,
 			ConnectTimeout:   Duration(5 * time.Second),
 			StatementTimeout: Duration(60 * time.Second),
 			LockTimeout:      Duration(10 * time.Second),

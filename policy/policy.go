@@ -37,11 +37,17 @@ type Policy struct {
 // Postgres bounds memproxy's connections to PostgreSQL
 // (MEMPROXY_DATABASE_URL); unused with the embedded store.
 type Postgres struct {
-	// MaxConns bounds the store's pool (request path and background work;
-	// the search read gets a quarter more); RiverMaxConns the queue's.
-	// Beyond them a call waits as its deadline allows, then fails open.
-	MaxConns      int `yaml:"max_conns"`
-	RiverMaxConns int `yaml:"river_max_conns"`
+	// Three pools, sized separately so none takes another's connections:
+	// MaxConns the request path's (recall, capture, the management API;
+	// the search read gets a quarter more), BackgroundMaxConns the
+	// background workers' (ingest, consolidation, decay), RiverMaxConns
+	// the queue's (River). memproxy opens at most their sum plus the
+	// quarter. Beyond its pool a request-path call waits as its deadline
+	// allows (recall.timeout, server.sink_timeout), then fails open; a
+	// background call waits its turn.
+	MaxConns           int `yaml:"max_conns"`
+	BackgroundMaxConns int `yaml:"background_max_conns"`
+	RiverMaxConns      int `yaml:"river_max_conns"`
 	// ConnectTimeout bounds opening a connection; StatementTimeout and
 	// LockTimeout are set on every connection. A connection silent past
 	// StatementTimeout + 5 s is dropped (a hung server or network).

@@ -87,6 +87,7 @@ func (p *Policy) Validate() error {
 		rangeF("admin.rate_per_second", p.Admin.RatePerSecond, 0.1, 100000),
 		rangeInt("admin.burst", p.Admin.Burst, 1, 100000),
 		rangeInt("postgres.max_conns", p.Postgres.MaxConns, 2, 10000),
+		rangeInt("postgres.background_max_conns", p.Postgres.BackgroundMaxConns, 1, 10000),
 		rangeInt("postgres.river_max_conns", p.Postgres.RiverMaxConns, 2, 10000),
 		positiveDur("postgres.connect_timeout", p.Postgres.ConnectTimeout),
 		positiveDur("postgres.statement_timeout", p.Postgres.StatementTimeout),

@@ -108,6 +108,10 @@ type App struct {
 	// "postgres").
 	Backend string
 
+	// background is the store as the background workers use it: on
+	// PostgreSQL a view on a pool of its own; nil means Store.
+	background Store
+
 	closers []func() error
 }
 
@@ -173,8 +177,12 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 	a.closers = append(a.closers, func() error { a.Hook.Close(); return nil })
 
+	bgStore := a.Store
+	if a.background != nil {
+		bgStore = a.background
+	}
 	q, err := background.New(background.Config{
-		Store: a.Store, Admin: a.Store, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
+		Store: bgStore, Admin: bgStore, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
 		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook,
 	})
@@ -258,7 +266,7 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 	if o.DatabaseURL != "" {
 		pg := o.Policy.Postgres
 		pool := postgres.Pool{
-			MaxConns: pg.MaxConns, RiverMaxConns: pg.RiverMaxConns, ConnectTimeout: pg.ConnectTimeout.D(),
+			MaxConns: pg.MaxConns, BackgroundMaxConns: pg.BackgroundMaxConns, RiverMaxConns: pg.RiverMaxConns, ConnectTimeout: pg.ConnectTimeout.D(),
 			StatementTimeout: pg.StatementTimeout.D(), LockTimeout: pg.LockTimeout.D(), ApplicationName: o.ApplicationName,
 		}
 		s, err := postgres.OpenWith(ctx, o.DatabaseURL, ident, postgres.Options{IndexBytes: o.IndexBytes, Logger: o.Logger, Pool: pool})
@@ -270,12 +278,18 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 		if err := registerIndexMetrics(o.Registry, s); err != nil {
 			return nil, "", err
 		}
+		bg, err := s.Background(ctx, o.DatabaseURL, pool)
+		if err != nil {
+			return nil, "", fmt.Errorf("open background pool: %w", err)
+		}
+		a.background = bg
+		a.closers = append(a.closers, bg.Close)
 		rdb, err := postgres.OpenRiverDB(ctx, o.DatabaseURL, pool)
 		if err != nil {
 			return nil, "", fmt.Errorf("open queue pool: %w", err)
 		}
 		a.closers = append(a.closers, rdb.Close)
-		for name, db := range map[string]*sql.DB{"store": s.DB(), "search": s.ReadDB(), "queue": rdb} {
+		for name, db := range map[string]*sql.DB{"store": s.DB(), "search": s.ReadDB(), "background": bg.DB(), "queue": rdb} {
 			if err := o.Registry.Register(collectors.NewDBStatsCollector(db, "memproxy_"+name)); err != nil {
 				return nil, "", fmt.Errorf("register pool metrics: %w", err)
 			}

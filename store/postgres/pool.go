@@ -10,15 +10,26 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // Pool bounds the store's database connections and how long each may
-// wait on the server. The zero value means the defaults below.
+// wait on the server. The zero value means the defaults below. Each of
+// the three users has a pool of its own, so none can take another's
+// connections: the request path (MaxConns, plus a quarter of it for the
+// search read), the background workers (BackgroundMaxConns, through
+// Store.Background) and River (RiverMaxConns, OpenRiverDB). The most
+// memproxy opens is their sum.
 type Pool struct {
-	// MaxConns bounds the store's own pool (request path and background
-	// work share it); default 32. The in-process search read has a pool
-	// of its own of MaxConns/4 (at least 2).
+	// MaxConns bounds the store's own pool: the request path (recall,
+	// capture's spool commits, the management API); default 24. The
+	// in-process search read has a pool of its own of MaxConns/4 (at
+	// least 2).
 	MaxConns int
+	// BackgroundMaxConns bounds the pool of the background workers'
+	// view of the store (Store.Background); default 8.
+	BackgroundMaxConns int
 	// RiverMaxConns bounds the background queue's pool (OpenRiverDB);
 	// default 8.
 	RiverMaxConns int
@@ -31,17 +42,27 @@ type Pool struct {
 	StatementTimeout time.Duration
 	LockTimeout      time.Duration
 	// ApplicationName names the connections in pg_stat_activity (default
-	// "memproxy"; a DSN's application_name wins). River's pool adds
-	// "-river".
+	// "memproxy"; a DSN's application_name wins). The background's pool
+	// adds "-background", River's "-river".
 	ApplicationName string
 }
 
+// Default pool sizes.
+const (
+	DefaultMaxConns           = 24
+	DefaultBackgroundMaxConns = 8
+	DefaultRiverMaxConns      = 8
+)
+
 func (p Pool) withDefaults() Pool {
 	if p.MaxConns <= 0 {
-		p.MaxConns = 32
+		p.MaxConns = DefaultMaxConns
+	}
+	if p.BackgroundMaxConns <= 0 {
+		p.BackgroundMaxConns = DefaultBackgroundMaxConns
 	}
 	if p.RiverMaxConns <= 0 {
-		p.RiverMaxConns = 8
+		p.RiverMaxConns = DefaultRiverMaxConns
 	}
 	if p.ConnectTimeout <= 0 {
 		p.ConnectTimeout = 5 * time.Second
@@ -56,6 +77,55 @@ func (p Pool) withDefaults() Pool {
 		p.ApplicationName = "memproxy"
 	}
 	return p
+}
+
+// Bound is the most connections the three pools of p open together.
+func (p Pool) Bound() int {
+	p = p.withDefaults()
+	return p.MaxConns + readConns(p.MaxConns) + p.BackgroundMaxConns + p.RiverMaxConns
+}
+
+// readConns is the search read's pool beside a store pool of max.
+func readConns(n int) int { return max(2, n/4) }
+
+// bind points every concern of s at the pool db.
+func (s *Store) bind(db *sql.DB) {
+	c := &conn{db: db}
+	s.conn, s.logs, s.spool = c, logs{c}, spool{c}
+	s.Store = sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.Postgres,
+		DB: db, Closed: &c.closed, Write: c.inTx, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
+			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
+		}}}
+}
+
+// Background returns the store as the background workers use it: every
+// call runs on a pool of its own (p.BackgroundMaxConns connections named
+// "<application_name>-background", dsn's session settings), so ingest,
+// consolidation and decay never take the request path's connections,
+// nor it theirs. It shares s's schema and search engine (whose index
+// loads and per-search reads stay on s's pools; the engine follows the
+// database's change feed, so writes through either are seen by both).
+// Closing it closes only its pool; close it before s.
+func (s *Store) Background(ctx context.Context, dsn string, p Pool) (*Store, error) {
+	p = p.withDefaults()
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	c, err := p.connector(sessionConfig(cfg), "-background")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(p.BackgroundMaxConns)
+	db.SetMaxIdleConns(p.BackgroundMaxConns)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: connect background pool: %w", err)
+	}
+	v := &Store{opts: s.opts, vecTyp: s.vecTyp, cols: s.cols, local: s.local}
+	v.bind(db)
+	return v, nil
 }
 
 // readTimeout is how long a connection may wait for the server's next

@@ -96,7 +96,7 @@ func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options)
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
 	readDB := sql.OpenDB(c)
-	readMax := max(2, pool.MaxConns/4)
+	readMax := readConns(pool.MaxConns)
 	readDB.SetMaxOpenConns(readMax)
 	readDB.SetMaxIdleConns(min(8, readMax))
 	s, err := open(ctx, db, readDB, o, po)
@@ -149,11 +149,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}
-	c := &conn{db: db}
-	s := &Store{conn: c, logs: logs{c}, spool: spool{c}, opts: o, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.Postgres,
-		DB: db, Closed: &c.closed, Write: c.inTx, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
-			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
-		}}}}
+	s := &Store{opts: o}
+	s.bind(db)
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/memproxy/memproxy/internal/testpg"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/store/postgres"
 )
 
 // TestThousandStreamsOnPostgres: 1,000 concurrent streamed chats of 50
@@ -29,8 +30,8 @@ func TestThousandStreamsOnPostgres(t *testing.T) {
 	const n, users = 1000, 50
 	dsn := testpg.New(t)
 	p := policy.Default()
-	p.Postgres.MaxConns, p.Postgres.RiverMaxConns = 8, 4
-	bound := p.Postgres.MaxConns + max(2, p.Postgres.MaxConns/4) + p.Postgres.RiverMaxConns
+	p.Postgres.MaxConns, p.Postgres.BackgroundMaxConns, p.Postgres.RiverMaxConns = 8, 4, 4
+	bound := postgres.Pool{MaxConns: 8, BackgroundMaxConns: 4, RiverMaxConns: 4}.Bound()
 	// capture keeps the default server.sink_timeout (2 s)
 	app0 := "memproxy-load-" + memory.NewID()[:8]
 
