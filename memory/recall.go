@@ -35,6 +35,14 @@ type ProfileLister interface {
 	List(ctx context.Context, s Scope, f ListFilter) (Page[*Memory], error)
 }
 
+// TierLister is a ProfileLister that finds a scope's live memories of one
+// tier in its in-process index instead of walking the scope's rows (both
+// stores). ListTier returns them in no particular order; when more than
+// most match it returns ok false and the caller lists them.
+type TierLister interface {
+	ListTier(ctx context.Context, s Scope, tier Tier, at time.Time, most int) (ms []*Memory, ok bool, err error)
+}
+
 // QueryEmbedder turns texts into vectors. The embed package satisfies it
 // (with its cache in front); it is declared here so memory does not import
 // embed.
@@ -66,6 +74,10 @@ const (
 // MaxProfile bounds how many profile memories Profile returns; the
 // injector's profile budget cuts further.
 const MaxProfile = 50
+
+// profileFromIndex is how many profile memories Profile reads from the
+// store's index (TierLister) before it lets the store list them.
+const profileFromIndex = 4 * MaxProfile
 
 // RecallerConfig wires a Recaller. Search is required; the rest have
 // useful zero values.
@@ -381,10 +393,29 @@ func (r *Recaller) Profile(ctx context.Context, s Scope) ([]*Memory, error) {
 	if r.cfg.Profiles == nil {
 		return nil, nil
 	}
+	now := r.cfg.Now()
+	if tl, ok := r.cfg.Profiles.(TierLister); ok {
+		// A scope holds a few profile memories among thousands: found in
+		// the index, as List would return them (newest first, at most
+		// MaxProfile) unless there are many.
+		ms, ok, err := tl.ListTier(ctx, s, TierProfile, now, profileFromIndex)
+		if err != nil {
+			return nil, fmt.Errorf("list profile: %w", err)
+		}
+		if ok {
+			slices.SortFunc(ms, func(a, b *Memory) int {
+				if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+					return c
+				}
+				return strings.Compare(b.ID, a.ID)
+			})
+			return ms[:min(len(ms), MaxProfile)], nil
+		}
+	}
 	page, err := r.cfg.Profiles.List(ctx, s, ListFilter{
 		Tiers: []Tier{TierProfile},
 		State: StateLive,
-		At:    r.cfg.Now(),
+		At:    now,
 		Limit: MaxProfile,
 	})
 	if err != nil {

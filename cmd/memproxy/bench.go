@@ -52,6 +52,9 @@ type overheadOpts struct {
 	Stream      bool
 	LagLimit    time.Duration
 	CPUProfile  string
+	// BlockProfile and MutexProfile: where the measured rounds waited.
+	BlockProfile string
+	MutexProfile string
 }
 
 func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Writer) (*overheadOpts, error) {
@@ -75,6 +78,8 @@ func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Wri
 	fs.BoolVar(&o.Stream, "stream", false, "streamed requests (the figures are to the last byte)")
 	fs.DurationVar(&o.LagLimit, "lag-limit", 2*time.Minute, "longest wait for the background queue to empty after the run")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured rounds (the whole process: clients, server, background) to this file; {store} in the name is replaced by the store")
+	fs.StringVar(&o.BlockProfile, "blockprofile", "", "write a blocking profile of the measured rounds (where goroutines waited: locks, channels, pools) to this file; {store} as in --cpuprofile")
+	fs.StringVar(&o.MutexProfile, "mutexprofile", "", "write a mutex contention profile of the measured rounds to this file; {store} as in --cpuprofile")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/memproxy/memproxy/internal/app"
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
 	"github.com/memproxy/memproxy/store/sqlite"
@@ -227,6 +229,15 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 			}
 		}
 	}
+	// A warm-up request's recall may give up on its deadline while its
+	// scope's indexes go on loading: wait for every load, so no round pays
+	// for one.
+	for u := range o.Users {
+		sc := memory.Scope{User: benchUser(u), Namespace: memory.DefaultNamespace}
+		if _, err := a.Store.LexicalSearch(ctx, sc, "warm up", memory.SearchOptions{Limit: 1}); err != nil {
+			return nil, fmt.Errorf("warm-up: load %s: %w", sc.User, err)
+		}
+	}
 	if err := a.Queue.WaitIdle(ctx); err != nil {
 		return nil, err
 	}
@@ -243,6 +254,14 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 			return nil, err
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	if o.BlockProfile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+		defer writeProfile("block", strings.ReplaceAll(o.BlockProfile, "{store}", store), func() { runtime.SetBlockProfileRate(0) })
+	}
+	if o.MutexProfile != "" {
+		runtime.SetMutexProfileFraction(5)
+		defer writeProfile("mutex", strings.ReplaceAll(o.MutexProfile, "{store}", store), func() { runtime.SetMutexProfileFraction(0) })
 	}
 	for r := range o.Rounds {
 		for _, api := range apis {
@@ -544,4 +563,19 @@ func buildRevision() string {
 		return ""
 	}
 	return rev + dirty
+}
+
+// writeProfile writes the named runtime profile (block, mutex) to path,
+// then calls off; a failure is only reported, the figures stand.
+func writeProfile(name, path string, off func()) {
+	defer off()
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench overhead: %s profile: %v\n", name, err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "bench overhead: %s profile: %v\n", name, err)
+	}
 }

@@ -71,6 +71,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("GetMany", s.testGetMany)
 	t.Run("Delete", s.testDelete)
 	t.Run("List", s.testList)
+	t.Run("ListTier", s.testListTier)
 	t.Run("ListPaging", s.testListPaging)
 	t.Run("Supersede", s.testSupersede)
 	t.Run("History", s.testHistory)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -59,4 +60,13 @@ func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
 	return s.local.Lexical(ctx, sc, query, o)
+}
+
+// ListTier returns the scope's memories of tier live at at, found in the
+// search index (memory.TierLister); ok is false when more than most match.
+func (s *Store) ListTier(ctx context.Context, sc memory.Scope, tier memory.Tier, at time.Time, most int) ([]*memory.Memory, bool, error) {
+	if err := s.check(sc); err != nil {
+		return nil, false, fmt.Errorf("list tier: %w", err)
+	}
+	return s.local.Tier(ctx, sc, tier, memory.SearchOptions{At: at}, most)
 }

@@ -255,7 +255,7 @@ func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) 
 		return page, fmt.Errorf("list memories: %w: unknown state %q", memory.ErrInvalid, f.State)
 	}
 	if f.Key != "" {
-		add("key = ?", f.Key)
+		add("key = ? AND key <> ''", f.Key) // the key index's condition (historyWhere)
 	}
 	if f.Query != "" {
 		add("instr(lower(text), lower(?)) > 0", f.Query)
@@ -317,6 +317,13 @@ func collect(rows *sql.Rows) ([]*memory.Memory, error) {
 	return ms, rows.Err()
 }
 
+// historyWhere selects a key's memories. The key index is partial (only
+// rows with a key), and SQLite uses a partial index only when the query
+// itself implies its condition: "key = ?" alone, whose parameter could be
+// empty, walked the scope's every row for each fact the background
+// reconciles.
+const historyWhere = `user = ? AND namespace = ? AND key = ? AND key <> ''`
+
 // History returns every memory of the key, oldest first.
 func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
 	if err := s.check(sc); err != nil {
@@ -325,7 +332,7 @@ func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*me
 	if key == "" {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE user = ? AND namespace = ? AND key = ?
+	rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE `+historyWhere+`
 		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
 	if err != nil {
 		return nil, fmt.Errorf("memory history: %w", err)

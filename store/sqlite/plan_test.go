@@ -44,3 +44,31 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyLookupsUseTheKeyIndex guards History (every fact the background
+// reconciles): the key index is partial, and without its condition in the
+// query SQLite walks the scope's rows instead.
+func TestKeyLookupsUseTheKeyIndex(t *testing.T) {
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), memory.OpenOptions{Model: "m", Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN SELECT `+memCols+` FROM memories WHERE `+historyWhere+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "memories_scope_key") {
+		t.Errorf("History's plan does not use the key index: %s", p)
+	}
+}

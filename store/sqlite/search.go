@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
@@ -122,4 +123,13 @@ func (src source) scan(ctx context.Context, add func(search.Row), q string, args
 		add(r)
 	}
 	return rows.Err()
+}
+
+// ListTier returns the scope's memories of tier live at at, found in the
+// search index (memory.TierLister); ok is false when more than most match.
+func (s *Store) ListTier(ctx context.Context, sc memory.Scope, tier memory.Tier, at time.Time, most int) ([]*memory.Memory, bool, error) {
+	if err := s.check(sc); err != nil {
+		return nil, false, fmt.Errorf("list tier: %w", err)
+	}
+	return s.idx.Tier(ctx, sc, tier, memory.SearchOptions{At: at}, most)
 }
