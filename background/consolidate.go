@@ -18,6 +18,7 @@ type consolidateWorker struct {
 }
 
 func (w *consolidateWorker) Work(ctx context.Context, job *river.Job[ConsolidateArgs]) error {
+	w.q.yield(ctx)
 	start := time.Now()
 	err := w.q.cons.consolidate(ctx, &job.Args)
 	if !errors.As(err, new(*river.JobSnoozeError)) {

@@ -205,6 +205,7 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 	}()
 	defer func() { stop(); <-renewed }()
 	for {
+		q.yield(ctx)
 		turns, err := q.spool.ClaimTurns(ctx, s, owner, lease, maxTurnsPerJob)
 		if err != nil {
 			return fmt.Errorf("claim turns: %w", err)

@@ -107,6 +107,10 @@ type Config struct {
 	// threshold (gate.Thresholds, whose cache the request path reads);
 	// nil writes the threshold to Store directly.
 	Thresholds ThresholdFeedback
+	// Yield is called before each batch of background work (a round of
+	// a scope's turns, a consolidation); it may wait briefly while the
+	// request path is busy (loadshed.Gauge.Yield). nil never waits.
+	Yield func(ctx context.Context)
 	// Invalidator is told when an explicit note changed a scope's
 	// memories (profile entries among them), so the request path's cache
 	// of that scope is dropped at once; nil means none.
@@ -284,6 +288,13 @@ func (q *Queue) riverConfig() *river.Config {
 		),
 	}
 	return rc
+}
+
+// yield lets the request path go first (Config.Yield).
+func (q *Queue) yield(ctx context.Context) {
+	if q.cfg.Yield != nil {
+		q.cfg.Yield(ctx)
+	}
 }
 
 // consolidateWorkers bounds concurrent Consolidate jobs. With a model it

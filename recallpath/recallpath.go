@@ -25,6 +25,7 @@ import (
 
 	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/inject"
+	"github.com/memproxy/memproxy/internal/loadshed"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
@@ -65,6 +66,9 @@ type Config struct {
 	Registry   prometheus.Registerer
 	// Queue is the capacity of the background writer (default 4096).
 	Queue int
+	// Load counts the rewrites in flight, for background work to yield
+	// to (loadshed); nil counts nothing.
+	Load *loadshed.Gauge
 	// ProfileTTL is how long a scope's profile memories are served from
 	// memory before the store is asked again (default 5s). Profiles
 	// change rarely and are read on every request.
@@ -135,6 +139,7 @@ func (h *Hook) Close() {
 
 // Rewrite decides, recalls, renders and places the memory section.
 func (h *Hook) Rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewrite, error) {
+	defer h.cfg.Load.Enter()()
 	start := time.Now()
 	rw, rec, err := h.rewrite(ctx, req)
 	if err != nil {

@@ -41,6 +41,7 @@ func printOverhead(w io.Writer, r *overheadResult) {
 			empty = fmt.Sprintf("queue NOT empty %.1f s after the last request (--lag-limit)", s.IngestLagSeconds)
 		}
 		fmt.Fprintf(w, "ingest: %d turns ingested while the requests ran, %d after; %s\n", s.IngestedDuring, s.IngestedAfter, empty)
+		fmt.Fprintf(w, "background: yielded to rewrites in flight %d times, %.2f s in all\n", s.Yields, s.YieldSeconds)
 		if s.LoadBefore != "" {
 			fmt.Fprintf(w, "machine load average (1, 5, 15 min): %s before, %s after\n", s.LoadBefore, s.LoadAfter)
 		}

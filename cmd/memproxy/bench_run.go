@@ -69,6 +69,11 @@ type storeResult struct {
 	// empty; QueueEmpty is false when --lag-limit passed first.
 	IngestLagSeconds float64 `json:"ingest_lag_seconds"`
 	QueueEmpty       bool    `json:"queue_empty"`
+	// Yields is how often the background waited for rewrites in flight
+	// before a batch (loadshed) during the run, YieldSeconds for how long
+	// in all.
+	Yields       int64   `json:"background_yields"`
+	YieldSeconds float64 `json:"background_yield_seconds"`
 }
 
 // pathRow is one path of one API: medians over rounds.
@@ -244,6 +249,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 
 	fmt.Fprintf(log, "bench overhead: %s: %d rounds × %d APIs × %d paths, %v each…\n", store, o.Rounds, len(apis), len(paths), seg.Round(time.Millisecond))
 	ingested0 := a.Queue.IngestedTurns()
+	yields0, waited0 := a.Load.Stats()
 	if o.CPUProfile != "" {
 		f, err := os.Create(strings.ReplaceAll(o.CPUProfile, "{store}", store))
 		if err != nil {
@@ -292,6 +298,8 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	}
 	ended := time.Now()
 	ingested1 := a.Queue.IngestedTurns()
+	yields1, waited1 := a.Load.Stats()
+	sr.Yields, sr.YieldSeconds = yields1-yields0, (waited1 - waited0).Seconds()
 	lctx, cancel := context.WithTimeout(ctx, o.LagLimit)
 	err = a.Queue.WaitIdle(lctx)
 	cancel()

@@ -25,6 +25,7 @@ import (
 	"github.com/memproxy/memproxy/background"
 	"github.com/memproxy/memproxy/embed"
 	"github.com/memproxy/memproxy/gate"
+	"github.com/memproxy/memproxy/internal/loadshed"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
@@ -104,6 +105,9 @@ type App struct {
 	Proxy    *proxy.Server
 	Admin    *admin.API
 	Registry *prometheus.Registry
+	// Load counts the request path's rewrites in flight; the background
+	// yields to them.
+	Load *loadshed.Gauge
 	// Backend names the active store for logs ("sqlite:./memproxy.db",
 	// "postgres").
 	Backend string
@@ -168,8 +172,10 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("recaller: %w", err)
 	}
+	// Background work yields to rewrites in flight (loadshed).
+	a.Load = &loadshed.Gauge{}
 	a.Hook, err = recallpath.New(recallpath.Config{
-		Policy: o.Policy, Gate: g, Recaller: a.Recaller, Thresholds: th,
+		Policy: o.Policy, Gate: g, Recaller: a.Recaller, Thresholds: th, Load: a.Load,
 		Writer: a.Store, Logger: o.Logger, Registry: o.Registry,
 	})
 	if err != nil {
@@ -184,7 +190,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	q, err := background.New(background.Config{
 		Store: bgStore, Admin: bgStore, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
-		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook, Yield: a.Load.Yield,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
