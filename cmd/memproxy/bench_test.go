@@ -107,3 +107,22 @@ func TestBenchArgs(t *testing.T) {
 		}
 	}
 }
+
+// --short measures the target figures only; flags given explicitly win.
+func TestBenchShortFlags(t *testing.T) {
+	none := func(string) string { return "" }
+	o, err := parseOverheadFlags([]string{"--short"}, none, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Rounds != 3 || o.Duration.Seconds() != 24 || strings.Join(o.Arms, ",") != "on" {
+		t.Errorf("--short: rounds %d, duration %v, arms %v", o.Rounds, o.Duration, o.Arms)
+	}
+	o, err = parseOverheadFlags([]string{"--short", "--rounds", "5", "--arms", "on,off"}, none, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Rounds != 5 || o.Duration.Seconds() != 24 || strings.Join(o.Arms, ",") != "on,off" {
+		t.Errorf("--short with flags: rounds %d, duration %v, arms %v", o.Rounds, o.Duration, o.Arms)
+	}
+}
