@@ -164,6 +164,8 @@ func (a *API) Mount(e *echo.Echo) {
 	g.GET("/users/:user/memories", a.listMemories)
 	g.POST("/users/:user/memories", a.createMemory, small)
 	g.GET("/users/:user/search", a.search)
+	g.GET("/users/:user/entities", a.listEntities)
+	g.GET("/users/:user/entities/:name", a.getEntity)
 	g.GET("/users/:user/export", a.export)
 	g.POST("/users/:user/import", a.importUser, large)
 	g.POST("/users/:user/turns", a.importTurns, large)

@@ -15,6 +15,8 @@
 //	GET    /admin/v1/users/{user}/memories          ?namespace&tier&state&q&key&source&session&since&until&limit&cursor&embedding
 //	POST   /admin/v1/users/{user}/memories          {namespace,tier,text,value,confidence,key,no_decay,expires_at}
 //	GET    /admin/v1/users/{user}/search            ?q&namespace&k&min_score&at
+//	GET    /admin/v1/users/{user}/entities          ?namespace&limit&cursor
+//	GET    /admin/v1/users/{user}/entities/{name}   ?namespace (name or alias, any case)
 //	DELETE /admin/v1/users/{user}                   ?namespace
 //	GET    /admin/v1/users/{user}/export            ?format=json|markdown&namespace
 //	POST   /admin/v1/users/{user}/import            (the JSON export)

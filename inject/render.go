@@ -35,6 +35,10 @@ type Item struct {
 	// Date is shown as YYYY-MM-DD (UTC); zero leaves it out.
 	Date time.Time
 	Text string
+	// Short is the memory's compact form for this request (the sentences
+	// bearing on it), rendered instead of Text when only it fits in what
+	// is left of the budget; "" for none.
+	Short string
 }
 
 // FromMemory builds the Item of a stored memory. The date shown is when the
@@ -55,7 +59,9 @@ func Items(profile []*memory.Memory, recalled []*memory.Scored) []Item {
 		out = append(out, FromMemory(m))
 	}
 	for _, s := range recalled {
-		out = append(out, FromMemory(s.Memory))
+		it := FromMemory(s.Memory)
+		it.Short = s.Short
+		out = append(out, it)
 	}
 	return out
 }
@@ -213,6 +219,13 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 		if n <= left {
 			lines, used, spent, taken = append(lines, string(prefix)+text), append(used, it), spent+n, taken+1
 			continue
+		}
+		if short := Sanitize(it.Short); short != "" {
+			// No room for the whole memory: its compact form, if that fits.
+			if n := np + memory.CountTokens(short); n <= left {
+				lines, used, spent, taken = append(lines, string(prefix)+short), append(used, it), spent+n, taken+1
+				continue
+			}
 		}
 		if taken == 0 && n > room && left >= minTruncTokens {
 			// A single memory longer than the whole budget is cut rather

@@ -101,6 +101,20 @@ type RecallerConfig struct {
 	// VectorWeight scales the vector list's share of the fusion,
 	// fused = VectorWeight/(k+rank_vec) + 1/(k+rank_lex) (1 when 0).
 	VectorWeight float64
+	// Entities, when set, tells which candidate facts are about an entity
+	// the query names (package entity): those live facts are selected
+	// first, whatever their score (see Recall).
+	Entities EntityMatcher
+}
+
+// EntityMatcher picks, among a query's candidate facts, the live facts of
+// an entity the query names by name or alias ("Anna", "my sister"). The
+// entity package implements it; it is declared here so memory does not
+// import it.
+type EntityMatcher interface {
+	// About reports, for each of facts, whether it is a live fact (at at)
+	// about an entity q names.
+	About(q string, facts []*Memory, at time.Time) []bool
 }
 
 // Recaller picks the memories worth injecting into one request:
@@ -170,6 +184,14 @@ type Scored struct {
 	rank float64
 	// Filtered is why the candidate was not selected ("" when selected).
 	Filtered string
+	// Entity: a live fact about an entity the query names, selected
+	// before the rest.
+	Entity bool
+	// Short is the memory's compact form for this query (the sentences
+	// that bear on it, "…" for the rest), "" when it has none: the
+	// injector renders it when the budget has no room left for the whole
+	// memory (policy recall.snippet_tokens).
+	Short string
 }
 
 // Result is the outcome of one recall. Its memories may be shared with
@@ -246,11 +268,12 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	cands := fuse(vec, lex, r.cfg.Recall.RRFK, r.vectorWeight(), r.cfg.Recall.Candidates)
 	qt := newQueryTerms(q.Text)
 	bestRank, bestEvidence := 0.0, 0.0
-	for _, c := range cands {
+	masks := make([]uint64, len(cands))
+	for i, c := range cands {
 		if c.VectorRank == 0 {
 			c.Cosine = Cosine(qvec, c.Memory.Embedding)
 		}
-		c.Lexical, c.Phrases = qt.match(c.Memory.SearchText())
+		c.Lexical, c.Phrases, masks[i] = qt.matchTerms(c.Memory.SearchText())
 		c.rank = c.Fused * (1 + r.cfg.Recall.PhraseWeight*float64(c.Phrases))
 		bestRank = max(bestRank, c.rank)
 		bestEvidence = max(bestEvidence, c.Cosine, c.Lexical)
@@ -280,6 +303,9 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		}
 	}
 	slices.SortFunc(cands, compareScored)
+	if r.cfg.Entities != nil {
+		entityFirst(r.cfg.Entities, q.Text, cands, at)
+	}
 
 	res := &Result{Ranked: make([]RankedCandidate, 0, len(cands))}
 	for _, c := range cands {
@@ -294,9 +320,10 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			c.Filtered = FilteredTopK
 			continue
 		}
-		// A better-ranked fact this event says whole gives up its slot.
+		// A better-ranked fact this event says whole gives up its slot,
+		// unless it is about an entity the query names.
 		res.Selected = slices.DeleteFunc(res.Selected, func(f *Scored) bool {
-			if covers(c.Memory, f.Memory) {
+			if !f.Entity && covers(c.Memory, f.Memory) {
 				f.Filtered = FilteredCovered
 				return true
 			}
@@ -307,7 +334,52 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	for i, c := range cands {
 		res.Ranked = append(res.Ranked, c.ranked(i+1))
 	}
+	if n := r.cfg.Recall.SnippetTokens; n > 0 && len(res.Selected) > 0 {
+		w := termWeights(masks, len(qt.terms))
+		for _, c := range res.Selected {
+			c.Short = qt.short(c.Memory.Text, w, n)
+		}
+	}
 	return res, nil
+}
+
+// entityFirst moves the live facts about an entity the query names to the
+// front of cands (sorted by score), in score order, so they are selected
+// before the rest. Naming the entity is the evidence: such a fact passes
+// even when its own evidence is under the threshold (its words may be the
+// alias only: "The user's sister lives in Porto." for "Where does Anna
+// live?"); the hard filters still apply.
+func entityFirst(em EntityMatcher, q string, cands []*Scored, at time.Time) {
+	var facts []*Memory
+	var idx []int
+	for i, c := range cands {
+		if c.Memory.Tier == TierSemantic {
+			facts, idx = append(facts, c.Memory), append(idx, i)
+		}
+	}
+	if len(facts) == 0 {
+		return
+	}
+	about := em.About(q, facts, at)
+	any := false
+	for j, ok := range about {
+		c := cands[idx[j]]
+		if !ok || (c.Filtered != "" && c.Filtered != FilteredMinScore && c.Filtered != FilteredNoMatch) {
+			continue
+		}
+		c.Entity, c.Filtered, any = true, "", true
+	}
+	if any {
+		slices.SortStableFunc(cands, func(a, b *Scored) int {
+			switch {
+			case a.Entity == b.Entity:
+				return 0
+			case a.Entity:
+				return -1
+			}
+			return 1
+		})
+	}
 }
 
 // covers reports whether event e says everything m says: m is a memory

@@ -82,9 +82,16 @@ func coverage(terms []string, text string) float64 {
 // and how many of the query's phrases occur in it as adjacent words. It
 // allocates nothing: recall runs it on every candidate.
 func (qt queryTerms) match(text string) (coverage float64, phrases int) {
+	coverage, phrases, _ = qt.matchTerms(text)
+	return coverage, phrases
+}
+
+// matchTerms is match that also reports which of the query's terms text
+// holds, as a bit per term (terms past the 64th are not matched).
+func (qt queryTerms) matchTerms(text string) (coverage float64, phrases int, seenMask uint64) {
 	terms := qt.terms
 	if len(terms) == 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	if len(terms) > maxQueryTerms {
 		terms = terms[:maxQueryTerms]
@@ -122,6 +129,7 @@ func (qt queryTerms) match(text string) (coverage float64, phrases int) {
 		}
 		if cur >= 0 && !seen[cur] {
 			seen[cur] = true
+			seenMask |= 1 << uint(cur)
 			n++
 		}
 		if cur >= 0 && prev >= 0 {
@@ -134,7 +142,7 @@ func (qt queryTerms) match(text string) (coverage float64, phrases int) {
 		}
 		prev = cur
 	})
-	return float64(n) / float64(len(terms)), phrases
+	return float64(n) / float64(len(terms)), phrases, seenMask
 }
 
 // asciiWord reports whether t is made of ASCII letters only (the words

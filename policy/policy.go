@@ -201,6 +201,16 @@ type Recall struct {
 	// there): its fused score is multiplied by 1 + PhraseWeight × the
 	// query's word pairs it holds (0: no boost).
 	PhraseWeight float64 `yaml:"phrase_weight"`
+	// EntityFirst selects the live facts about an entity the query names
+	// (a person, pet, place, organisation or project, by name or alias)
+	// before the other memories.
+	EntityFirst bool `yaml:"entity_first"`
+	// SnippetTokens: a selected memory longer than this also gets a
+	// compact form of about this many tokens, its sentences that bear on
+	// the message (those holding its rarer words, each with the sentence
+	// after it), the rest marked "…". The injector renders it only in place
+	// of a memory the budget has no room left for whole. 0: none.
+	SnippetTokens int `yaml:"snippet_tokens"`
 	// Weights of the score formula.
 	Weights Weights `yaml:"weights"`
 	// ProfileBudgetTokens is the separate budget for profile memories.

@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/memproxy/memproxy/entity"
 	"io"
 	"log/slog"
 	"net/http"
@@ -167,6 +168,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	a.Recaller, err = memory.NewRecaller(memory.RecallerConfig{
 		Search: a.Store, Profiles: a.Store, Embedder: a.Embedder,
 		Recall: o.Policy.Recall, Decay: o.Policy.Decay, VectorWeight: vw,
+		Entities: entityMatcher(o.Policy.Recall.EntityFirst),
 		// SQLite searches in memory: nothing to overlap.
 	})
 	if err != nil {
@@ -383,4 +385,13 @@ func thresholdPolicy(g policy.Gate, local bool) policy.Gate {
 		g.MinScore = g.LocalMinScore
 	}
 	return g
+}
+
+// entityMatcher is recall's entity index when policy recall.entity_first
+// is on.
+func entityMatcher(on bool) memory.EntityMatcher {
+	if !on {
+		return nil
+	}
+	return entity.Matcher{}
 }

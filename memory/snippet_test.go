@@ -1,0 +1,38 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestShort(t *testing.T) {
+	ev := "Hey Mel! Long time no see, how are the kids and the new house doing these days? " +
+		"I went to a LGBTQ support group yesterday (7 May 2023) and it was so powerful. " +
+		"The stories there were moving.\n" +
+		"Assistant: Wow, that's cool, Caroline! I have been painting a lot lately, mostly landscapes, and the kids love joining in on weekends."
+	qt := newQueryTerms("When did Caroline go to the LGBTQ support group?")
+	// Caroline is in every candidate, the group in few.
+	w := termWeights([]uint64{0b1111, 0b0001, 0b0001, 0b0001, 0b1101}, len(qt.terms))
+	got := qt.short(ev, w, 40)
+	if want := "… I went to a LGBTQ support group yesterday (7 May 2023) and it was so powerful. The stories there were moving. …"; got != want {
+		t.Errorf("short\n%q, want\n%q", got, want)
+	}
+	if CountTokens(got) > 45 {
+		t.Errorf("short form of %d tokens", CountTokens(got))
+	}
+	// The sentence after a match is kept: here the reply to a question.
+	ev2 := "We talked for hours about the weather and the trains and the old days in the town, and the market. Did you ever adopt the dog from the shelter?\n" +
+		"Assistant: Yes, we took Max home in June, he is a beagle. The garden is a mess now but we love it, and the roses are out."
+	qt2 := newQueryTerms("did Melanie adopt a dog?")
+	w2 := termWeights([]uint64{0b111, 0b010}, len(qt2.terms))
+	if got, want := qt2.short(ev2, w2, 40), "… Did you ever adopt the dog from the shelter?\nAssistant: Yes, we took Max home in June, he is a beagle. …"; got != want {
+		t.Errorf("short\n%q, want\n%q", got, want)
+	}
+	// Short memories, and ones none of whose sentences holds a query term
+	// (found through their context), have none.
+	for _, s := range []string{"The user likes tea.", strings.Repeat("It was a lovely day out there with everyone we know. ", 8)} {
+		if got := qt.short(s, w, 40); got != "" {
+			t.Errorf("short(%q) = %q, want none", s, got)
+		}
+	}
+}
