@@ -18,6 +18,7 @@ import (
 // Every method but the operator-wide ones (PendingScopes, SpoolStats,
 // DeleteSpoolUser) takes a scope.
 type TurnSpool interface {
+	HeldTurns
 	// SpoolTurns commits the turns in one transaction, all or none (a turn
 	// whose ID is spooled already is left as it is), and
 	// sets each turn's ID (a random key when empty) and Time (now when
@@ -41,7 +42,7 @@ type TurnSpool interface {
 	// the upstream response id (OpenAI Responses API
 	// previous_response_id), ok=false when the scope has none.
 	SessionByResponse(ctx context.Context, s Scope, responseID string) (session string, ok bool, err error)
-	// RedactSpooled replaces, in the scope's pending turns, every
+	// RedactSpooled replaces, in the scope's pending and held turns, every
 	// occurrence of each text with replacement; it returns the turns
 	// changed (explicit forget).
 	RedactSpooled(ctx context.Context, s Scope, texts []string, replacement string) (int, error)

@@ -83,25 +83,28 @@ func (m *MemChains) ResolveResponse(_ context.Context, sc memory.Scope, id strin
 	return l, ok, nil
 }
 
-// pendingTurns holds the turns of background responses until the app
-// fetches them completed (GET /v1/responses/{id}); bounded and expiring.
-type pendingTurns struct {
+// memHeld is the HeldTurns of a Server configured without one: the held
+// turns in this process's memory, bounded and expiring, queued through
+// the Sink when released. A replica that did not see the POST, or a
+// restart, loses them; the background queue's HeldTurns does not.
+type memHeld struct {
 	mu    sync.Mutex
-	turns map[string]pendingTurn
+	turns map[string]heldEntry
 	ttl   time.Duration
 	max   int
 }
 
-type pendingTurn struct {
+type heldEntry struct {
 	turn *memory.Turn
 	at   time.Time
 }
 
-func newPendingTurns() *pendingTurns {
-	return &pendingTurns{turns: map[string]pendingTurn{}, ttl: 24 * time.Hour, max: 10_000}
+func newMemHeld() *memHeld {
+	return &memHeld{turns: map[string]heldEntry{}, ttl: 24 * time.Hour, max: 10_000}
 }
 
-func (p *pendingTurns) put(id string, t *memory.Turn) {
+// HoldTurn implements HeldTurns.
+func (p *memHeld) HoldTurn(_ context.Context, t *memory.Turn) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
@@ -112,36 +115,65 @@ func (p *pendingTurns) put(id string, t *memory.Turn) {
 			}
 		}
 	}
-	p.turns[id] = pendingTurn{turn: t, at: now}
+	c := *t
+	p.turns[chainKey(t.Scope, t.ResponseID)] = heldEntry{turn: &c, at: now}
+	return nil
 }
 
-func (p *pendingTurns) get(id string) *memory.Turn {
+// HeldTurn implements HeldTurns.
+func (p *memHeld) HeldTurn(_ context.Context, sc memory.Scope, id string) (*memory.Turn, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	v, ok := p.turns[id]
+	k := chainKey(sc, id)
+	v, ok := p.turns[k]
 	if !ok || time.Since(v.at) > p.ttl {
-		delete(p.turns, id)
-		return nil
+		delete(p.turns, k)
+		return nil, false, nil
 	}
-	return v.turn
+	c := *v.turn
+	return &c, true, nil
 }
 
-func (p *pendingTurns) drop(id string) {
+// ReleaseTurn implements HeldTurns: it only forgets the turn, which the
+// Server then queues through its Sink (heldLocal).
+func (p *memHeld) ReleaseTurn(_ context.Context, t *memory.Turn) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.turns, id)
+	k := chainKey(t.Scope, t.ResponseID)
+	if _, ok := p.turns[k]; !ok {
+		return false, nil
+	}
+	delete(p.turns, k)
+	return true, nil
 }
+
+// holdTurn keeps the turn of a background response (answered "queued")
+// until the app fetches it completed; a failure is counted and logged as
+// a turn not captured.
+func (s *Server) holdTurn(ctx context.Context, id string, t *memory.Turn) {
+	t.ResponseID = id
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.pol.Server.SinkTimeout.D())
+	defer cancel()
+	if err := s.held.HoldTurn(ctx, t); err != nil {
+		s.met.captureFailures.Inc()
+		s.log.Error("background response's turn not held; it will not be captured", "request_id", t.RequestID, "response_id", id, "err", err)
+	}
+}
+
+// maxFetchedBody bounds the response body GET /v1/responses/{id} reads
+// to capture; a larger one is relayed without capture.
+const maxFetchedBody = 16 << 20
 
 // fetchResponse serves GET /v1/responses/{id}: relayed as is, and when it
-// is a background response memproxy saw started, the completed response
-// is captured as that request's turn.
+// is a completed background response whose turn is held for the caller's
+// scope (by any replica), that turn is captured with the reply, once.
+// The caller is identified as on the POST, from its headers and key: a
+// user named only in the POST's body is not known here.
 func (s *Server) fetchResponse(c echo.Context) error {
-	id := c.Param("id")
-	turn := s.pending.get(id)
-	if turn == nil || c.Request().URL.Query().Get("stream") == "true" {
+	r := c.Request()
+	if r.URL.Query().Get("stream") == "true" {
 		return s.passThrough(c)
 	}
-	r := c.Request()
 	up, err := http.NewRequestWithContext(r.Context(), http.MethodGet, s.upstreamURL(r.URL).String(), nil)
 	if err != nil {
 		return err
@@ -157,22 +189,69 @@ func (s *Server) fetchResponse(c echo.Context) error {
 	defer resp.Body.Close()
 	h := c.Response().Header()
 	copyResponseHeader(h, resp.Header)
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchedBody+1))
 	if err != nil {
 		h.Del("Content-Length")
 		return upstreamError(r.Context(), err)
 	}
-	if resp.StatusCode/100 == 2 {
-		rep := responsesWire{}.bodyReply(body)
-		switch {
-		case rep.OK:
-			s.pending.drop(id)
-			s.finishTurn(r.Context(), &capture{wf: responsesWire{}, turn: turn, link: true, scope: turn.Scope, session: turn.Session}, rep)
-		case !rep.Pending:
-			s.pending.drop(id) // failed or cancelled: nothing to learn
+	w := c.Response()
+	if len(body) > maxFetchedBody {
+		w.WriteHeader(resp.StatusCode)
+		if _, err := w.Write(body); err == nil {
+			_, _ = io.Copy(w, resp.Body)
+		}
+		return nil
+	}
+	if resp.StatusCode/100 == 2 && s.cfg.Sink != nil {
+		if rep := (responsesWire{}).bodyReply(body); rep.OK && rep.ID == c.Param("id") {
+			s.releaseHeld(c, rep)
 		}
 	}
-	c.Response().WriteHeader(resp.StatusCode)
-	_, _ = c.Response().Write(body)
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
 	return nil
+}
+
+// releaseHeld captures the held turn of the completed response rep, if
+// the caller's scope holds one.
+func (s *Server) releaseHeld(c echo.Context, rep reply) {
+	r := c.Request()
+	ka := keyAuthOf(c)
+	in := IdentityInput{Header: identityHeader(r.Header, APIResponses), KeyUser: ka.user, AllowNamed: ka.allowNamed,
+		Policy: s.pol.Identity, Salt: s.cfg.Salt}
+	user, _ := ResolveUser(in)
+	ns, ok := ResolveNamespace(r.Header)
+	if user == Anonymous || !ok || checkNamedUser(in, user) != nil {
+		return
+	}
+	sc := memory.Scope{User: user, Namespace: ns}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), chainTimeout)
+	t, found, err := s.held.HeldTurn(lctx, sc, rep.ID)
+	cancel()
+	if err != nil {
+		s.log.Warn("responses: look up a held background turn", "response_id", rep.ID, "err", err)
+		return
+	}
+	if !found {
+		return
+	}
+	t.Assistant, t.FinishReason = rep.Text, rep.Finish
+	if rep.Model != "" {
+		t.Model = rep.Model
+	}
+	s.linkChain(r.Context(), sc, rep.ID, ChainLink{Session: t.Session, Context: memory.ExchangeContext(t.User, rep.Text)})
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.pol.Server.SinkTimeout.D())
+	defer cancel()
+	released, err := s.held.ReleaseTurn(rctx, t)
+	switch {
+	case err != nil:
+		s.met.captureFailures.Inc()
+		s.log.Error("background response's turn not captured", "request_id", t.RequestID, "response_id", rep.ID, "err", err)
+	case !released:
+		// Another replica (or a concurrent fetch) captured it.
+	case s.heldLocal:
+		s.enqueue(r.Context(), t)
+	default:
+		s.met.captured.Inc()
+	}
 }

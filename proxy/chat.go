@@ -325,7 +325,7 @@ func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
 		return
 	}
 	if rep.Pending && rep.ID != "" {
-		s.pending.put(rep.ID, cp.turn)
+		s.holdTurn(ctx, rep.ID, cp.turn)
 		return
 	}
 	if !rep.OK {

@@ -79,6 +79,23 @@ type Config struct {
 	// Responses requests that continue a previous response; nil keeps
 	// the links in memory (bounded).
 	Chains ChainStore
+	// Held keeps the turns of background Responses requests (answered
+	// "queued") until the app fetches the completed response through
+	// memproxy (GET /v1/responses/{id}). The background queue's holds them
+	// in the turn spool every replica shares, so any replica captures the
+	// fetched response, once, and a restart loses none; nil keeps them in
+	// this process's memory and queues them through Sink.
+	Held HeldTurns
+}
+
+// HeldTurns keeps turns whose reply comes later (memory.HeldTurns; the
+// background queue implements it with redaction and ingest wake-up).
+type HeldTurns interface {
+	HoldTurn(ctx context.Context, t *memory.Turn) error
+	HeldTurn(ctx context.Context, s memory.Scope, responseID string) (*memory.Turn, bool, error)
+	// ReleaseTurn queues the held turn with its reply; false when it was
+	// not held any more (released elsewhere first).
+	ReleaseTurn(ctx context.Context, t *memory.Turn) (bool, error)
 }
 
 // ChainStore keeps, per scope, the session and last exchange of each

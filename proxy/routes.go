@@ -13,7 +13,8 @@ import (
 type apis struct {
 	anthropic *url.URL // origin, no path
 	chains    ChainStore
-	pending   *pendingTurns
+	held      HeldTurns
+	heldLocal bool // held is memHeld: a released turn still goes to the Sink
 }
 
 func (s *Server) initAPIs() error {
@@ -31,7 +32,10 @@ func (s *Server) initAPIs() error {
 	if s.chains == nil {
 		s.chains = NewMemChains(0)
 	}
-	s.pending = newPendingTurns()
+	s.held = s.cfg.Held
+	if s.held == nil {
+		s.held, s.heldLocal = newMemHeld(), true
+	}
 	return nil
 }
 

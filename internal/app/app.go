@@ -231,7 +231,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	p, err := proxy.New(proxy.Config{
 		Upstream: o.Upstream, AnthropicUpstream: o.AnthropicUpstream, AnthropicKey: anthropicKey, Chains: ch,
 		Policy: o.Policy, Salt: salt,
-		Sink: q, Rewriter: a.Hook, Observer: a.Hook,
+		Sink: q, Held: q, Rewriter: a.Hook, Observer: a.Hook,
 		Authenticator: a.Admin.Authenticator(), UpstreamKey: upstreamKey,
 		AdminToken: o.AdminToken, Logger: o.Logger, Registry: o.Registry,
 		Ready: a.ready, Transport: o.Transport,

@@ -53,6 +53,9 @@ type Reply struct {
 	// OnStart is called with the upstream request before answering (tests
 	// keep r.Context() to see cancellation).
 	OnStart func(r *http.Request)
+	// Polls is how many fetches (GET /v1/responses/{id}) of a background
+	// response answer "in_progress" before it is completed.
+	Polls int
 }
 
 // ToolCall is one function call in a reply.
@@ -90,13 +93,16 @@ type Server struct {
 	script   []Reply
 	requests []Request
 	stored   map[string]map[string]any // responses by id
-	seq      int
-	mux      *http.ServeMux
+	// polling are background responses still answering in_progress to
+	// that many more fetches (Reply.Polls).
+	polling map[string]int
+	seq     int
+	mux     *http.ServeMux
 }
 
 // New returns a fake that records requests.
 func New() *Server {
-	s := &Server{Model: "fake-model", Record: true, stored: map[string]map[string]any{}}
+	s := &Server{Model: "fake-model", Record: true, stored: map[string]map[string]any{}, polling: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.responses)
 	mux.HandleFunc("GET /v1/responses/{id}", s.getResponse)

@@ -124,6 +124,9 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if req.Background {
 		s.mu.Lock()
 		s.stored[id] = resp
+		if rep.Polls > 0 {
+			s.polling[id] = rep.Polls
+		}
 		s.mu.Unlock()
 		writeJSON(w, rep.Header, s.responseObject(id, Reply{}, model, req, "queued"))
 		return
@@ -140,9 +143,23 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) {
 	s.record(r, nil)
+	id := r.PathValue("id")
 	s.mu.Lock()
-	resp, ok := s.stored[r.PathValue("id")]
+	resp, ok := s.stored[id]
+	polls := s.polling[id]
+	if polls > 0 {
+		s.polling[id]--
+	}
 	s.mu.Unlock()
+	if ok && polls > 0 {
+		running := make(map[string]any, len(resp))
+		for k, v := range resp {
+			running[k] = v
+		}
+		running["status"], running["output"], running["usage"] = "in_progress", []any{}, nil
+		writeJSON(w, nil, running)
+		return
+	}
 	if !ok {
 		writeError(w, http.StatusNotFound, "No response found with id '"+r.PathValue("id")+"'.", "invalid_request_error", "not_found")
 		return

@@ -27,6 +27,8 @@ func RunSpool(t *testing.T, open SpoolOpener) {
 	t.Run("ConcurrentClaims", func(t *testing.T) { testSpoolConcurrent(t, open(t)) })
 	t.Run("ResponseLink", func(t *testing.T) { testSpoolResponse(t, open(t)) })
 	t.Run("RedactDelete", func(t *testing.T) { testSpoolRedactDelete(t, open(t)) })
+	t.Run("HeldTurns", func(t *testing.T) { testHeldTurns(t, open(t)) })
+	t.Run("HeldTurnsReleasedOnce", func(t *testing.T) { testHeldReleasedOnce(t, open(t)) })
 }
 
 func spoolTurn(s memory.Scope, i int) *memory.Turn {

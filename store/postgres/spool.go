@@ -222,8 +222,8 @@ func (s *spool) RedactSpooled(ctx context.Context, sc memory.Scope, texts []stri
 	n := 0
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		n = 0
-		rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM turn_spool WHERE user_id = $1 AND namespace = $2 AND NOT done FOR UPDATE`,
-			sc.User, sc.Namespace)
+		rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM turn_spool WHERE user_id = $1 AND namespace = $2
+			AND (NOT done OR owner = $3) AND data IS NOT NULL FOR UPDATE`, sc.User, sc.Namespace, memory.HeldOwner)
 		if err != nil {
 			return err
 		}

@@ -291,7 +291,8 @@ func (p *Spool) RedactSpooled(ctx context.Context, s memory.Scope, texts []strin
 	n := 0
 	err := p.write(ctx, func(tx *sql.Tx) error {
 		n = 0
-		rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM spool WHERE user = ? AND namespace = ? AND done = 0`, s.User, s.Namespace)
+		rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM spool WHERE user = ? AND namespace = ?
+			AND (done = 0 OR owner = ?) AND data IS NOT NULL`, s.User, s.Namespace, memory.HeldOwner)
 		if err != nil {
 			return err
 		}
