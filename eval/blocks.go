@@ -11,7 +11,7 @@ import (
 )
 
 // BlockRecorder is the upstream transport of an in-process memproxy: it
-// keeps, for each chat request, the memory block the model was sent,
+// keeps, for each chat, Responses or Messages request, the memory block the model was sent,
 // keyed by the request's last user message, so the text answer-in-context
 // scores is exactly what the model read. The replay asks each question
 // once per arm and reads the block right after the reply, so the key is
@@ -27,14 +27,14 @@ type BlockRecorder struct {
 // RoundTrip records the block of a chat completion and sends the request
 // on unchanged.
 func (b *BlockRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodPost && r.Body != nil && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+	if r.Method == http.MethodPost && r.Body != nil && isQuestionPath(r.URL.Path) {
 		body, err := io.ReadAll(r.Body)
 		r.Body.Close()
 		if err != nil {
 			return nil, err
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if q, block, ok := memoryBlock(body); ok {
+		if q, block, ok := requestBlock(r.URL.Path, body); ok {
 			b.mu.Lock()
 			if b.blocks == nil {
 				b.blocks = map[string]string{}
@@ -125,4 +125,10 @@ func MemoryLines(block string) string {
 		out = append(out, strings.TrimSpace(date+" "+l[m[1]:]))
 	}
 	return strings.Join(out, "\n")
+}
+
+// isQuestionPath reports whether an upstream path is one the replay asks
+// through (APIs).
+func isQuestionPath(p string) bool {
+	return strings.HasSuffix(p, "/chat/completions") || strings.HasSuffix(p, "/responses") || strings.HasSuffix(p, "/messages")
 }

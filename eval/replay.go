@@ -25,7 +25,8 @@ import (
 // Replayer drives a running memproxy over HTTP, exactly as a client and an
 // operator would: past sessions go in through the admin turn-import
 // endpoint, decay passes run at the replayed dates, and every question is
-// asked through /v1/chat/completions. The same code measures an
+// asked through /v1/chat/completions (or /v1/responses or /v1/messages,
+// Replayer.API). The same code measures an
 // in-process memproxy and a remote deployment.
 type Replayer struct {
 	// BaseURL is the proxy's root URL (without /v1).
@@ -42,6 +43,9 @@ type Replayer struct {
 	Flush func(ctx context.Context) error
 	// Model is the model name sent upstream ("memproxy-eval" when empty).
 	Model string
+	// API is the API the questions are asked through: APIChat (when
+	// empty), APIResponses or APIMessages.
+	API string
 	// AnswerModel, when set, makes each question a real one: it is sent
 	// as the model with AnswerInstruction, the reply is scored against the
 	// gold answer (token F1) and, with Judge, judged. APIKey is sent as
@@ -82,7 +86,9 @@ type Report struct {
 	ImportedTurns  int     `json:"imported_turns"`
 	ElapsedSeconds float64 `json:"elapsed_s"`
 	Target         string  `json:"target"`
-	Data           string  `json:"data,omitempty"`
+	// API is the API the questions were asked through.
+	API  string `json:"api"`
+	Data string `json:"data,omitempty"`
 	// Baselines are answer-in-context and evidence coverage of the
 	// baselines the eval computes itself (BaselineBM25Pairs,
 	// BaselineEvidenceTurns) on the same questions.
@@ -106,7 +112,7 @@ func (r *Replayer) Run(ctx context.Context, samples []locomo.Sample) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Samples: len(samples), Target: r.BaseURL, BaselineResults: map[string][]QuestionResult{}}
+	rep := &Report{Samples: len(samples), Target: r.BaseURL, API: cmp.Or(r.API, APIChat), BaselineResults: map[string][]QuestionResult{}}
 	bmOpts := inject.Options{
 		BudgetTokens: cmp.Or(r.BudgetTokens, inject.DefaultBudgetTokens),
 		Guard:        cmp.Or(r.Guard, policy.Default().Inject.Guard),
@@ -339,35 +345,32 @@ type detailMemory struct {
 func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm string) (QuestionResult, error) {
 	qa := s.QA[i]
 	res := QuestionResult{Sample: s.ID, Index: i, Category: qa.Category, Question: qa.Question, Evidence: qa.Evidence}
-	msgs := []map[string]string{{"role": "user", "content": qa.Question}}
+	system := ""
 	if r.AnswerModel != "" {
-		msgs = append([]map[string]string{{"role": "system", "content": AnswerInstruction}}, msgs...)
+		system = AnswerInstruction
 	}
-	body := map[string]any{
-		"model":    cmp.Or(r.AnswerModel, r.Model, "memproxy-eval"),
-		"messages": msgs,
-	}
-	hdr := http.Header{}
-	hdr.Set("Authorization", "Bearer "+cmp.Or(r.APIKey, "sk-memproxy-eval"))
+	api := cmp.Or(r.API, APIChat)
+	path, body, hdr := questionRequest(api, cmp.Or(r.AnswerModel, r.Model, "memproxy-eval"), system, qa.Question,
+		cmp.Or(r.APIKey, "sk-memproxy-eval"))
 	hdr.Set("X-Memproxy-User", r.user(s))
 	hdr.Set("X-Memproxy-Session", fmt.Sprintf("%s-q%d-%s", s.ID, i, arm))
 	hdr.Set("X-Memproxy-Memory", arm)
 	hdr.Set("X-Memproxy-Admin-Token", r.AdminToken)
 	hdr.Set("X-Memproxy-Time", askTime(s).UTC().Format(time.RFC3339))
-	resp, err := r.send(ctx, http.MethodPost, "/v1/chat/completions", body, hdr)
+	resp, err := r.send(ctx, http.MethodPost, path, body, hdr)
 	if err != nil {
 		return res, err
 	}
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return res, fmt.Errorf("chat: %w", err)
+		return res, fmt.Errorf("%s: %w", api, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return res, fmt.Errorf("chat: status %d: %.200s", resp.StatusCode, data)
+		return res, fmt.Errorf("%s: status %d: %.200s", api, resp.StatusCode, data)
 	}
 	if r.AnswerModel != "" {
-		if err := r.score(ctx, &res, qa, data); err != nil {
+		if err := r.score(ctx, &res, qa, api, data); err != nil {
 			return res, err
 		}
 	}
@@ -388,7 +391,7 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 	// carries the ranked candidates (for @10 and @25).
 	id := resp.Header.Get("X-Memproxy-Request-Id")
 	if id == "" {
-		return res, errors.New("chat: no X-Memproxy-Request-Id in the response")
+		return res, fmt.Errorf("%s: no X-Memproxy-Request-Id in the response", api)
 	}
 	d, err := r.detail(ctx, id)
 	if err != nil {
@@ -430,13 +433,13 @@ func blockFromDetail(d *recallDetail) string {
 	return b.String()
 }
 
-// score reads the model's answer from a chat completion and scores it.
-func (r *Replayer) score(ctx context.Context, res *QuestionResult, qa locomo.QA, data []byte) error {
-	var cr chatResponse
-	if err := json.Unmarshal(data, &cr); err != nil || len(cr.Choices) == 0 {
-		return fmt.Errorf("chat: no answer in the completion")
+// score reads the model's answer from a reply of api and scores it.
+func (r *Replayer) score(ctx context.Context, res *QuestionResult, qa locomo.QA, api string, data []byte) error {
+	answer, err := replyText(api, data)
+	if err != nil {
+		return err
 	}
-	res.Answer = strings.TrimSpace(cr.Choices[0].Message.Content)
+	res.Answer = strings.TrimSpace(answer)
 	sc := AnswerScore(qa.Category, res.Answer, qa.Answer)
 	res.AnswerScore = &sc
 	if r.Judge == nil {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -22,7 +23,7 @@ func (r *Report) Markdown() string {
 	if r.Data != "" {
 		fmt.Fprintf(&b, "Data: `%s` — %d samples, %d questions, %d imported turns. ", r.Data, r.Samples, r.Questions, r.ImportedTurns)
 	}
-	fmt.Fprintf(&b, "Target: %s. Run time %.0f s.\n\n", r.Target, r.ElapsedSeconds)
+	fmt.Fprintf(&b, "Target: %s, questions through the %s API. Run time %.0f s.\n\n", r.Target, cmp.Or(r.API, APIChat), r.ElapsedSeconds)
 	fmt.Fprintf(&b, "Evidence recall is the LoCoMo paper's metric: the share of a question's\n")
 	fmt.Fprintf(&b, "evidence turns carried by the memories injected (@5, top_k 5) or ranked\n")
 	fmt.Fprintf(&b, "(@10, @25), averaged over questions; a question without evidence counts 1.\n\n")

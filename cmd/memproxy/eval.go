@@ -23,7 +23,7 @@ import (
 )
 
 const evalUsage = `usage: memproxy eval locomo --data FILE [--proxy URL] [--json] [--out DIR]
-  [--policy FILE] [--samples N] [--concurrency N] [--budget TOKENS]
+  [--policy FILE] [--samples N] [--concurrency N] [--budget TOKENS] [--api chat|responses|messages]
   [--answer-model M [--judge-model M] [--model-url URL]]
 
 Without --proxy an in-process memproxy runs on a temporary embedded store in
@@ -32,7 +32,9 @@ driven over HTTP (its admin token from --admin-token or MEMPROXY_ADMIN_TOKEN).
 With --answer-model each question is answered by that model in both arms
 (in-process: --model-url becomes the upstream) and scored by LoCoMo's token
 F1; --judge-model adds LLM-judge accuracy. The model API key is read from
-MEMPROXY_EVAL_API_KEY (or OPENAI_API_KEY).`
+MEMPROXY_EVAL_API_KEY (or OPENAI_API_KEY). --api asks the questions through
+/v1/chat/completions (chat, the default), /v1/responses or /v1/messages
+(Anthropic; with --answer-model the model server must speak it).`
 
 // evalCmd runs `memproxy eval <benchmark>`.
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -53,6 +55,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	answerModel := fs.String("answer-model", "", "model that answers each question (enables token F1)")
 	judgeModel := fs.String("judge-model", "", "model that judges each answer (enables judge accuracy)")
 	modelURL := fs.String("model-url", "https://api.openai.com/v1", "OpenAI-compatible base URL of the answer and judge models")
+	api := fs.String("api", eval.APIChat, "API the questions are asked through: chat, responses or messages")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -62,6 +65,9 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *data == "" {
 		return fmt.Errorf("eval locomo: --data is required\n%s", evalUsage)
 	}
+	if !eval.ValidAPI(*api) {
+		return fmt.Errorf("eval locomo: --api %q is not chat, responses or messages", *api)
+	}
 	samples, err := locomo.Load(*data)
 	if err != nil {
 		return err
@@ -69,7 +75,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *limit > 0 && *limit < len(samples) {
 		samples = samples[:*limit]
 	}
-	rp := &eval.Replayer{BaseURL: *proxyURL, AdminToken: *adminToken, Concurrency: *conc}
+	rp := &eval.Replayer{BaseURL: *proxyURL, AdminToken: *adminToken, Concurrency: *conc, API: *api}
 	if !*asJSON {
 		rp.Progress = stderr
 	}

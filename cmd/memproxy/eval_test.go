@@ -147,13 +147,19 @@ func TestABReport(t *testing.T) {
 // verdict, every other reply is the fake's echo, so token F1 and judge
 // accuracy of the memory arm are exactly 1/6 and those of the off arm 0.
 func TestEvalAnswerAndJudge(t *testing.T) {
+	for _, api := range eval.APIs {
+		t.Run(api, func(t *testing.T) { testEvalAnswerAndJudge(t, api) })
+	}
+}
+
+func testEvalAnswerAndJudge(t *testing.T, api string) {
 	fake := fakeupstream.New()
 	fake.Push(fakeupstream.Reply{Content: "A cat named Tom"}, fakeupstream.Reply{Content: "CORRECT"})
 	up := httptest.NewServer(fake.Handler())
 	defer up.Close()
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"eval", "locomo", "--data", tinyLoCoMo, "--json", "--concurrency", "1",
-		"--answer-model", "fake-model", "--judge-model", "fake-judge", "--model-url", up.URL + "/v1"}, &stdout, &stderr)
+		"--answer-model", "fake-model", "--judge-model", "fake-judge", "--model-url", up.URL + "/v1", "--api", api}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr.String())
 	}
@@ -244,4 +250,64 @@ func sortedLines(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestEvalAcrossAPIs asks the tiny LoCoMo file's questions through each
+// API: one memory pipeline serves them all, so every question gets the
+// same memory lines, recall status and scores through chat, Responses
+// and Messages.
+func TestEvalAcrossAPIs(t *testing.T) {
+	samples, err := locomo.Load(tinyLoCoMo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := map[string]*eval.Report{}
+	for _, api := range eval.APIs {
+		rp := &eval.Replayer{Concurrency: 1, API: api}
+		stop, err := startInProcess(t.Context(), rp, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rp.Run(t.Context(), samples)
+		stop()
+		if err != nil {
+			t.Fatalf("%s: %v", api, err)
+		}
+		if rep.API != api {
+			t.Errorf("report api %q, want %q", rep.API, api)
+		}
+		reports[api] = rep
+	}
+	chat := reports[eval.APIChat]
+	injected := 0
+	for _, q := range chat.Results {
+		if q.Context != "" {
+			injected++
+		}
+	}
+	if injected == 0 {
+		t.Fatal("no question had memory through chat")
+	}
+	for _, api := range []string{eval.APIResponses, eval.APIMessages} {
+		rep := reports[api]
+		if len(rep.Results) != len(chat.Results) {
+			t.Fatalf("%s: %d results, chat %d", api, len(rep.Results), len(chat.Results))
+		}
+		for i, q := range rep.Results {
+			c := chat.Results[i]
+			if sortedLines(q.Context) != sortedLines(c.Context) || q.Skipped != c.Skipped || q.InjectedTokens != c.InjectedTokens ||
+				len(q.Injected) != len(c.Injected) {
+				t.Errorf("%s question %d: memory lines\n%q\nchat\n%q (skipped %v/%v, tokens %d/%d, injected %d/%d)", api, i,
+					q.Context, c.Context, q.Skipped, c.Skipped, q.InjectedTokens, c.InjectedTokens, len(q.Injected), len(c.Injected))
+			}
+		}
+		for k, v := range chat.EvidenceRecall {
+			if rep.EvidenceRecall[k] != v {
+				t.Errorf("%s: evidence recall@%s %v, chat %v", api, k, rep.EvidenceRecall[k], v)
+			}
+		}
+		if rep.Off.MeanInjectedTokens != 0 {
+			t.Errorf("%s: off arm injected %v tokens", api, rep.Off.MeanInjectedTokens)
+		}
+	}
 }
