@@ -55,6 +55,9 @@ type overheadOpts struct {
 	// BlockProfile and MutexProfile: where the measured rounds waited.
 	BlockProfile string
 	MutexProfile string
+	// IngestTurns is how many turns the ingest measurement enqueues after
+	// the run (0: none).
+	IngestTurns int
 }
 
 func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Writer) (*overheadOpts, error) {
@@ -80,6 +83,7 @@ func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Wri
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured rounds (the whole process: clients, server, background) to this file; {store} in the name is replaced by the store")
 	fs.StringVar(&o.BlockProfile, "blockprofile", "", "write a blocking profile of the measured rounds (where goroutines waited: locks, channels, pools) to this file; {store} as in --cpuprofile")
 	fs.StringVar(&o.MutexProfile, "mutexprofile", "", "write a mutex contention profile of the measured rounds to this file; {store} as in --cpuprofile")
+	fs.IntVar(&o.IngestTurns, "ingest-turns", 2000, "after the run, enqueue this many distinct turns as capture does (32 at a time) and time the background ingesting them into the loaded scopes: turns/s (0: skip)")
 	short := fs.Bool("short", false, "the target figures only, in a few minutes: the on arm and gate skips, 3 rounds, 24s per store (flags given explicitly win)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -100,7 +104,7 @@ func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Wri
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("bench overhead: unexpected argument %q", fs.Arg(0))
 	}
-	if o.Rounds < 1 || o.Clients < 1 || o.Users < 1 || o.Memories < 0 || o.Duration <= 0 {
+	if o.Rounds < 1 || o.Clients < 1 || o.Users < 1 || o.Memories < 0 || o.Duration <= 0 || o.IngestTurns < 0 {
 		return nil, errors.New("bench overhead: --rounds, --clients, --users and --duration must be positive, --memories not negative")
 	}
 	switch *store {

@@ -42,6 +42,9 @@ func printOverhead(w io.Writer, r *overheadResult) {
 		}
 		fmt.Fprintf(w, "ingest: %d turns ingested while the requests ran, %d after; %s\n", s.IngestedDuring, s.IngestedAfter, empty)
 		fmt.Fprintf(w, "background: yielded to rewrites in flight %d times, %.2f s in all\n", s.Yields, s.YieldSeconds)
+		if r := s.Ingest; r != nil {
+			fmt.Fprintf(w, "ingest rate: %d distinct turns into the loaded scopes in %.1f s: %.0f turns/s (%.2f CPU ms per turn)\n", r.Turns, r.Seconds, r.TurnsPerSec, r.CPUMsPerTurn)
+		}
 		if s.LoadBefore != "" {
 			fmt.Fprintf(w, "machine load average (1, 5, 15 min): %s before, %s after\n", s.LoadBefore, s.LoadAfter)
 		}

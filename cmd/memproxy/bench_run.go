@@ -17,6 +17,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -74,6 +75,19 @@ type storeResult struct {
 	// in all.
 	Yields       int64   `json:"background_yields"`
 	YieldSeconds float64 `json:"background_yield_seconds"`
+	// Ingest is the ingest measurement after the run (--ingest-turns).
+	Ingest *ingestRate `json:"ingest_rate,omitempty"`
+}
+
+// ingestRate is how fast the background ingested a burst of distinct
+// turns into the loaded scopes, nothing else running: from the first
+// enqueue until the queue was idle.
+type ingestRate struct {
+	Turns       int     `json:"turns"`
+	Seconds     float64 `json:"seconds"`
+	TurnsPerSec float64 `json:"turns_per_second"`
+	// CPUMsPerTurn is the process's CPU per turn over that time.
+	CPUMsPerTurn float64 `json:"cpu_ms_per_turn"`
 }
 
 // pathRow is one path of one API: medians over rounds.
@@ -309,6 +323,12 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		return nil, ctx.Err()
 	}
 	sr.IngestedDuring, sr.IngestedAfter = ingested1-ingested0, a.Queue.IngestedTurns()-ingested1
+	if o.IngestTurns > 0 && sr.QueueEmpty {
+		fmt.Fprintf(log, "bench overhead: %s: ingesting %d turns…\n", store, o.IngestTurns)
+		if sr.Ingest, err = measureIngest(ctx, a, msgs, o.IngestTurns, o.LagLimit); err != nil {
+			return nil, fmt.Errorf("ingest measurement: %w", err)
+		}
+	}
 
 	for _, api := range apis {
 		for _, row := range rows[api.Name] {
@@ -586,4 +606,53 @@ func writeProfile(name, path string, off func()) {
 	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "bench overhead: %s profile: %v\n", name, err)
 	}
+}
+
+// measureIngest enqueues n distinct ordinary turns (the run's message
+// sequence continued, with the history as context) from 32 goroutines, as
+// concurrent captures do, and times the background until the queue is
+// idle.
+func measureIngest(ctx context.Context, a *app.App, msgs *messages, n int, limit time.Duration) (*ingestRate, error) {
+	turns := make(chan *memory.Turn, n)
+	now := time.Now().UTC()
+	for i := range n {
+		user, history, msg := msgs.next("ordinary")
+		t := &memory.Turn{
+			API: "chat", RequestID: fmt.Sprintf("bench-ingest-%d-%d", now.UnixNano(), i),
+			Scope: memory.Scope{User: user, Namespace: memory.DefaultNamespace}, Session: "bench-ingest-" + user,
+			Time: now, User: msg, Assistant: "Thanks for telling me about that.", Arm: proxy.ArmOn,
+		}
+		if len(history) >= 2 {
+			t.Context = memory.ExchangeContext(history[len(history)-2], history[len(history)-1])
+		}
+		turns <- t
+	}
+	close(turns)
+	lctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cpu0 := processCPU()
+	start := time.Now()
+	errs := make(chan error, 32)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for t := range turns {
+				if err := a.Queue.Enqueue(lctx, t); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	if err := a.Queue.WaitIdle(lctx); err != nil {
+		return nil, err
+	}
+	el := time.Since(start)
+	return &ingestRate{Turns: n, Seconds: el.Seconds(), TurnsPerSec: float64(n) / el.Seconds(),
+		CPUMsPerTurn: float64(processCPU()-cpu0) / float64(time.Millisecond) / float64(n)}, nil
 }

@@ -35,7 +35,7 @@ func TestBenchOverheadTiny(t *testing.T) {
 		"--corpus", "testdata/overhead-corpus.json", "--users", "2", "--memories", "40",
 		"--clients", "2", "--rounds", "2", "--duration", "1s", "--store", "both",
 		"--database-url", testpg.URL(), "--pg-schema", schema,
-		"--api", "chat,responses,messages",
+		"--api", "chat,responses,messages", "--ingest-turns", "40",
 		"--fixtures", t.TempDir(), "--policy", "", "--json", out,
 	}, &stdout, &stderr)
 	if err != nil {
@@ -82,12 +82,15 @@ func TestBenchOverheadTiny(t *testing.T) {
 				}
 			}
 		}
+		if r := s.Ingest; r == nil || r.Turns != 40 || !(r.TurnsPerSec > 0) || !finite(r.TurnsPerSec) {
+			t.Errorf("%s: ingest rate %+v", s.Store, r)
+		}
 		if !s.QueueEmpty || s.IngestedDuring+s.IngestedAfter == 0 {
 			t.Errorf("%s: queue empty %v, ingested %d during + %d after the run", s.Store, s.QueueEmpty, s.IngestedDuring, s.IngestedAfter)
 		}
 	}
 	text := stdout.String()
-	for _, want := range []string{"store sqlite", "store postgres", "added p50", "memproxy, ordinary, on", "bare reverse proxy (floor)", "ingest:", "gate-skip added p50 by API: chat"} {
+	for _, want := range []string{"store sqlite", "store postgres", "added p50", "memproxy, ordinary, on", "bare reverse proxy (floor)", "ingest:", "ingest rate:", "gate-skip added p50 by API: chat"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
