@@ -25,6 +25,9 @@ const DefaultBudgetTokens = 500
 // below it the memory is dropped instead.
 const minTruncTokens = 12
 
+// minShortTokens is the least room worth a memory's compact form.
+const minShortTokens = 15
+
 // ellipsis ends a truncated memory.
 const ellipsis = "…"
 
@@ -35,10 +38,11 @@ type Item struct {
 	// Date is shown as YYYY-MM-DD (UTC); zero leaves it out.
 	Date time.Time
 	Text string
-	// Short is the memory's compact form for this request (the sentences
-	// bearing on it), rendered instead of Text when only it fits in what
-	// is left of the budget; "" for none.
-	Short string
+	// Shorten, when set, returns the memory's compact form for this
+	// request within about maxTokens (the sentences bearing on it; "" for
+	// none), rendered instead of Text when the whole does not fit in what
+	// is left of the budget.
+	Shorten func(maxTokens int) string
 }
 
 // FromMemory builds the Item of a stored memory. The date shown is when the
@@ -60,7 +64,7 @@ func Items(profile []*memory.Memory, recalled []*memory.Scored) []Item {
 	}
 	for _, s := range recalled {
 		it := FromMemory(s.Memory)
-		it.Short = s.Short
+		it.Shorten = s.Shorten
 		out = append(out, it)
 	}
 	return out
@@ -220,11 +224,13 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 			lines, used, spent, taken = append(lines, string(prefix)+text), append(used, it), spent+n, taken+1
 			continue
 		}
-		if short := Sanitize(it.Short); short != "" {
+		if it.Shorten != nil && left-np >= minShortTokens {
 			// No room for the whole memory: its compact form, if that fits.
-			if n := np + memory.CountTokens(short); n <= left {
-				lines, used, spent, taken = append(lines, string(prefix)+short), append(used, it), spent+n, taken+1
-				continue
+			if short := Sanitize(it.Shorten(left - np)); short != "" {
+				if n := np + memory.CountTokens(short); n <= left {
+					lines, used, spent, taken = append(lines, string(prefix)+short), append(used, it), spent+n, taken+1
+					continue
+				}
 			}
 		}
 		if taken == 0 && n > room && left >= minTruncTokens {

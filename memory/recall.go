@@ -187,11 +187,11 @@ type Scored struct {
 	// Entity: a live fact about an entity the query names, selected
 	// before the rest.
 	Entity bool
-	// Short is the memory's compact form for this query (the sentences
-	// that bear on it, "…" for the rest), "" when it has none: the
-	// injector renders it when the budget has no room left for the whole
-	// memory (policy recall.snippet_tokens).
-	Short string
+	// Shorten, when set, returns the memory's compact form for this query
+	// within about maxTokens (the sentences that bear on it, "…" for the
+	// rest; "" when it has none): the injector renders it when the budget
+	// has no room left for the whole memory (policy recall.snippet_tokens).
+	Shorten func(maxTokens int) string
 }
 
 // Result is the outcome of one recall. Its memories may be shared with
@@ -337,7 +337,9 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	if n := r.cfg.Recall.SnippetTokens; n > 0 && len(res.Selected) > 0 {
 		w := termWeights(masks, len(qt.terms))
 		for _, c := range res.Selected {
-			c.Short = qt.short(c.Memory.Text, w, n)
+			if text := c.Memory.Text; CountTokens(text) > n {
+				c.Shorten = func(maxTokens int) string { return qt.short(text, w, maxTokens) }
+			}
 		}
 	}
 	return res, nil

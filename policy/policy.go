@@ -205,11 +205,11 @@ type Recall struct {
 	// (a person, pet, place, organisation or project, by name or alias)
 	// before the other memories.
 	EntityFirst bool `yaml:"entity_first"`
-	// SnippetTokens: a selected memory longer than this also gets a
-	// compact form of about this many tokens, its sentences that bear on
-	// the message (those holding its rarer words, each with the sentence
-	// after it), the rest marked "…". The injector renders it only in place
-	// of a memory the budget has no room left for whole. 0: none.
+	// SnippetTokens: a selected memory longer than this can go in as a
+	// compact form where the budget has no room left for it whole: its
+	// sentences that bear on the message (those holding its rarer words,
+	// each with the sentence after it), within what the budget leaves, the
+	// rest marked "…". 0: memories go in whole or not at all.
 	SnippetTokens int `yaml:"snippet_tokens"`
 	// Weights of the score formula.
 	Weights Weights `yaml:"weights"`
