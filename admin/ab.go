@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -14,9 +15,12 @@ import (
 
 // armReport is one arm's line of the A/B report.
 type armReport struct {
-	Arm            string         `json:"arm"`
-	Requests       int            `json:"requests"`
-	Statuses       map[string]int `json:"statuses"`
+	Arm      string         `json:"arm"`
+	Requests int            `json:"requests"`
+	Statuses map[string]int `json:"statuses"`
+	// APIs counts the requests by the API they came through (chat,
+	// responses, messages; rows from before it was kept count as chat).
+	APIs           map[string]int `json:"apis"`
 	RecallRate     float64        `json:"recall_rate"` // share of requests with memories injected
 	InjectedTokens int            `json:"injected_tokens"`
 	TokensPerReq   float64        `json:"injected_tokens_per_request"`
@@ -60,11 +64,12 @@ func summarize(rs []*memory.RecallRecord) []armReport {
 	for _, r := range rs {
 		x := by[r.Arm]
 		if x == nil {
-			x = &acc{r: armReport{Arm: r.Arm, Statuses: map[string]int{}}}
+			x = &acc{r: armReport{Arm: r.Arm, Statuses: map[string]int{}, APIs: map[string]int{}}}
 			by[r.Arm] = x
 		}
 		x.r.Requests++
 		x.r.Statuses[r.Status]++
+		x.r.APIs[cmp.Or(r.API, "chat")]++
 		x.r.InjectedTokens += r.InjectedTokens
 		x.overhead = append(x.overhead, r.OverheadMs)
 		if r.Feedback != nil {
