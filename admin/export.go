@@ -244,6 +244,9 @@ func (a *API) importUser(c echo.Context) error {
 			return conflict(fmt.Sprintf("memory %s already exists in %s; delete the user first or import elsewhere", have[0].ID, s))
 		}
 	}
+	if err := a.reopen(ctx, user); err != nil {
+		return err
+	}
 	out := importResponse{User: user, Reembed: reembed}
 	for _, s := range order {
 		if err := a.st.Insert(ctx, s, byScope[s]...); err != nil {

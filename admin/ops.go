@@ -173,6 +173,9 @@ func (a *API) importTurns(c echo.Context) error {
 			User: t.User, Assistant: t.Assistant, Refs: t.Refs, Arm: "import",
 		}
 	}
+	if err := a.reopen(c.Request().Context(), user); err != nil {
+		return err
+	}
 	if err := a.cfg.Queue.ImportTurns(c.Request().Context(), turns); err != nil {
 		return fmt.Errorf("import turns: %w", err)
 	}

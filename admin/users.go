@@ -98,6 +98,11 @@ func (a *API) forgetUser(c echo.Context) error {
 			return err
 		}
 		out.Keys = n
+		// And on every replica: the store drops the late writes of work
+		// that began before now.
+		if err := a.tombstone(ctx, user); err != nil {
+			return err
+		}
 	}
 	for pass := 0; pass < 3; pass++ {
 		running := 0

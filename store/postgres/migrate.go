@@ -73,6 +73,9 @@ ALTER TABLE recall ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';`
 		return `ALTER TABLE memories ADD COLUMN IF NOT EXISTS api text NOT NULL DEFAULT '';
 DROP VIEW memory_rows;` + memoryRowsView
 	}, nil},
+	// A deleted user's late writes from any replica land nowhere
+	// (tombstone.go).
+	{15, "user tombstones", func(int) string { return tombstoneSchema }, nil},
 }
 
 // dropSQLSearch removes what only the SQL search path read: the narrow

@@ -84,6 +84,9 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, boolInt(m.NoDecay),
 				micros(m.CreatedAt), micros(m.LastUsedAt), m.Hits, micros(m.ValidFrom), nullMicros(m.ValidTo),
 				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context, m.API).Scan(&seq); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // dropped: its user was deleted after it began (tombstone.go)
+				}
 				if strings.Contains(err.Error(), "UNIQUE") {
 					return fmt.Errorf("%w: memory id %s already exists", memory.ErrInvalid, m.ID)
 				}

@@ -128,6 +128,8 @@ CREATE UNIQUE INDEX turns_tid ON turns (tid) WHERE tid IS NOT NULL;
 -- messages; '' before it was kept, or for memories not from a turn).
 ALTER TABLE memories ADD COLUMN api TEXT NOT NULL DEFAULT '';
 `, nil},
+	// Version 9: a deleted user's late writes land nowhere (tombstone.go).
+	{9, tombstoneMigration, nil},
 }
 
 // Migrate applies the pending migrations to db; running it again is a

@@ -40,9 +40,14 @@ func TestChildMemproxy(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	pol := policy.Default()
+	if d, err := time.ParseDuration(os.Getenv("MEMPROXY_FAULT_CHILD_SINK_TIMEOUT")); err == nil {
+		pol.Server.SinkTimeout = policy.Duration(d)
+	}
 	a, err := app.New(ctx, app.Options{
-		Upstream: up, Policy: policy.Default(), DB: filepath.Join(os.Getenv("MEMPROXY_FAULT_CHILD_DIR"), "m.db"),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Upstream: up, Policy: pol, DB: filepath.Join(os.Getenv("MEMPROXY_FAULT_CHILD_DIR"), "m.db"),
+		DatabaseURL: os.Getenv("MEMPROXY_FAULT_CHILD_DSN"),
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		fmt.Println("error", err)
@@ -88,13 +93,21 @@ type child struct {
 	base string
 	in   io.WriteCloser
 	out  *bufio.Scanner
+	cmd  *exec.Cmd
 }
 
 func startChild(t *testing.T, upstream string) *child {
+	return startChildIn(t, upstream, t.TempDir())
+}
+
+// startChildIn starts a child memproxy whose SQLite files are in dir;
+// env adds MEMPROXY_FAULT_CHILD_DSN (PostgreSQL instead) or
+// MEMPROXY_FAULT_CHILD_SINK_TIMEOUT (server.sink_timeout) settings.
+func startChildIn(t *testing.T, upstream, dir string, env ...string) *child {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestChildMemproxy$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+upstream, "MEMPROXY_FAULT_CHILD_DIR="+t.TempDir())
+	cmd.Env = append(append(os.Environ(), childEnv+"="+upstream, "MEMPROXY_FAULT_CHILD_DIR="+dir), env...)
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
 	outp, _ := cmd.StdoutPipe()
@@ -102,7 +115,7 @@ func startChild(t *testing.T, upstream string) *child {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait(); cancel() })
-	c := &child{t: t, in: in, out: bufio.NewScanner(outp)}
+	c := &child{t: t, in: in, out: bufio.NewScanner(outp), cmd: cmd}
 	for c.out.Scan() {
 		if addr, ok := strings.CutPrefix(c.out.Text(), "addr="); ok {
 			c.base = "http://" + addr

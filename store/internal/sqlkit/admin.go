@@ -2,7 +2,9 @@ package sqlkit
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -88,9 +90,13 @@ func (s Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 	}
 	e.Time = Micro(e.Time)
 	err := s.Join(ctx, func(q Execer) error {
-		return q.QueryRowContext(ctx, s.Rebind(`INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
+		err := q.QueryRowContext(ctx, s.Rebind(`INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
 			before, after, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+s.AuditSeq),
 			e.Scope.User, e.Scope.Namespace, s.Time(e.Time), e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // dropped: its user was deleted (the stores' tombstone triggers)
+		}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("append audit: %w", err)
