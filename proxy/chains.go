@@ -151,12 +151,27 @@ func (p *memHeld) ReleaseTurn(_ context.Context, t *memory.Turn) (bool, error) {
 // until the app fetches it completed; a failure is counted and logged as
 // a turn not captured.
 func (s *Server) holdTurn(ctx context.Context, id string, t *memory.Turn) {
+	if s.fence.fenced(ctx, t.Scope.User) {
+		return // its user was deleted while the request ran (as cappedSink)
+	}
 	t.ResponseID = id
+	s.capTurn(t)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.pol.Server.SinkTimeout.D())
 	defer cancel()
 	if err := s.held.HoldTurn(ctx, t); err != nil {
 		s.met.captureFailures.Inc()
 		s.log.Error("background response's turn not held; it will not be captured", "request_id", t.RequestID, "response_id", id, "err", err)
+	}
+}
+
+// capTurn cuts a held turn's texts to policy ingest.max_turn_bytes, as
+// cappedSink does for the turns handed to the Sink.
+func (s *Server) capTurn(t *memory.Turn) {
+	if n := s.pol.Ingest.MaxTurnBytes; n > 0 {
+		var cu, ca bool
+		t.User, cu = cutText(t.User, n)
+		t.Assistant, ca = cutText(t.Assistant, n)
+		t.Truncated = t.Truncated || cu || ca
 	}
 }
 
@@ -239,6 +254,7 @@ func (s *Server) releaseHeld(c echo.Context, rep reply) {
 	if rep.Model != "" {
 		t.Model = rep.Model
 	}
+	s.capTurn(t)
 	s.linkChain(r.Context(), sc, rep.ID, ChainLink{Session: t.Session, Context: memory.ExchangeContext(t.User, rep.Text)})
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.pol.Server.SinkTimeout.D())
 	defer cancel()
