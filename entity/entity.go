@@ -425,13 +425,21 @@ var commonCapital = map[string]bool{
 type Matcher struct{}
 
 // About reports, for each of facts, whether it is a live fact about an
-// entity q names.
+// entity q names. Only facts with a triple are about an entity: a free
+// text that mentions a name ("Hey John, it's been a busy week") is not
+// about John, and ranks as any other memory.
 func (Matcher) About(q string, facts []*memory.Memory, at time.Time) []bool {
 	out := make([]bool, len(facts))
-	if len(facts) == 0 {
+	var dated []*memory.Memory
+	for _, m := range facts {
+		if m.Fact() != nil {
+			dated = append(dated, m)
+		}
+	}
+	if len(dated) == 0 {
 		return out
 	}
-	g := Build(facts)
+	g := Build(dated)
 	named := g.Named(q)
 	if len(named) == 0 {
 		return out
