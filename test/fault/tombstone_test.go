@@ -142,29 +142,70 @@ func TestLateWritesAfterForgetUser(t *testing.T) {
 	}
 }
 
-// Two memproxy instances on one PostgreSQL store: a chat of a user runs
-// on B while A deletes that user. B knows nothing of the delete (its own
-// fence is empty), yet nothing of that chat lands: no turn, memory,
-// recall row or spool row after the delete. The same user chatting again
-// afterwards is remembered.
-func TestForgetUserAcrossReplicas(t *testing.T) {
-	dsn := testpg.New(t)
+// A chat of a user is held mid-stream while the user is deleted: on
+// PostgreSQL by another memproxy instance on the same store (the serving
+// one knows nothing of the delete: its own fence is empty), on SQLite by
+// the same one. Nothing of that chat lands: no turn, memory, recall row,
+// spool row or audit content after the delete. The same user chatting
+// again afterwards is remembered.
+func TestForgetUserInFlight(t *testing.T) {
+	for _, backend := range []string{"postgres", "sqlite"} {
+		t.Run(backend, func(t *testing.T) { forgetInFlight(t, backend) })
+	}
+}
+
+func forgetInFlight(t *testing.T, backend string) {
 	fake := fakeupstream.New()
 	fake.Record = false
 	up := newUpstream(t, fake)
 	const token = "admin-secret-token-for-tests"
-	mk := func() *stack {
-		p := policy.Default()
-		return newStack(t, app.Options{DatabaseURL: dsn, Policy: p, Upstream: up, AdminToken: token})
+	var a, b *stack
+	var db *sql.DB
+	var err error
+	userCol, tables := "user_id", []string{"memories", "turns", "recall", "turn_spool", "audit"}
+	if backend == "postgres" {
+		dsn := testpg.New(t)
+		mk := func() *stack {
+			return newStack(t, app.Options{DatabaseURL: dsn, Policy: policy.Default(), Upstream: up, AdminToken: token})
+		}
+		a, b = mk(), mk()
+		db, err = sql.Open("postgres", dsn)
+	} else {
+		path := filepath.Join(t.TempDir(), "m.db")
+		a = newStack(t, app.Options{DB: path, Policy: policy.Default(), Upstream: up, AdminToken: token})
+		b = a
+		db, err = sql.Open("sqlite", path)
+		userCol, tables = "user", []string{"memories", "turns", "recall", "audit"}
 	}
-	a, b := mk(), mk()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	const user = "leaving"
+	rows := func() map[string]int {
+		out := map[string]int{}
+		for _, table := range tables {
+			q := `SELECT count(*) FROM ` + table + ` WHERE ` + userCol + ` = $1`
+			if table == "audit" {
+				q += ` AND action <> 'forget_user'`
+			}
+			var n int
+			if err := db.QueryRow(q, user).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			out[table] = n
+		}
+		return out
+	}
 
-	// The user's earlier chat on A, ingested.
+	// The user's earlier chat, ingested.
 	if _, ok, _, err := a.chat(user, "my sister's name is Ines and I live in Porto", false); err != nil || !ok {
 		t.Fatalf("first chat: %v", err)
 	}
 	waitIdle(t, a, b)
+	if got := rows(); got["turns"] != 1 || got["recall"] != 1 {
+		t.Fatalf("before the delete: %v, want 1 turn and 1 recall row", got)
+	}
 
 	// A chat on B, held mid-stream while A deletes the user.
 	hold := make(chan struct{})
@@ -206,32 +247,9 @@ func TestForgetUserAcrossReplicas(t *testing.T) {
 		t.Fatalf("held chat: %v", err)
 	}
 	waitIdle(t, a, b)
-
-	db, err := sql.Open("postgres", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows := func() map[string]int {
-		out := map[string]int{}
-		for table, q := range map[string]string{
-			"memories":   `SELECT count(*) FROM memories WHERE user_id = $1`,
-			"turns":      `SELECT count(*) FROM turns WHERE user_id = $1`,
-			"recall":     `SELECT count(*) FROM recall WHERE user_id = $1`,
-			"turn_spool": `SELECT count(*) FROM turn_spool WHERE user_id = $1`,
-			"audit":      `SELECT count(*) FROM audit WHERE user_id = $1 AND action <> 'forget_user'`,
-		} {
-			var n int
-			if err := db.QueryRow(q, user).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			out[table] = n
-		}
-		return out
-	}
 	for table, n := range rows() {
 		if n != 0 {
-			t.Errorf("after the delete on A, %d %s rows of the chat B was serving", n, table)
+			t.Errorf("after the delete, %d %s rows of the chat in flight", n, table)
 		}
 	}
 
