@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"sync"
@@ -35,6 +37,21 @@ func (s *Server) linkChain(ctx context.Context, sc memory.Scope, id string, l Ch
 	if err := s.chains.LinkResponse(ctx, sc, id, l); err != nil {
 		s.log.Warn("responses: link response id", "response_id", id, "err", err)
 	}
+}
+
+// conversationKey is the ChainStore key of a Responses conversation's
+// last exchange (response ids start "resp_", so the two never meet).
+func conversationKey(id string) string { return "conversation:" + id }
+
+// conversationSession is the session of a Responses conversation: the
+// same on every replica, without a lookup. An id too long for a session
+// is hashed.
+func conversationSession(id string) string {
+	if len(id) <= 200 {
+		return "conv:" + id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "conv:h:" + hex.EncodeToString(sum[:12])
 }
 
 // MemChains is a ChainStore in memory, bounded to max links (the oldest

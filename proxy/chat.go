@@ -63,6 +63,14 @@ func (s *Server) serve(c echo.Context, wf wire) error {
 		if l.Session != "" && strings.TrimSpace(r.Header.Get(HeaderSession)) == "" {
 			session = l.Session
 		}
+	} else if cv.Conversation != "" {
+		// A provider-side conversation is the session; its last exchange
+		// is linked under the conversation (linkConversation).
+		l, _ := s.resolveChain(r.Context(), scope, conversationKey(cv.Conversation))
+		turnContext = l.Context
+		if strings.TrimSpace(r.Header.Get(HeaderSession)) == "" {
+			session = conversationSession(cv.Conversation)
+		}
 	}
 	arm, err := s.arm(r.Header, user, session)
 	if err != nil {
@@ -120,7 +128,7 @@ func (s *Server) serve(c echo.Context, wf wire) error {
 		// A Responses reply is read even when not captured: its id links
 		// the next chained request to this session.
 		cp.link = api == APIResponses
-		cp.scope, cp.session = scope, session
+		cp.scope, cp.session, cp.conversation = scope, session, cv.Conversation
 	}
 	if isEventStream(resp.Header) {
 		return s.relayStream(c, resp, cp)
@@ -136,6 +144,9 @@ type capture struct {
 	link    bool
 	scope   memory.Scope
 	session string
+	// conversation is the Responses conversation id, linked to the
+	// session and exchange as a response id is.
+	conversation string
 }
 
 func (c *capture) wanted() bool { return c.turn != nil || c.link }
@@ -320,6 +331,9 @@ func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
 			ex = memory.ExchangeContext(cp.turn.User, rep.Text)
 		}
 		s.linkChain(ctx, cp.scope, rep.ID, ChainLink{Session: cp.session, Context: ex})
+		if cp.conversation != "" && rep.OK {
+			s.linkChain(ctx, cp.scope, conversationKey(cp.conversation), ChainLink{Session: cp.session, Context: ex})
+		}
 	}
 	if cp.turn == nil {
 		return

@@ -47,6 +47,9 @@ type convo struct {
 	// Previous is the provider-side history this request continues
 	// (Responses previous_response_id), "" when none.
 	Previous string
+	// Conversation is the provider-side conversation this request belongs
+	// to (Responses "conversation", an id or {"id": …}), "" when none.
+	Conversation string
 	// Background marks a Responses request run in the background.
 	Background bool
 	// Breakpoints counts cache_control markers inside Anthropic messages.

@@ -40,6 +40,8 @@ func (responsesWire) parse(body []byte) (*convo, error) {
 			err = stringField(v, &cv.SafetyIdentifier, "safety_identifier")
 		case "previous_response_id":
 			err = stringField(v, &cv.Previous, "previous_response_id")
+		case "conversation":
+			err = conversationField(v, &cv.Conversation)
 		case "instructions":
 			instr, instrV = spanOf(base, v), v
 		case "input":
@@ -328,4 +330,16 @@ func cmpStr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// conversationField reads Responses "conversation": an id, or an object
+// with one.
+func conversationField(v gjson.Result, dst *string) error {
+	if v.IsObject() {
+		v = v.Get("id")
+		if !v.Exists() {
+			return badRequest("conversation", "invalid_type", "invalid 'conversation': expected an id or an object with an id")
+		}
+	}
+	return stringField(v, dst, "conversation")
 }
