@@ -93,6 +93,27 @@ func (e *Entity) Live(t time.Time) []*memory.Memory {
 type Graph struct {
 	byKey   map[string]*Entity
 	byAlias map[string][]*Entity
+	// byFirst lists the keys by their first word (CJK keys under ""),
+	// so a text is matched against the names its own words can start.
+	byFirst map[string][]string
+	indexed map[string]bool // keys in byFirst
+}
+
+// file indexes a new key under its first word.
+func (g *Graph) file(k string) {
+	if g.indexed[k] {
+		return
+	}
+	g.indexed[k] = true
+	first := ""
+	if r, _ := utf8.DecodeRuneInString(k); !text.IsCJK(r) {
+		kw := Words(k)
+		if len(kw) == 0 {
+			return
+		}
+		first = kw[0]
+	}
+	g.byFirst[first] = append(g.byFirst[first], k)
 }
 
 // Fold is the case-folded form of a name or alias, the graph's lookup key.
@@ -105,7 +126,7 @@ func Fold(s string) string {
 // aliases; then events and facts without a triple add mentions of the
 // names in their text.
 func Build(ms []*memory.Memory) *Graph {
-	g := &Graph{byKey: map[string]*Entity{}, byAlias: map[string][]*Entity{}}
+	g := &Graph{byKey: map[string]*Entity{}, byAlias: map[string][]*Entity{}, byFirst: map[string][]string{}, indexed: map[string]bool{}}
 	var rest []*memory.Memory
 	// Subjects other than the user ("sister") are resolved once every
 	// triple has named its value ("the user's sister is Anna").
@@ -170,14 +191,30 @@ func (g *Graph) named(m *memory.Memory) []string {
 			if len(g.byAlias[k]) > 0 {
 				continue
 			}
-			g.byKey[k] = &Entity{Name: n, Kind: Other, key: k}
+			kind := Other
+			if strings.Contains(k, "project") {
+				kind = Project
+			}
+			g.byKey[k] = &Entity{Name: n, Kind: kind, key: k}
+			g.file(k)
 		}
 		keys = appendOnce(keys, k)
 	}
 	words := Words(user)
-	for k := range g.byKey {
+	check := func(k string) {
 		if !slices.Contains(keys, k) && containsName(user, words, k) {
 			keys = append(keys, k)
+		}
+	}
+	for _, k := range g.byFirst[""] {
+		check(k)
+	}
+	for i, w := range words {
+		if i > 0 && slices.Contains(words[:i], w) {
+			continue
+		}
+		for _, k := range g.byFirst[w] {
+			check(k)
 		}
 	}
 	return keys
@@ -199,6 +236,7 @@ func (g *Graph) add(name string, kind Kind, m *memory.Memory) *Entity {
 	if !ok {
 		e = &Entity{Name: strings.TrimSpace(name), Kind: kind, key: k}
 		g.byKey[k] = e
+		g.file(k)
 	} else if e.Kind == Other && kind != Other {
 		e.Kind = kind
 	}

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -67,5 +68,22 @@ func TestBuildAliases(t *testing.T) {
 	about = Matcher{}.About("我想去北京", ms, now)
 	if !about[5] || about[0] {
 		t.Errorf("About(北京) = %v", about)
+	}
+}
+
+// BenchmarkBuild: the admin entity endpoints' graph over the most
+// memories one request reads (maxEntityScan in admin).
+func BenchmarkBuild(b *testing.B) {
+	var ms []*memory.Memory
+	for i := range 20000 {
+		ms = append(ms, &memory.Memory{ID: fmt.Sprint(i), Tier: memory.TierEvent,
+			Text: fmt.Sprintf("Yesterday I met Person%d at Place%d and we talked about Topic%d for a while.\nAssistant: Great!", i%500, i%300, i%700)})
+	}
+	for i := range 300 {
+		ms = append(ms, fact(fmt.Sprint("f", i), "The user has a friend.", "user", "friend", fmt.Sprint("Person", i)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Build(ms)
 	}
 }
