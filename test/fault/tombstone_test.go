@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -289,4 +290,58 @@ func newUpstream(t *testing.T, fake *fakeupstream.Server) string {
 	up := httptest.NewServer(fake.Handler())
 	t.Cleanup(up.Close)
 	return up.URL + "/v1"
+}
+
+// On SQLite a deleted user's text is gone from the database file itself
+// (secure_delete zeroes freed content; a checkpoint moves the WAL's
+// pages into the file): nothing is left to read with a hex editor.
+func TestForgetUserLeavesNoBytesOnSQLite(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(ctx, path, memory.OpenOptions{Model: "m", Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var on int
+	if err := st.DB().QueryRowContext(ctx, `PRAGMA secure_delete`).Scan(&on); err != nil || on != 1 {
+		t.Fatalf("secure_delete = %d (%v), want 1", on, err)
+	}
+	const marker = "zebra-quokka-7731-passphrase"
+	sc := memory.Scope{User: "bytes", Namespace: memory.DefaultNamespace}
+	// Enough rows that pages are freed and reused, not just one cell.
+	for i := range 50 {
+		text := fmt.Sprintf("%s number %d with some padding text to fill the page", marker, i)
+		if err := st.Insert(ctx, sc, &memory.Memory{Tier: memory.TierEvent, Text: text, Embedding: []float32{1, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AppendTurn(ctx, &memory.Turn{Scope: sc, RequestID: fmt.Sprintf("r%d", i), Time: time.Now(), User: text, Assistant: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := func() bool {
+		t.Helper()
+		if _, err := st.DB().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, path + "-wal"} {
+			b, err := os.ReadFile(p)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), marker) {
+				return true
+			}
+		}
+		return false
+	}
+	if !found() {
+		t.Fatal("the marker is not in the file before the delete: the check cannot see it")
+	}
+	if _, err := st.DeleteUser(ctx, sc.User, ""); err != nil {
+		t.Fatal(err)
+	}
+	if found() {
+		t.Error("a deleted user's text is still in the database file")
+	}
 }
