@@ -2,6 +2,7 @@ package background
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/memproxy/memproxy/memory"
@@ -81,4 +82,62 @@ func TestSharedAPI(t *testing.T) {
 			t.Errorf("sharedAPI of %d memories = %q, want %q", len(c.in), got, c.want)
 		}
 	}
+}
+
+// TestHeldTurnsThroughTheQueue: a background response's turn held through
+// the queue is redacted like any captured turn, is not ingested while
+// held, and once released with its reply (redacted too) is ingested once.
+func TestHeldTurnsThroughTheQueue(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{pol: defaultPolicyRedact()})
+		s := scope("ivy")
+		ctx := context.Background()
+		const secret = "sk-proj-Zx9abcdefghijklmnopqrs"
+		tr := e.turn(s, "Please remember that my API key is "+secret+" and my sister is Ottilie.", "")
+		tr.API, tr.ResponseID = "responses", "resp_held_1"
+		if err := e.q.HoldTurn(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		if n := len(e.list(s, memory.StateLive)); n != 0 {
+			t.Fatalf("%d memories from a held turn", n)
+		}
+		h, ok, err := e.q.HeldTurn(ctx, s, "resp_held_1")
+		if err != nil || !ok {
+			t.Fatalf("HeldTurn = %v, %v", ok, err)
+		}
+		if strings.Contains(h.User, secret) {
+			t.Errorf("the held turn keeps the secret: %q", h.User)
+		}
+		h.Assistant = "Noted; your key " + secret + " is safe."
+		if ok, err := e.q.ReleaseTurn(ctx, h); err != nil || !ok {
+			t.Fatalf("ReleaseTurn = %v, %v", ok, err)
+		}
+		if ok, _ := e.q.ReleaseTurn(ctx, h); ok {
+			t.Error("released twice")
+		}
+		e.wait()
+		turns, err := e.st.Turns(ctx, s, memory.TurnFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(turns.Data) != 1 || turns.Data[0].API != "responses" || !strings.Contains(turns.Data[0].Assistant, "Noted") {
+			t.Fatalf("turn log after release: %+v", turns.Data)
+		}
+		if strings.Contains(turns.Data[0].User+turns.Data[0].Assistant, secret) {
+			t.Errorf("the released turn keeps the secret: %+v", turns.Data[0])
+		}
+		found := false
+		for _, m := range e.list(s, memory.StateLive) {
+			if strings.Contains(m.Text, secret) {
+				t.Errorf("memory keeps the secret: %q", m.Text)
+			}
+			if strings.Contains(m.Text, "Ottilie") && m.API == "responses" {
+				found = true
+			}
+		}
+		if !found {
+			t.Error("no memory of Ottilie from the released turn")
+		}
+	})
 }
