@@ -137,6 +137,10 @@ type Stats struct {
 	LLMCalls        int64 `json:"llm_calls"`
 	WouldBeLLMCalls int64 `json:"would_be_llm_calls"`
 	IngestedTurns   int64 `json:"ingested_turns"`
+	// ParkedTurns are turns this process parked since start: they failed
+	// Config.MaxTurnAttempts times and were set aside (each logged and in
+	// the scope's audit log as "park", its text in the turn log).
+	ParkedTurns int64 `json:"parked_turns"`
 }
 
 // FailedJob is a job that errored (retrying or given up), with its errors.
@@ -154,7 +158,7 @@ const pendingLimit = 10000
 
 // Pending reports queue depth by state and the failing jobs.
 func (q *Queue) Pending(ctx context.Context) (Stats, error) {
-	st := Stats{LLMCalls: q.LLMCalls(), WouldBeLLMCalls: q.WouldBeLLMCalls(), IngestedTurns: q.IngestedTurns()}
+	st := Stats{LLMCalls: q.LLMCalls(), WouldBeLLMCalls: q.WouldBeLLMCalls(), IngestedTurns: q.IngestedTurns(), ParkedTurns: q.met.nParked.Load()}
 	var err error
 	if st.SpooledTurns, st.LeasedTurns, err = q.spool.SpoolStats(ctx); err != nil {
 		return st, fmt.Errorf("background: pending: %w", err)

@@ -169,15 +169,14 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 		Value: 0.6, Confidence: 0.8, Source: memory.SourceConsolidated, Provenance: prov,
 		Session: evs[len(evs)-1].Session, API: sharedAPI(evs), CreatedAt: at, LastUsedAt: at, ValidFrom: at,
 	}
+	newEp := false
 	if _, err := q.cfg.Store.Get(ctx, s, ep.ID); errors.Is(err, memory.ErrNotFound) {
 		v, err := q.cfg.Embedder.Embed(ctx, []string{ep.Text})
 		if err != nil {
 			return fmt.Errorf("embed episodic: %w", err)
 		}
 		ep.Embedding = v[0]
-		if err := q.rec.insert(ctx, s, ep, "background"); err != nil {
-			return err
-		}
+		newEp = true
 	} else if err != nil {
 		return err
 	}
@@ -213,8 +212,25 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 	for i, e := range evs {
 		ids[i] = e.ID
 	}
-	if err := q.cfg.Store.MarkConsolidated(ctx, s, ids, q.now()); err != nil {
-		return fmt.Errorf("mark consolidated: %w", err)
+	// The summary and its events marked consolidated commit together: a
+	// retry after a failure finds neither or both (the facts before are
+	// each applied in a transaction of their own, under stable ids).
+	err := q.together(ctx, func(ctx context.Context) error {
+		if newEp {
+			if err := q.rec.insertAudited(ctx, s, ep, "background"); err != nil {
+				return err
+			}
+		}
+		if err := q.cfg.Store.MarkConsolidated(ctx, s, ids, q.now()); err != nil {
+			return fmt.Errorf("mark consolidated: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if newEp {
+		q.met.memories.WithLabelValues(string(ep.Tier)).Inc()
 	}
 	return nil
 }

@@ -40,13 +40,17 @@ func (DrainArgs) Kind() string { return kindDrain }
 
 func (DrainArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueIngest} }
 
-// Lease defaults (Config.Lease, Config.SweepInterval).
+// Lease defaults (Config.Lease, Config.SweepInterval,
+// Config.MaxTurnAttempts).
 const (
-	DefaultLease         = 20 * time.Second
-	DefaultSweepInterval = 5 * time.Second
+	DefaultLease           = 20 * time.Second
+	DefaultSweepInterval   = 5 * time.Second
+	DefaultMaxTurnAttempts = 8
 )
 
 func (q *core) lease() time.Duration { return cmp.Or(q.cfg.Lease, DefaultLease) }
+
+func (q *core) maxTurnAttempts() int { return cmp.Or(q.cfg.MaxTurnAttempts, DefaultMaxTurnAttempts) }
 
 func (q *core) sweepInterval() time.Duration {
 	return cmp.Or(q.cfg.SweepInterval, DefaultSweepInterval)

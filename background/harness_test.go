@@ -67,6 +67,10 @@ type envOpts struct {
 	id         string
 	// lease and sweep override the spool lease and the sweep interval.
 	lease, sweep time.Duration
+	// maxAttempts is Config.MaxTurnAttempts.
+	maxAttempts int
+	// wrap, when set, stands between the queue and the store.
+	wrap func(testStore) testStore
 	// emb replaces the local embedder.
 	emb Embedder
 	// poll is the workers' poll interval; 0 means 20ms, so tests whose
@@ -123,6 +127,12 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		}
 		e.st, e.river, e.driver = st, st.DB(), DriverPostgres
 	}
+	if o.wrap != nil {
+		if e.spool == nil {
+			e.spool = e.st.(memory.TurnSpool)
+		}
+		e.st = o.wrap(e.st)
+	}
 	e.pol = o.pol
 	if e.pol == nil {
 		e.pol = policy.Default()
@@ -131,6 +141,7 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		Store: e.st, Admin: e.st, Spool: e.spool, Embedder: emb, Policy: e.pol, Driver: e.driver, DB: e.river,
 		Logger: quiet(), Clock: e.clock.Now, LLM: o.llm, InsertOnly: o.insertOnly, ID: o.id,
 		PollInterval: cmp.Or(o.poll, 20*time.Millisecond), Lease: o.lease, SweepInterval: o.sweep,
+		MaxTurnAttempts: o.maxAttempts,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -145,9 +156,9 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		if err := q.Stop(sctx); err != nil {
 			t.Errorf("stop: %v", err)
 		}
-		if e.driver == DriverSQLite {
+		if sp, ok := e.spool.(*sqlite.Spool); ok {
 			e.river.Close()
-			e.spool.(*sqlite.Spool).Close()
+			sp.Close()
 		}
 		e.st.Close()
 	})

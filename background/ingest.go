@@ -26,23 +26,41 @@ import (
 // fails, none is done. Every write is idempotent, so a turn ingested
 // again after a crash writes nothing twice: memory ids derive from the
 // request id (or the turn id), and turn-log rows are keyed by the turn id.
+//
+// A turn handed out more than Config.MaxTurnAttempts times is parked (see
+// park) and counts as done; one handed out more than twice (it failed, or
+// its worker died, with it) is ingested in a round of its own, so a turn
+// that keeps failing never takes the shared write of the others with it.
 func (q *ingester) ingestTurns(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, error) {
 	start := time.Now()
 	defer func() { q.met.jobLatency.WithLabelValues(kindIngest).Observe(time.Since(start).Seconds()) }()
 	var ids []string
 	var firstErr error
 	failed := 0
-	// A forget is ingested after what came before it is written: the
-	// events and turn-log rows it must erase exist by then.
+	retried := func(t *memory.Turn) bool { return t.Attempts > 2 }
 	for len(turns) > 0 {
+		if turns[0].Attempts > q.maxTurnAttempts() {
+			if err := q.park(ctx, s, turns[0]); err != nil {
+				return ids, err
+			}
+			ids = append(ids, turns[0].ID)
+			turns = turns[1:]
+			continue
+		}
+		// A forget is ingested after what came before it is written: the
+		// events and turn-log rows it must erase exist by then.
 		n := 1
-		for n < len(turns) && !q.isForget(turns[n]) {
+		for !retried(turns[0]) && n < len(turns) && !q.isForget(turns[n]) && !retried(turns[n]) {
 			n++
 		}
 		done, nf, err := q.ingestRound(ctx, s, turns[:n])
 		if err != nil && len(done) == 0 && nf == 0 {
-			// The shared write failed: nothing of this part is done.
-			return ids, err
+			if !retried(turns[0]) {
+				// The shared write failed: nothing of this part is done.
+				return ids, err
+			}
+			// A retried turn failed alone: the turns after it go on.
+			nf = 1
 		}
 		ids = append(ids, done...)
 		failed += nf
@@ -54,6 +72,34 @@ func (q *ingester) ingestTurns(ctx context.Context, s memory.Scope, turns []*mem
 		return ids, firstErr
 	}
 	return ids, nil
+}
+
+// park sets aside a turn that failed too often: its turn-log row (when
+// the turn log is on) and an audit row ("park", naming the turn) are
+// written, the caller completes it like an ingested one, and the metric
+// and an error log tell the operator. Its memories are not made; the
+// turn log keeps its text for an operator (or reextract) to look at.
+func (q *ingester) park(ctx context.Context, s memory.Scope, t *memory.Turn) error {
+	tl := *t
+	if tl.Time.IsZero() {
+		tl.Time = q.now()
+	}
+	err := q.together(ctx, func(ctx context.Context) error {
+		if q.pol.Ingest.TurnLog {
+			if err := q.cfg.Store.AppendTurn(ctx, &tl); err != nil {
+				return fmt.Errorf("append parked turn: %w", err)
+			}
+		}
+		return q.audit(ctx, s, "background", "park", "", "", "",
+			fmt.Sprintf("turn %s (request %s) parked after %d attempts", t.ID, t.RequestID, t.Attempts-1))
+	})
+	if err != nil {
+		return fmt.Errorf("park turn: %w", err)
+	}
+	q.met.parked.Inc()
+	q.met.nParked.Add(1)
+	q.log.ErrorContext(ctx, "ingest: turn parked after repeated failures", "turn", t.ID, "request_id", t.RequestID, "attempts", t.Attempts-1)
+	return nil
 }
 
 func (q *ingester) isForget(t *memory.Turn) bool {

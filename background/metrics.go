@@ -21,10 +21,11 @@ type metrics struct {
 	archived       prometheus.Counter
 	superseded     prometheus.Counter
 	reinforced     prometheus.Counter
+	parked         prometheus.Counter
 	queueDepth     *prometheus.GaugeVec
 	tierGauge      *prometheus.GaugeVec
 
-	nLLM, nWouldBe, nIngested, nConsolidations atomic.Int64
+	nLLM, nWouldBe, nIngested, nConsolidations, nParked atomic.Int64
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -42,6 +43,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		archived:       prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "memories_archived_total", Help: "Memories archived by decay."}),
 		superseded:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "memories_superseded_total", Help: "Memories superseded by newer facts or forgets."}),
 		reinforced:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "memories_reinforced_total", Help: "Reinforcements instead of inserts."}),
+		parked:         prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "ingest_parked_turns_total", Help: "Turns parked after failing Config.MaxTurnAttempts times (kept in the turn log, not ingested)."}),
 		tierGauge:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "memories_live", Help: "Live memories by tier (refreshed by each decay pass)."}, []string{"tier"}),
 		queueDepth:     prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "queue_depth", Help: "Jobs by state (refreshed by Pending and decay)."}, []string{"state"}),
 	}
@@ -58,6 +60,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		m.archived = register(reg, m.archived)
 		m.superseded = register(reg, m.superseded)
 		m.reinforced = register(reg, m.reinforced)
+		m.parked = register(reg, m.parked)
 		m.queueDepth = register(reg, m.queueDepth)
 		m.tierGauge = register(reg, m.tierGauge)
 		register(reg, prometheus.Collector(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "llm_calls_per_ingested_turn", Help: "Consolidation model calls (real or would-be) per ingested turn of this process's first queue."}, m.callsPerTurn)))

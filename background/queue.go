@@ -64,6 +64,13 @@ type Config struct {
 	// renewal (renewed every Lease/3); 0 means DefaultLease. After a
 	// crash a dead worker's turns are claimed again once it expired.
 	Lease time.Duration
+	// MaxTurnAttempts bounds how many times a spooled turn is handed to
+	// a worker (crashes included); a turn still failing then is parked:
+	// written to the turn log, completed without its memories, counted
+	// (memproxy_ingest_parked_turns_total, Stats.ParkedTurns), logged and
+	// audited, so it never holds up the scope. 0 means
+	// DefaultMaxTurnAttempts.
+	MaxTurnAttempts int
 	// SweepInterval is how often the queue looks for turns nobody holds
 	// (a lost job, an expired lease); 0 means DefaultSweepInterval.
 	SweepInterval time.Duration

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,10 +100,16 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 	return q.apply(ctx, s, m, lifecycle.Decide(c, slot, near, pol, m.CreatedAt), actor)
 }
 
-// apply makes a decision's writes, supersedes first (see reconcile).
+// apply makes a decision's writes and their audit rows in one
+// transaction (the store's Batch: Insert, Supersede, Touch, Update and
+// AppendAudit join it), so a failure between them leaves nothing written
+// and a retry finds the scope as it was. A retried insert decision finds
+// its memory (the id is stable) and writes nothing; a retried reinforce
+// finds the restatement's provenance in place and writes nothing.
 func (q *reconciler) apply(ctx context.Context, s memory.Scope, m *memory.Memory, ws []lifecycle.Write, actor string) (Decision, error) {
 	d := DecisionInsert
 	var ins *memory.Memory
+	var sups []lifecycle.Write
 	for _, w := range ws {
 		switch w.Op {
 		case lifecycle.Reinforce:
@@ -110,39 +117,54 @@ func (q *reconciler) apply(ctx context.Context, s memory.Scope, m *memory.Memory
 		case lifecycle.Insert:
 			ins = w.Memory
 		case lifecycle.Supersede:
-			if err := q.supersedeAt(ctx, s, w.Memory, w.By, w.At, w.Reason, actor); err != nil {
-				return "", err
-			}
+			sups = append(sups, w)
 			d = DecisionSupersede
 		}
 	}
-	if ins == nil {
+	if ins == nil && len(sups) == 0 {
 		return DecisionReinforce, nil
 	}
-	if err := q.insert(ctx, s, ins, actor); err != nil {
+	err := q.together(ctx, func(ctx context.Context) error {
+		for _, w := range sups {
+			if err := q.supersedeAt(ctx, s, w.Memory, w.By, w.At, w.Reason, actor); err != nil {
+				return err
+			}
+		}
+		if ins != nil {
+			return q.insertAudited(ctx, s, ins, actor)
+		}
+		return nil
+	})
+	if err != nil {
 		return "", err
+	}
+	q.met.superseded.Add(float64(len(sups)))
+	if ins != nil {
+		q.met.memories.WithLabelValues(string(ins.Tier)).Inc()
 	}
 	return d, nil
 }
 
-// insert writes m and its audit row, in one transaction when the store
-// can batch them.
+// insert writes m and its audit row in one transaction.
 func (q *reconciler) insert(ctx context.Context, s memory.Scope, m *memory.Memory, actor string) error {
-	err := q.together(ctx, func(ctx context.Context) error {
-		if err := q.cfg.Store.Insert(ctx, s, m); err != nil {
-			return fmt.Errorf("insert %s: %w", m.Tier, err)
-		}
-		return q.audit(ctx, s, actor, "insert", m.ID, "", snapshot(m), "")
-	})
-	if err != nil {
+	if err := q.together(ctx, func(ctx context.Context) error { return q.insertAudited(ctx, s, m, actor) }); err != nil {
 		return err
 	}
 	q.met.memories.WithLabelValues(string(m.Tier)).Inc()
 	return nil
 }
 
+// insertAudited is insert's writes, in the transaction ctx carries.
+func (q *reconciler) insertAudited(ctx context.Context, s memory.Scope, m *memory.Memory, actor string) error {
+	if err := q.cfg.Store.Insert(ctx, s, m); err != nil {
+		return fmt.Errorf("insert %s: %w", m.Tier, err)
+	}
+	return q.audit(ctx, s, actor, "insert", m.ID, "", snapshot(m), "")
+}
+
 // together runs fn's store writes (those a Batcher joins) in one
-// transaction when the store can batch, else one by one.
+// transaction when the store can batch, else one by one. fn must make
+// fewer than a few dozen writes: PostgreSQL's Batch commits every 48.
 func (q *core) together(ctx context.Context, fn func(ctx context.Context) error) error {
 	if b, ok := q.cfg.Store.(Batcher); ok {
 		return b.Batch(ctx, fn)
@@ -150,9 +172,15 @@ func (q *core) together(ctx context.Context, fn func(ctx context.Context) error)
 	return fn(ctx)
 }
 
+// reinforce records that by restated old: a touch, the new provenance and
+// the audit row, in one transaction. A restatement already recorded (its
+// request ids are in old's provenance: a retried job, or a second fact of
+// one turn) writes nothing.
 func (q *reconciler) reinforce(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
-	if err := q.cfg.Store.Touch(ctx, s, []string{old.ID}, by.CreatedAt); err != nil {
-		return fmt.Errorf("reinforce: %w", err)
+	if len(by.Provenance.RequestIDs) > 0 && !slices.ContainsFunc(by.Provenance.RequestIDs, func(id string) bool {
+		return !slices.Contains(old.Provenance.RequestIDs, id)
+	}) {
+		return nil
 	}
 	// Keep the new provenance: the fact was stated again.
 	old.Provenance.RequestIDs = union(old.Provenance.RequestIDs, by.Provenance.RequestIDs...)
@@ -165,18 +193,35 @@ func (q *reconciler) reinforce(ctx context.Context, s memory.Scope, old, by *mem
 	if by.NoDecay && !old.NoDecay {
 		old.NoDecay, old.Value = true, max(old.Value, by.Value)
 	}
-	if err := q.cfg.Store.Update(ctx, s, old); err != nil {
-		return fmt.Errorf("reinforce: %w", err)
+	err := q.together(ctx, func(ctx context.Context) error {
+		// Update writes hits and last use as given (the touch is in them).
+		if err := q.cfg.Store.Update(ctx, s, old); err != nil {
+			return fmt.Errorf("reinforce: %w", err)
+		}
+		return q.audit(ctx, s, actor, "reinforce", old.ID, "", "", "restated: "+truncate(by.Text, 200))
+	})
+	if err != nil {
+		return err
 	}
 	q.met.reinforced.Inc()
-	return q.audit(ctx, s, actor, "reinforce", old.ID, "", "", "restated: "+truncate(by.Text, 200))
+	return nil
 }
 
+// supersede closes old, replaced by by, with its audit row in one
+// transaction.
 func (q *reconciler) supersede(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
-	return q.supersedeAt(ctx, s, old, by.ID, by.CreatedAt, "", actor)
+	err := q.together(ctx, func(ctx context.Context) error {
+		return q.supersedeAt(ctx, s, old, by.ID, by.CreatedAt, "", actor)
+	})
+	if err != nil {
+		return err
+	}
+	q.met.superseded.Inc()
+	return nil
 }
 
-// supersedeAt closes old at at (the date its successor became true).
+// supersedeAt closes old at at (the date its successor became true), in
+// the transaction ctx carries.
 func (q *reconciler) supersedeAt(ctx context.Context, s memory.Scope, old *memory.Memory, by string, at time.Time, why, actor string) error {
 	if at.Before(old.ValidFrom) {
 		at = old.ValidFrom
@@ -184,7 +229,6 @@ func (q *reconciler) supersedeAt(ctx context.Context, s memory.Scope, old *memor
 	if err := q.cfg.Store.Supersede(ctx, s, old.ID, by, at); err != nil {
 		return fmt.Errorf("supersede: %w", err)
 	}
-	q.met.superseded.Inc()
 	detail := "superseded by " + by
 	if why != "" {
 		detail += ": " + why

@@ -293,6 +293,10 @@ type Turn struct {
 	// Truncated says User or Assistant was cut to policy
 	// ingest.max_turn_bytes when the turn was captured.
 	Truncated bool `json:"truncated,omitempty"`
+	// Attempts is how many times the spool handed the turn to a worker,
+	// this claim included (TurnSpool.ClaimTurns sets it; not stored in
+	// the turn itself).
+	Attempts int `json:"-"`
 }
 
 // MaxTurnContext bounds Turn.Context in characters (runes).

@@ -129,6 +129,11 @@ func testSpoolLeases(t *testing.T, p memory.TurnSpool) {
 	if err != nil || !slices.Equal(spoolIDs(live), spoolIDs(in)) {
 		t.Fatalf("takeover claimed %v (err %v), want %v", spoolIDs(live), err, spoolIDs(in))
 	}
+	// Attempts counts the claims: the dead worker's two turns are on their
+	// second, the third on its first.
+	if got := []int{live[0].Attempts, live[1].Attempts, live[2].Attempts}; !slices.Equal(got, []int{2, 2, 1}) {
+		t.Errorf("attempts after a takeover %v, want [2 2 1]", got)
+	}
 	if n, _ := p.CompleteTurns(ctx, a, "dead", spoolIDs(in)); n != 0 {
 		t.Errorf("the dead owner completed %d turns it lost", n)
 	}

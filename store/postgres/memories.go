@@ -144,17 +144,22 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 		m.ValidFrom = m.CreatedAt
 	}
 	// The usage counters (migration 9) are folded into the row written.
-	res, err := s.db.ExecContext(ctx, `WITH folded AS (DELETE FROM memory_usage WHERE user_id = $1 AND namespace = $2 AND id = $3)
+	var res sql.Result
+	err = s.joined(ctx, false, nil, func(q dbtx) error {
+		var err error
+		res, err = q.ExecContext(ctx, `WITH folded AS (DELETE FROM memory_usage WHERE user_id = $1 AND namespace = $2 AND id = $3)
 		UPDATE memories SET tier = $4, text = $5, embedding = $6,
 		value = $7, confidence = $8, source = $9, provenance = $10,
 		key = $11, session = $12, no_decay = $13, last_used_at = $14, hits = $15, valid_from = $16,
 		valid_to = $17, superseded_by = $18, expires_at = $19, archived_at = $20, consolidated_at = $21,
 		context = $22
 		WHERE user_id = $1 AND namespace = $2 AND id = $3`,
-		sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
-		m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay, micro(m.LastUsedAt), m.Hits,
-		micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy, timeArg(m.ExpiresAt), timeArg(m.ArchivedAt),
-		timeArg(m.ConsolidatedAt), m.Context)
+			sc.User, sc.Namespace, m.ID, string(m.Tier), m.Text, vectorArg(m.Embedding),
+			m.Value, m.Confidence, string(m.Source), prov, m.Key, m.Session, m.NoDecay, micro(m.LastUsedAt), m.Hits,
+			micro(m.ValidFrom), timeArg(m.ValidTo), m.SupersededBy, timeArg(m.ExpiresAt), timeArg(m.ArchivedAt),
+			timeArg(m.ConsolidatedAt), m.Context)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
@@ -342,13 +347,20 @@ func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 	return oneRow(res, "delete memory", id)
 }
 
-// Supersede marks old as replaced by newID at t.
+// Supersede marks old as replaced by newID at t; Update, Supersede and
+// MarkConsolidated join the Batch ctx carries, if any (a decision's writes
+// and their audit rows commit together).
 func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("supersede memory: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE memories SET valid_to = $4, superseded_by = $5
+	var res sql.Result
+	err := s.joined(ctx, false, nil, func(q dbtx) error {
+		var err error
+		res, err = q.ExecContext(ctx, `UPDATE memories SET valid_to = $4, superseded_by = $5
 		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, oldID, micro(t), newID)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("supersede memory: %w", err)
 	}
@@ -357,6 +369,11 @@ func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID str
 
 // batch runs a scoped UPDATE over ids; ids outside the scope are ignored.
 func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []string, set string, args ...any) error {
+	return s.update(ctx, false, op, sc, ids, set, args...)
+}
+
+// update is batch, joining the Batch ctx carries when join is set.
+func (s *Store) update(ctx context.Context, join bool, op string, sc memory.Scope, ids []string, set string, args ...any) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -375,7 +392,17 @@ func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []str
 	q := `WITH locked AS MATERIALIZED (
 		SELECT id FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id FOR UPDATE)
 		UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id = ANY(ARRAY(SELECT id FROM locked))`
-	if _, err := s.db.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...); err != nil {
+	run := func(x dbtx) error {
+		_, err := x.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...)
+		return err
+	}
+	var err error
+	if join {
+		err = s.joined(ctx, false, nil, run)
+	} else {
+		err = run(s.db)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -409,7 +436,7 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 
 // MarkConsolidated sets consolidated_at=t on the given events.
 func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	return s.batch(ctx, "mark consolidated", sc, ids, `consolidated_at = $4`, micro(t))
+	return s.update(ctx, true, "mark consolidated", sc, ids, `consolidated_at = $4`, micro(t))
 }
 
 // Archive takes memories out of recall at t.

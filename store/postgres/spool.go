@@ -123,7 +123,7 @@ func (s *spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 				attempts = attempts + 1
 			WHERE seq IN (SELECT seq FROM turn_spool WHERE user_id = $3 AND namespace = $4 AND NOT done
 				AND (owner = '' OR lease_until <= clock_timestamp()) ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED)
-			RETURNING seq, data`, owner, lease.Microseconds(), sc.User, sc.Namespace, limit)
+			RETURNING seq, data, attempts`, owner, lease.Microseconds(), sc.User, sc.Namespace, limit)
 		if err != nil {
 			return err
 		}
@@ -136,13 +136,15 @@ func (s *spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 		for rows.Next() {
 			var r row
 			var data string
-			if err := rows.Scan(&r.seq, &data); err != nil {
+			var attempts int
+			if err := rows.Scan(&r.seq, &data, &attempts); err != nil {
 				return err
 			}
 			r.t = new(memory.Turn)
 			if err := json.Unmarshal([]byte(data), r.t); err != nil {
 				return fmt.Errorf("decode: %w", err)
 			}
+			r.t.Attempts = attempts
 			r.t.Scope = sc
 			got = append(got, r)
 		}

@@ -116,7 +116,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	if err := m.Validate(s.dim); err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.joinChanged(ctx, sc, []string{m.ID}, func(tx *sql.Tx) error {
 		var seq int64
 		var created int64
 		err := tx.QueryRowContext(ctx, `SELECT seq, created_at FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
@@ -146,7 +146,6 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 		return fmt.Errorf("update memory: %w", err)
 	}
 	m.Scope = sc
-	s.idx.Changed(ctx, sc, []string{m.ID})
 	return nil
 }
 
@@ -368,12 +367,28 @@ func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
 	return nil
 }
 
-// Supersede marks oldID replaced by newID at t.
+// joinChanged runs fn as joinWrite does (in the Batch ctx carries, if
+// any) and refreshes the indexes' rows of ids once fn's writes are
+// committed: after the write lock is released without a batch, as the
+// batch commits with one.
+func (s *Store) joinChanged(ctx context.Context, sc memory.Scope, ids []string, fn func(tx *sql.Tx) error) error {
+	if s.batchOf(ctx) == nil {
+		if err := s.write(ctx, fn); err != nil {
+			return err
+		}
+		s.idx.Changed(ctx, sc, ids)
+		return nil
+	}
+	return s.joinWriteThen(ctx, fn, func() { s.idx.Changed(context.WithoutCancel(ctx), sc, ids) })
+}
+
+// Supersede marks oldID replaced by newID at t (in the Batch ctx carries,
+// if any).
 func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("supersede memory: %w", err)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.joinChanged(ctx, sc, []string{oldID}, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE memories SET valid_to = ?, superseded_by = ? WHERE +user = ? AND +namespace = ? AND id = ?`,
 			micros(t), newID, sc.User, sc.Namespace, oldID)
 		if err != nil {
@@ -387,7 +402,6 @@ func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID str
 	if err != nil {
 		return fmt.Errorf("supersede memory: %w", err)
 	}
-	s.idx.Changed(ctx, sc, []string{oldID})
 	return nil
 }
 
@@ -444,10 +458,15 @@ func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []str
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("mark consolidated: %w", err)
 	}
-	if err := s.updateMany(ctx, sc, ids, `consolidated_at = ?`, micros(t)); err != nil {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.joinChanged(ctx, sc, ids, func(tx *sql.Tx) error {
+		return s.updateTx(ctx, tx, sc, ids, `consolidated_at = ?`, micros(t))
+	})
+	if err != nil {
 		return fmt.Errorf("mark consolidated: %w", err)
 	}
-	s.idx.Changed(ctx, sc, ids)
 	return nil
 }
 

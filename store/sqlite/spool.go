@@ -165,7 +165,7 @@ func (p *Spool) ClaimTurns(ctx context.Context, s memory.Scope, owner string, le
 		rows, err := tx.QueryContext(ctx, `UPDATE spool SET owner = ?, lease_until = ?, attempts = attempts + 1
 			WHERE seq IN (SELECT seq FROM spool WHERE user = ? AND namespace = ? AND done = 0
 				AND (owner = '' OR lease_until <= ?) ORDER BY seq LIMIT ?)
-			RETURNING seq, data`, owner, now+lease.Microseconds(), s.User, s.Namespace, now, limit)
+			RETURNING seq, data, attempts`, owner, now+lease.Microseconds(), s.User, s.Namespace, now, limit)
 		if err != nil {
 			return err
 		}
@@ -178,13 +178,15 @@ func (p *Spool) ClaimTurns(ctx context.Context, s memory.Scope, owner string, le
 		for rows.Next() {
 			var r row
 			var data string
-			if err := rows.Scan(&r.seq, &data); err != nil {
+			var attempts int
+			if err := rows.Scan(&r.seq, &data, &attempts); err != nil {
 				return err
 			}
 			r.t = new(memory.Turn)
 			if err := json.Unmarshal([]byte(data), r.t); err != nil {
 				return fmt.Errorf("decode: %w", err)
 			}
+			r.t.Attempts = attempts
 			r.t.Scope = s
 			got = append(got, r)
 		}
