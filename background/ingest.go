@@ -374,18 +374,44 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 		if evs, err = q.insertNew(ctx, s, evs); err != nil {
 			return err
 		}
-		for i := range log {
-			if err := q.cfg.Store.AppendTurn(ctx, &log[i]); err != nil {
-				return fmt.Errorf("append turn: %w", err)
-			}
-		}
-		return nil
+		return q.appendTurns(ctx, log)
 	})
 	if err != nil || len(evs) == 0 {
 		return err
 	}
 	q.met.memories.WithLabelValues(string(memory.TierEvent)).Add(float64(len(evs)))
 	return q.clu.clusterBatch(ctx, evs)
+}
+
+// turnsAppender is a store that writes many turn-log rows in one
+// statement (PostgreSQL: one joined call of the group commit for a
+// round's turns instead of one a turn).
+type turnsAppender interface {
+	AppendTurns(ctx context.Context, ts []*memory.Turn) error
+}
+
+// appendTurns writes the turns to the turn log, in one call when the
+// store can.
+func (q *ingester) appendTurns(ctx context.Context, log []memory.Turn) error {
+	if len(log) == 0 {
+		return nil
+	}
+	if a, ok := q.cfg.Store.(turnsAppender); ok {
+		ts := make([]*memory.Turn, len(log))
+		for i := range log {
+			ts[i] = &log[i]
+		}
+		if err := a.AppendTurns(ctx, ts); err != nil {
+			return fmt.Errorf("append turns: %w", err)
+		}
+		return nil
+	}
+	for i := range log {
+		if err := q.cfg.Store.AppendTurn(ctx, &log[i]); err != nil {
+			return fmt.Errorf("append turn: %w", err)
+		}
+	}
+	return nil
 }
 
 // insertNew writes the events in one transaction and returns them. The

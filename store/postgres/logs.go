@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -52,6 +53,59 @@ func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	})
 	if err != nil {
 		return fmt.Errorf("append turn: %w", err)
+	}
+	return nil
+}
+
+// AppendTurns writes turns to their scopes' turn logs in one statement
+// (an ingest round's turns: one joined call of a Batch instead of one a
+// turn), each keyed by its spool id as AppendTurn does.
+func (s *logs) AppendTurns(ctx context.Context, ts []*memory.Turn) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	n := len(ts)
+	col := func() []string { return make([]string, n) }
+	users, nss, reqs, sess, times, ut, as, fr, models, arms, refs, inj, intents, tids, apis :=
+		col(), col(), col(), col(), col(), col(), col(), col(), col(), col(), col(), col(), col(), col(), col()
+	now := time.Now()
+	for i, t := range ts {
+		if t == nil {
+			return fmt.Errorf("append turns: %w: nil turn", memory.ErrInvalid)
+		}
+		if err := s.check(t.Scope); err != nil {
+			return fmt.Errorf("append turns: %w", err)
+		}
+		if t.Time.IsZero() {
+			t.Time = now
+		}
+		t.Time = micro(t.Time)
+		r, err := jsonArg(nonNil(t.Refs))
+		if err != nil {
+			return fmt.Errorf("append turns: %w", err)
+		}
+		in, err := jsonArg(nonNil(t.Injected))
+		if err != nil {
+			return fmt.Errorf("append turns: %w", err)
+		}
+		users[i], nss[i], reqs[i], sess[i], times[i] = t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time.Format(time.RFC3339Nano)
+		ut[i], as[i], fr[i], models[i], arms[i], refs[i], inj[i] = t.User, t.Assistant, t.FinishReason, t.Model, t.Arm, r, in
+		intents[i], tids[i], apis[i] = string(t.Intent), t.ID, t.API
+	}
+	err := s.joined(ctx, false, nil, func(q dbtx) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
+			assistant, finish_reason, model, arm, refs, injected, intent, tid, api)
+			SELECT u, ns, r, se, tm, ut, a, fr, mo, ar, rf::jsonb, ij::jsonb, it, NULLIF(ti, ''), ap
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[],
+				$9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+				AS x(u, ns, r, se, tm, ut, a, fr, mo, ar, rf, ij, it, ti, ap)
+			ON CONFLICT (user_id, namespace, tid) WHERE tid IS NOT NULL DO NOTHING`,
+			pq.Array(users), pq.Array(nss), pq.Array(reqs), pq.Array(sess), pq.Array(times), pq.Array(ut), pq.Array(as),
+			pq.Array(fr), pq.Array(models), pq.Array(arms), pq.Array(refs), pq.Array(inj), pq.Array(intents), pq.Array(tids), pq.Array(apis))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("append turns: %w", err)
 	}
 	return nil
 }
