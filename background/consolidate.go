@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memproxy/memproxy/facts"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/riverqueue/river"
 )
@@ -181,6 +182,33 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 		return err
 	}
 	var firstFact *memory.Memory
+	// The model's triples first: each is a fact of its slot. A sentence of
+	// "semantic" keyed to a slot a triple filled is left out (the triple
+	// says it; the sentence's crude keying could only disagree).
+	tripleKeys := map[string]bool{}
+	for i, tr := range res.Triples {
+		f, ok := facts.FromTriple(tr, at)
+		if !ok {
+			q.log.WarnContext(ctx, "consolidation triple rejected", "attribute", tr.Attribute)
+			continue
+		}
+		tier := memory.TierSemantic
+		if factsIsProfile(f) {
+			tier = memory.TierProfile
+		}
+		m := &memory.Memory{
+			ID: stableID(key, "triple", fmt.Sprint(i)), Scope: s, Tier: tier, Text: f.Text,
+			Value: 0.6, Confidence: 0.8, Source: memory.SourceConsolidated, Provenance: prov, Key: f.Key(),
+			CreatedAt: at, LastUsedAt: at, ValidFrom: at,
+		}
+		if _, err := q.rec.reconcile(ctx, s, m, &f, "background"); err != nil {
+			return fmt.Errorf("reconcile consolidated triple: %w", err)
+		}
+		tripleKeys[f.Key()] = true
+		if firstFact == nil {
+			firstFact = m
+		}
+	}
 	for i, text := range res.Semantic {
 		m := &memory.Memory{
 			ID: stableID(key, "fact", fmt.Sprint(i)), Scope: s, Tier: memory.TierSemantic, Text: text,
@@ -191,6 +219,9 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 		if fs := ExtractFacts(firstPerson(text), q.pol.Reconcile.ChangeCues); len(fs) == 1 {
 			fp = &fs[0]
 			m.Key = fp.Key()
+		}
+		if m.Key != "" && tripleKeys[m.Key] {
+			continue
 		}
 		if _, err := q.rec.reconcile(ctx, s, m, fp, "background"); err != nil {
 			return fmt.Errorf("reconcile consolidated fact: %w", err)

@@ -2,6 +2,7 @@ package background
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -277,4 +278,96 @@ var oneOffSettings = []string{
 	"a kite festival", "a street parade", "a paddle race", "a sculpture park", "a village fete",
 	"a bird sanctuary", "the riverbank", "a hot spring", "a ghost tour", "a craft fair",
 	"a drum circle", "a bowling alley", "a pumpkin patch", "a mosaic workshop", "the harbor",
+}
+
+// lisbon are three turns about one repeated topic: a move.
+var lisbon = []string{
+	"Planning the Lisbon move with Ana: the movers come on March 3 to the Alfama flat",
+	"For the Lisbon move with Ana, the Alfama flat costs 1800 euros per month from March 3",
+	"Lisbon move with Ana update: we signed the Alfama flat lease from March 3",
+}
+
+// TestConsolidationTriples: the consolidation call's triples become facts
+// of their slots in the same call (a move supersedes the old city); a
+// triple that lost its value or kept a first person is dropped; a
+// malformed triples list is rejected and asked again, within the
+// policy's retries; the model is called once per cluster, never per turn.
+func TestConsolidationTriples(t *testing.T) {
+	const good = `{"episodic":"The user and Ana are moving to an Alfama flat in Lisbon on March 3 (1800 EUR/month).",
+		"semantic":["The user is moving to Lisbon with Ana."],"contradicts":[],
+		"triples":[{"subject":"user","attribute":"lives_in","value":"Lisbon"},
+			{"subject":"user","attribute":"likes","value":"it"},
+			{"subject":"User","attribute":"Partner","value":"Ana"}]}`
+	cases := []struct {
+		name    string
+		replies []fakeupstream.Reply
+		calls   int64
+	}{
+		{"good", []fakeupstream.Reply{{Content: good}}, 1},
+		{"malformed_then_good", []fakeupstream.Reply{{Content: `{"episodic":"A move.","triples":"lives in Lisbon"}`}, {Content: good}}, 2},
+		{"missing_value_then_good", []fakeupstream.Reply{{Content: `{"episodic":"A move.","triples":[{"subject":"user","attribute":"lives_in"}]}`}, {Content: good}}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				fake := fakeupstream.New()
+				fake.Push(c.replies...)
+				e := newEnv(t, backend, envOpts{llm: fakeLLM(t, fake)})
+				s := scope("tripl")
+				e.say(s, "I live in Berlin.")
+				e.wait()
+				e.sayAll(s, lisbon)
+				e.wait()
+				if got := e.q.LLMCalls(); got != c.calls {
+					t.Errorf("LLM calls %d for one cluster of %d turns, want %d", got, len(lisbon)+1, c.calls)
+				}
+				live := e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)
+				var city, partner *memory.Memory
+				for _, m := range live {
+					f := m.Fact()
+					switch {
+					case f == nil:
+					case f.Attribute == "lives_in" && f.Value == "Lisbon":
+						city = m
+					case f.Attribute == "partner" && f.Value == "Ana":
+						partner = m
+					case f.Attribute == "likes":
+						t.Errorf("a triple without a real value was stored: %q", m.Text)
+					}
+				}
+				if city == nil || city.Source != memory.SourceConsolidated || city.Text != "The user lives in Lisbon." {
+					t.Fatalf("no consolidated lives_in Lisbon fact among %s", texts(live))
+				}
+				if partner == nil || partner.Text != "The user's partner is Ana." {
+					t.Errorf("no partner Ana fact among %s", texts(live))
+				}
+				sup := e.list(s, memory.StateSuperseded)
+				if len(sup) != 1 || !strings.Contains(sup[0].Text, "Berlin") || sup[0].SupersededBy != city.ID {
+					t.Errorf("superseded %s, want Berlin replaced by %s", texts(sup), city.ID)
+				}
+				for _, m := range live {
+					if strings.Contains(m.Text, "Berlin") {
+						t.Errorf("Berlin still live: %q", m.Text)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestParseConsolidationTriples(t *testing.T) {
+	c, err := ParseConsolidation(`{"episodic":"x","triples":[{"subject":"user","attribute":"pet","value":"a cat","ended":true}]}`)
+	if err != nil || len(c.Triples) != 1 || c.Triples[0] != (memory.Triple{Subject: "user", Attribute: "pet", Value: "a cat", Ended: true}) {
+		t.Fatalf("parsed %+v, err %v", c, err)
+	}
+	for _, bad := range []string{
+		`{"episodic":"x","triples":{"subject":"user"}}`,
+		`{"episodic":"x","triples":[{"subject":"user","attribute":"pet","value":3}]}`,
+		`{"episodic":"x","triples":[{"subject":"user","attribute":"pet","value":"cat","ended":"yes"}]}`,
+		`{"episodic":"x","triples":["user pet cat"]}`,
+	} {
+		if _, err := ParseConsolidation(bad); !errors.Is(err, errBadAnswer) {
+			t.Errorf("ParseConsolidation(%s) err %v, want a bad answer", bad, err)
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -57,6 +59,10 @@ type Consolidation struct {
 	Episodic    string   `json:"episodic"`
 	Semantic    []string `json:"semantic"`
 	Contradicts []string `json:"contradicts"`
+	// Triples are the durable facts as (subject, attribute, value), from
+	// the same call: each becomes a fact of its slot (facts.FromTriple),
+	// superseding the slot's old value as an extracted fact would.
+	Triples []memory.Triple `json:"triples,omitempty"`
 }
 
 // consolidationPrompt asks for strict JSON. It names what a good summary
@@ -73,7 +79,12 @@ Return ONLY a JSON object, no prose, with exactly these keys:
     each a short standalone sentence in the third person ("The user ..."),
     empty if none;
   "contradicts": a list of the known facts (copied verbatim) that these
-    turns show are no longer true, empty if none.
+    turns show are no longer true, empty if none;
+  "triples": the durable facts of "semantic" that fit one attribute, as
+    objects {"subject": "user" or a relation word such as "sister" or
+    "wife", "attribute": one of %s or a short
+    snake_case name, "value": a short noun phrase, "ended": true only if the
+    turns say it stopped being true}, empty if none.
 
 Known facts:
 %s
@@ -87,7 +98,7 @@ func buildPrompt(turns []string, known []string) string {
 	if len(known) > 0 {
 		k = "- " + strings.Join(known, "\n- ")
 	}
-	return fmt.Sprintf(consolidationPrompt, k, strings.Join(turns, "\n\n"))
+	return fmt.Sprintf(consolidationPrompt, strings.Join(facts.Vocabulary(), ", "), k, strings.Join(turns, "\n\n"))
 }
 
 // errBadAnswer marks a model answer that is not valid consolidation JSON.
@@ -119,6 +130,29 @@ func ParseConsolidation(answer string) (*Consolidation, error) {
 		}
 		if err := json.Unmarshal(v, f.dst); err != nil {
 			return nil, fmt.Errorf("%w: %s must be a list of strings", errBadAnswer, f.name)
+		}
+	}
+	if v, ok := raw["triples"]; ok && string(v) != "null" {
+		var ts []map[string]json.RawMessage
+		if err := json.Unmarshal(v, &ts); err != nil {
+			return nil, fmt.Errorf("%w: triples must be a list of objects", errBadAnswer)
+		}
+		for _, t := range ts {
+			var tr memory.Triple
+			for _, f := range []struct {
+				name string
+				dst  *string
+			}{{"subject", &tr.Subject}, {"attribute", &tr.Attribute}, {"value", &tr.Value}} {
+				if err := json.Unmarshal(t[f.name], f.dst); err != nil || strings.TrimSpace(*f.dst) == "" {
+					return nil, fmt.Errorf("%w: a triple's %s must be a non-empty string", errBadAnswer, f.name)
+				}
+			}
+			if e, ok := t["ended"]; ok && string(e) != "null" {
+				if err := json.Unmarshal(e, &tr.Ended); err != nil {
+					return nil, fmt.Errorf("%w: a triple's ended must be a boolean", errBadAnswer)
+				}
+			}
+			c.Triples = append(c.Triples, tr)
 		}
 	}
 	c.Episodic = strings.TrimSpace(c.Episodic)

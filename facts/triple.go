@@ -1,0 +1,77 @@
+package facts
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// FromTriple builds the fact a triple states, as Extract would have: the
+// attribute normalised (lowercase, snake_case, legacy names mapped), its
+// vocabulary flags (multi-valued, open), the stored sentence rendered from
+// the triple in English or Chinese, valid from at. A subject is "user" or
+// a relation word ("sister", "wife", 妹妹). It reports false for a triple
+// Extract would never store: no value, a first-person or vague value, an
+// unknown subject, an attribute that is not a short snake_case name.
+// Consolidation models answer triples through it.
+func FromTriple(t memory.Triple, at time.Time) (Fact, bool) {
+	subj := strings.ToLower(strings.TrimSpace(t.Subject))
+	word := ""
+	switch subj {
+	case "user", "the user", "用户":
+		subj = "user"
+	default:
+		r, ok := relations[subj]
+		if !ok {
+			return Fact{}, false
+		}
+		word, subj = subj, r
+	}
+	attr := normAttribute(t.Attribute)
+	if n, ok := LegacyKeys[attr]; ok {
+		attr = n
+	}
+	f := Fact{
+		Triple: memory.Triple{Subject: subj, Attribute: attr, Value: strings.Trim(strings.TrimSpace(t.Value), ".。"), Ended: t.Ended},
+		word:   word,
+	}
+	if attr == "" || !valid(&f) {
+		return Fact{}, false
+	}
+	f.Multi = IsMulti(attr)
+	f.Open = !InVocabulary(attr)
+	f.ValidFrom = at
+	f.Text = render(&f, hasHan(f.Value) || hasHan(t.Subject))
+	return f, true
+}
+
+// normAttribute is a model's attribute name as the vocabulary spells
+// them: lowercase snake_case ASCII, at most four words; "" when it is not
+// one.
+func normAttribute(a string) string {
+	a = strings.ToLower(strings.TrimSpace(a))
+	a = strings.NewReplacer(" ", "_", "-", "_").Replace(a)
+	if a == "" || len(a) > 40 || strings.Count(a, "_") > 3 {
+		return ""
+	}
+	for _, r := range a {
+		if r != '_' && (r > unicode.MaxASCII || !(unicode.IsLower(r) || unicode.IsDigit(r))) {
+			return ""
+		}
+	}
+	return strings.Trim(a, "_")
+}
+
+// Vocabulary lists the controlled attributes, sorted (a model is told
+// them; "favorite_*" is open-ended and not listed).
+func Vocabulary() []string {
+	out := make([]string, 0, len(vocab))
+	for a := range vocab {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
