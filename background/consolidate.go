@@ -199,7 +199,7 @@ func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, k
 		m := &memory.Memory{
 			ID: stableID(key, "triple", fmt.Sprint(i)), Scope: s, Tier: tier, Text: f.Text,
 			Value: 0.6, Confidence: 0.8, Source: memory.SourceConsolidated, Provenance: prov, Key: f.Key(),
-			CreatedAt: at, LastUsedAt: at, ValidFrom: at,
+			API: sharedAPI(evs), CreatedAt: at, LastUsedAt: at, ValidFrom: at,
 		}
 		if _, err := q.rec.reconcile(ctx, s, m, &f, "background"); err != nil {
 			return fmt.Errorf("reconcile consolidated triple: %w", err)
