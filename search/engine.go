@@ -368,6 +368,8 @@ func (e *Engine) load(ctx context.Context, sc memory.Scope, ix *scopeIndex) erro
 	var err error
 	if e.feed != nil {
 		err = e.loadFeed(ctx, sc, ix)
+	} else if rl, ok := e.src.(RowLoader); ok {
+		err = e.loadRows(ctx, sc, ix, rl)
 	} else {
 		err = e.src.Load(ctx, sc, ix.upsert)
 	}

@@ -133,3 +133,43 @@ func (s *Store) ListTier(ctx context.Context, sc memory.Scope, tier memory.Tier,
 	}
 	return s.idx.Tier(ctx, sc, tier, memory.SearchOptions{At: at}, most)
 }
+
+// Count reports how many memories the scope holds, up to most+1
+// (search.RowLoader).
+func (src source) Count(ctx context.Context, sc memory.Scope, most int) (int, error) {
+	var n int
+	err := src.s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE user = ? AND namespace = ? LIMIT ?)`,
+		sc.User, sc.Namespace, most+1).Scan(&n)
+	return n, err
+}
+
+// LoadRows is Load reading the rows whole, for the engine's row cache to
+// keep (search.RowLoader).
+func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search.Row, *memory.Memory)) error {
+	rows, err := src.s.query(ctx, `SELECT seq, `+memCols+` FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		m, err := scanMemory(seqScanner{rows, &seq})
+		if err != nil {
+			return err
+		}
+		r := search.RowOf(m, seq)
+		if len(m.Embedding) != src.s.dim {
+			r.Vec = nil
+		}
+		add(r, m)
+	}
+	return rows.Err()
+}
+
+// seqScanner scans the row's seq before the memory's columns.
+type seqScanner struct {
+	r   scanner
+	seq *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error { return s.r.Scan(append([]any{s.seq}, dest...)...) }

@@ -1,0 +1,80 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// rowLoader is the fake source that also loads scopes whole.
+type rowLoader struct {
+	*fakeSource
+	whole int // LoadRows calls
+}
+
+func (r *rowLoader) Count(_ context.Context, sc memory.Scope, most int) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return min(len(r.rows[sc]), most+1), nil
+}
+
+func (r *rowLoader) LoadRows(_ context.Context, sc memory.Scope, add func(Row, *memory.Memory)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.whole++
+	for id, m := range r.rows[sc] {
+		add(RowOf(m, r.seqs[id]), m.Clone())
+	}
+	return nil
+}
+
+// A scope that fits its share of the row cache loads whole: its searches
+// read no row back, and still see every write. A larger one loads its
+// index only and reads the rows its searches return.
+func TestLoadRowsWhole(t *testing.T) {
+	src := &rowLoader{fakeSource: newFake()}
+	for i := range 20 {
+		src.put(scA, mem(fmt.Sprint("a", i), fmt.Sprintf("sailing trip number %d", i), 1, float32(i)/100))
+	}
+	e := NewEngine(src, 2, Options{})
+	if got := vecIDs(t, e, scA, 1, 0); len(got) != 20 {
+		t.Fatalf("first search = %v", got)
+	}
+	lexIDs(t, e, scA, "sailing")
+	if src.whole != 1 || src.reads != 0 {
+		t.Fatalf("loaded whole %d times, %d reads; want 1 and none", src.whole, src.reads)
+	}
+	// A write after the load: the changed row is read back, once.
+	m := mem("a3", "sailing trip to the islands", 1, 0.03)
+	src.put(scA, m)
+	e.Changed(context.Background(), scA, []string{"a3"})
+	if got := lexIDs(t, e, scA, "islands"); !slices.Equal(got, []string{"a3"}) {
+		t.Fatalf("after an update, islands = %v", got)
+	}
+	ms, ok, err := e.Tier(context.Background(), scA, memory.TierSemantic, memory.SearchOptions{}, 100)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	for _, got := range ms {
+		if got.ID == "a3" && got.Text != m.Text {
+			t.Errorf("a3 from the cache = %q, want the update", got.Text)
+		}
+	}
+	if src.reads != 1 {
+		t.Errorf("reads after one changed row = %d, want 1", src.reads)
+	}
+
+	// A scope larger than its share loads its index only.
+	small := &rowLoader{fakeSource: newFake()}
+	e2 := NewEngine(small, 2, Options{RowCacheBytes: rowLoadShare * (4*2 + 600) * 5})
+	for i := range 6 {
+		small.put(scB, mem(fmt.Sprint("b", i), "a cello lesson", 1, 0))
+	}
+	vecIDs(t, e2, scB, 1, 0)
+	if small.whole != 0 || small.loads != 1 || small.reads == 0 {
+		t.Errorf("large scope: whole %d, loads %d, reads %d; want 0, 1, some", small.whole, small.loads, small.reads)
+	}
+}
