@@ -28,9 +28,9 @@ type entityView struct {
 	Name       string      `json:"name"`
 	Kind       entity.Kind `json:"kind"`
 	Aliases    []string    `json:"aliases"`
-	Facts      int         `json:"facts"`      // live facts
-	Superseded int         `json:"superseded"` // facts no longer true
-	Mentions   int         `json:"mentions"`   // events and episodes naming it
+	Facts      int         `json:"live_facts"`       // facts true now
+	Superseded int         `json:"superseded_facts"` // facts no longer true
+	Mentions   int         `json:"mentions"`         // events and episodes naming it
 	LastSeen   time.Time   `json:"last_seen"`
 }
 
@@ -38,8 +38,9 @@ type entityView struct {
 type entityDetail struct {
 	entityView
 	// FactList is every fact about the entity, live and superseded, with
-	// the earlier values of its slot, by slot then validity.
-	FactList []memoryView `json:"fact_list"`
+	// the other values of its single-valued slots, by slot then validity;
+	// each carries its state.
+	FactList []memoryView `json:"facts"`
 	// Recent are the newest memories that mention it.
 	Recent []memoryView `json:"recent_mentions"`
 }

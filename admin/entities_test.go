@@ -16,14 +16,14 @@ type entityJSON struct {
 	Name       string   `json:"name"`
 	Kind       string   `json:"kind"`
 	Aliases    []string `json:"aliases"`
-	Facts      int      `json:"facts"`
-	Superseded int      `json:"superseded"`
+	Facts      int      `json:"live_facts"`
+	Superseded int      `json:"superseded_facts"`
 	Mentions   int      `json:"mentions"`
 	FactList   []struct {
 		ID    string `json:"id"`
 		Text  string `json:"text"`
 		State string `json:"state"`
-	} `json:"fact_list"`
+	} `json:"facts"`
 	Recent []struct {
 		ID string `json:"id"`
 	} `json:"recent_mentions"`
