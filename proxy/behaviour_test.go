@@ -377,8 +377,10 @@ func TestSlowSinkIsNoCaptureFailure(t *testing.T) {
 			if n := len(h.sink.Turns()); n != 0 {
 				t.Fatalf("%d turns stored before the sink was released", n)
 			}
-			if got := h.metric(t, "memproxy_turn_capture_late_total"); got != "memproxy_turn_capture_late_total 1" {
-				t.Errorf("metric = %q", got)
+			for name, want := range map[string]string{"memproxy_turn_capture_late_total": "1", "memproxy_turn_captures_pending": "1"} {
+				if got := h.metric(t, name); got != name+" "+want {
+					t.Errorf("metric = %q, want %s", got, want)
+				}
 			}
 			close(h.sink.release)
 			if err := h.srv.WaitCaptures(t.Context()); err != nil {
@@ -389,6 +391,7 @@ func TestSlowSinkIsNoCaptureFailure(t *testing.T) {
 			}
 			for name, want := range map[string]string{
 				"memproxy_turn_capture_failures_total": "0", "memproxy_turns_captured_total": "1", "memproxy_turn_capture_late_total": "1",
+				"memproxy_turn_captures_pending": "0",
 			} {
 				if got := h.metric(t, name); got != name+" "+want {
 					t.Errorf("metric = %q, want %s", got, want)

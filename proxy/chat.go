@@ -370,8 +370,10 @@ func (s *Server) enqueue(ctx context.Context, t *memory.Turn) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.pol.Server.SinkAbandonTimeout.D())
 	done := make(chan struct{})
 	s.captures.Add(1)
+	s.met.capturesPending.Inc()
 	go func() {
 		defer s.captures.Done()
+		defer s.met.capturesPending.Dec()
 		defer cancel()
 		defer close(done)
 		s.captureOutcome(t, s.callSink(sctx, t), sctx.Err() != nil)

@@ -13,6 +13,7 @@ type metrics struct {
 	captured        prometheus.Counter
 	captureFailures prometheus.Counter
 	captureLate     prometheus.Counter
+	capturesPending prometheus.Gauge
 	recallFailures  prometheus.Counter
 	upstreamErrors  *prometheus.CounterVec // code
 	// breakpointRebuilds counts Anthropic requests with cache_control
@@ -36,6 +37,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		captureFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "memproxy_turn_capture_failures_total", Help: "Chat turns the sink did not store (an error, or no answer within server.sink_abandon_timeout); each is logged with its request id.",
 		}),
+		capturesPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "memproxy_turn_captures_pending", Help: "Chat turns handed to the sink whose answer has not come yet (those past server.sink_timeout included).",
+		}),
 		captureLate: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "memproxy_turn_capture_late_total", Help: "Chat turns whose sink answer took longer than server.sink_timeout: the reply went on without it; each is also counted as captured or failed once the answer came.",
 		}),
@@ -56,6 +60,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.captured = register(reg, m.captured, &err)
 	m.captureFailures = register(reg, m.captureFailures, &err)
 	m.captureLate = register(reg, m.captureLate, &err)
+	m.capturesPending = register(reg, m.capturesPending, &err)
 	m.recallFailures = register(reg, m.recallFailures, &err)
 	m.upstreamErrors = register(reg, m.upstreamErrors, &err)
 	m.breakpointRebuilds = register(reg, m.breakpointRebuilds, &err)
