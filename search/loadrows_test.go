@@ -78,3 +78,32 @@ func TestLoadRowsWhole(t *testing.T) {
 		t.Errorf("large scope: whole %d, loads %d, reads %d; want 0, 1, some", small.whole, small.loads, small.reads)
 	}
 }
+
+// Tier on a scope not loaded sends the caller to the store and starts the
+// load, which the next search shares.
+func TestTierColdScope(t *testing.T) {
+	src := newFake()
+	src.put(scA, mem("p", "the user's name is Ada", 1, 0))
+	e := NewEngine(src, 2, Options{})
+	if _, ok, err := e.Tier(context.Background(), scA, memory.TierSemantic, memory.SearchOptions{}, 10); err != nil || ok {
+		t.Fatalf("cold Tier = ok %v, err %v; want not ok", ok, err)
+	}
+	if got := vecIDs(t, e, scA, 1, 0); !slices.Equal(got, []string{"p"}) {
+		t.Fatalf("search = %v", got)
+	}
+	ms, ok, err := e.Tier(context.Background(), scA, memory.TierSemantic, memory.SearchOptions{}, 10)
+	if err != nil || !ok || len(ms) != 1 {
+		t.Fatalf("loaded Tier = %v, %v, %v", memIDs(ms), ok, err)
+	}
+	if src.loads != 1 {
+		t.Errorf("loads = %d, want the one Tier started", src.loads)
+	}
+}
+
+func memIDs(ms []*memory.Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}

@@ -15,8 +15,10 @@ import (
 // scope's profile on every request, and a store's listing walks the
 // scope's rows to find the few of one tier.
 //
-// When more than most rows match it reads none and returns ok false: the
-// caller lists them from the store, which orders and pages them.
+// When more than most rows match, or the scope's index is not loaded, it
+// reads none and returns ok false: the caller lists them from the store,
+// which orders and pages them. A scope not loaded starts loading, so the
+// next call (and the recall that usually follows) finds it loaded.
 func (e *Engine) Tier(ctx context.Context, sc memory.Scope, tier memory.Tier, o memory.SearchOptions, most int) (ms []*memory.Memory, ok bool, err error) {
 	f := NewFilter(memory.SearchOptions{Tiers: []memory.Tier{tier}, At: o.At, IncludeDead: o.IncludeDead, ExcludeConsolidated: o.ExcludeConsolidated})
 	over := false
@@ -35,6 +37,11 @@ func (e *Engine) Tier(ctx context.Context, sc memory.Scope, tier memory.Tier, o 
 			ids, seqs = append(ids, id), append(seqs, lx.seqs[i])
 		}
 		return ids, seqs
+	}
+	if !e.loadedOrStart(sc) {
+		// A cold scope's load takes longer than a request waits: the
+		// caller lists from the store this once, and the load goes on.
+		return nil, false, nil
 	}
 	var ids []string
 	var found map[string]*memory.Memory
@@ -72,4 +79,28 @@ func (e *Engine) Tier(ctx context.Context, sc memory.Scope, tier memory.Tier, o 
 		}
 	}
 	return ms, true, nil
+}
+
+// loadedOrStart reports whether sc's indexes are loaded; when they are
+// not and no load is running, it starts one without waiting for it.
+func (e *Engine) loadedOrStart(sc memory.Scope) bool {
+	ix := e.entry(sc)
+	ix.loadMu.Lock()
+	loading := ix.loading != nil
+	ix.loadMu.Unlock()
+	if loading {
+		return false
+	}
+	ix.mu.RLock()
+	ok := ix.loaded
+	ix.mu.RUnlock()
+	if ok {
+		return true
+	}
+	// ensure detaches the load from its context: a done one starts it and
+	// returns at once.
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = e.ensure(done, sc, ix)
+	return false
 }
