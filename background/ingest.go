@@ -345,6 +345,7 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 	if len(evs) == 0 && len(log) == 0 {
 		return nil
 	}
+	var near map[string][]memory.Candidate
 	if len(evs) > 0 {
 		texts := make([]string, len(evs))
 		for i, m := range evs {
@@ -363,7 +364,7 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 		for i, m := range evs {
 			m.Embedding = vecs[i]
 		}
-		if evs, err = q.dedupEvents(ctx, s, evs); err != nil {
+		if evs, near, err = q.dedupEvents(ctx, s, evs); err != nil {
 			return err
 		}
 	}
@@ -380,7 +381,7 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 		return err
 	}
 	q.met.memories.WithLabelValues(string(memory.TierEvent)).Add(float64(len(evs)))
-	return q.clu.clusterBatch(ctx, evs)
+	return q.clu.clusterBatchNear(ctx, evs, near)
 }
 
 // turnsAppender is a store that writes many turn-log rows in one
@@ -462,6 +463,15 @@ func (q *ingester) insertNew(ctx context.Context, s memory.Scope, evs []*memory.
 // same cluster (its oldest member) enqueue it once, as River's uniqueness
 // would have kept only the first anyway.
 func (q *clusterer) clusterBatch(ctx context.Context, evs []*memory.Memory) error {
+	return q.clusterBatchNear(ctx, evs, nil)
+}
+
+// clusterBatchNear is clusterBatch with each event's neighbours found
+// before the batch was written (near, by event id; see dedupEvents): the
+// batch's own events are added to them, which is what a search after the
+// write would have returned, without a second search per event (on
+// PostgreSQL each is a round trip). An event without an entry is searched.
+func (q *clusterer) clusterBatchNear(ctx context.Context, evs []*memory.Memory, near map[string][]memory.Candidate) error {
 	var params []river.InsertManyParams
 	seen := map[string]bool{}
 	terms := userTerms{}
@@ -469,7 +479,11 @@ func (q *clusterer) clusterBatch(ctx context.Context, evs []*memory.Memory) erro
 		if text.OnlyAsks(userPart(m.Text)) {
 			continue // questions are not a topic to consolidate
 		}
-		args, ok, err := q.clusterOf(ctx, m, terms)
+		var cands []memory.Candidate
+		if n, ok := near[m.ID]; ok {
+			cands = withSiblings(m, n, evs, q.clusterLimit())
+		}
+		args, ok, err := q.clusterOf(ctx, m, terms, cands)
 		if err != nil {
 			return err
 		}
@@ -582,15 +596,16 @@ func (t *termSet) coveredBy(o *termSet) float64 {
 // clusterOf returns the Consolidate job for the new event's cluster when
 // it has enough unconsolidated siblings. The cluster key is the oldest
 // member, so every member of one cluster names the same job (River unique).
-func (q *clusterer) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerms) (ConsolidateArgs, bool, error) {
+func (q *clusterer) clusterOf(ctx context.Context, ev *memory.Memory, terms userTerms, cands []memory.Candidate) (ConsolidateArgs, bool, error) {
 	need := q.pol.Consolidation.ClusterMin - 1
-	cands, err := q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
-		// A few more than needed leave room for the cohesion check; every
-		// candidate costs a row decode.
-		Limit: need + 6, Tiers: []memory.Tier{memory.TierEvent}, ExcludeConsolidated: true, At: ev.CreatedAt,
-	})
-	if err != nil {
-		return ConsolidateArgs{}, false, fmt.Errorf("cluster search: %w", err)
+	if cands == nil {
+		var err error
+		cands, err = q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
+			Limit: q.clusterLimit(), Tiers: []memory.Tier{memory.TierEvent}, ExcludeConsolidated: true, At: ev.CreatedAt,
+		})
+		if err != nil {
+			return ConsolidateArgs{}, false, fmt.Errorf("cluster search: %w", err)
+		}
 	}
 	th := q.clusterThreshold()
 	members := []*memory.Memory{ev}
@@ -624,6 +639,36 @@ func (q *clusterer) clusterOf(ctx context.Context, ev *memory.Memory, terms user
 		ids[i] = m.ID
 	}
 	return ConsolidateArgs{Scope: ev.Scope, ClusterKey: ev.Scope.String() + "/" + ids[0], EventIDs: ids}, true, nil
+}
+
+// clusterLimit is how many neighbours a cluster check reads: a few more
+// than needed leave room for the cohesion check; every candidate costs a
+// row decode.
+func (q *core) clusterLimit() int { return q.pol.Consolidation.ClusterMin - 1 + 6 }
+
+// withSiblings is the cluster search's answer for ev from the neighbours
+// found before its batch was written: the unconsolidated ones, and the
+// batch's other events, the best limit by similarity.
+func withSiblings(ev *memory.Memory, near []memory.Candidate, batch []*memory.Memory, limit int) []memory.Candidate {
+	out := make([]memory.Candidate, 0, len(near)+len(batch))
+	seen := make(map[string]bool, len(near)+len(batch))
+	for _, c := range near {
+		if c.Memory.ConsolidatedAt == nil && !seen[c.Memory.ID] {
+			seen[c.Memory.ID] = true
+			out = append(out, c)
+		}
+	}
+	for _, m := range batch {
+		if m.ID != ev.ID && !seen[m.ID] {
+			seen[m.ID] = true
+			out = append(out, memory.Candidate{Memory: m, Score: memory.Cosine(ev.Embedding, m.Embedding)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
 }
 
 // usageFeedback reinforces injected memories the reply used and counts a
@@ -686,8 +731,13 @@ func (q *ingester) usageFeedback(ctx context.Context, t *memory.Turn) error {
 // dedupEvents leaves out the events that repeat a live one (the same
 // question asked again, a statement restated): the stored event is
 // reinforced instead, with the new turn's provenance.
-func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, error) {
+//
+// The one search per event reads enough neighbours for the cluster check
+// too (returned by event id, see clusterBatchNear): the nearest three
+// decide a repeat.
+func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memory.Memory) ([]*memory.Memory, map[string][]memory.Candidate, error) {
 	out := evs[:0:0]
+	near := make(map[string][]memory.Candidate, len(evs))
 	inBatch := make(map[string]bool, len(evs)) // one job's exact repeats
 	for _, ev := range evs {
 		k := strings.Join(sortedUnique(contentTerms(ev.Text)), " ")
@@ -695,14 +745,17 @@ func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memor
 			continue
 		}
 		inBatch[k] = true
+		// Consolidated events count as repeats but not as cluster
+		// members: three more leave the cluster check its share.
 		cands, err := q.cfg.Store.VectorSearch(ctx, s, ev.Embedding, memory.SearchOptions{
-			Limit: 3, Tiers: []memory.Tier{memory.TierEvent}, At: ev.CreatedAt,
+			Limit: q.clusterLimit() + 3, Tiers: []memory.Tier{memory.TierEvent}, At: ev.CreatedAt,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("dedup search: %w", err)
+			return nil, nil, fmt.Errorf("dedup search: %w", err)
 		}
+		near[ev.ID] = cands
 		var dup *memory.Memory
-		for _, c := range cands {
+		for _, c := range cands[:min(3, len(cands))] {
 			// Restatements embed close; the word check decides.
 			if c.Memory.ID != ev.ID && c.Score >= minRepeatSim && sameTurn(c.Memory, ev) {
 				dup = c.Memory
@@ -714,10 +767,10 @@ func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memor
 			continue
 		}
 		if err := q.rec.reinforce(ctx, s, dup, ev, "background"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, near, nil
 }
 
 // sameTurn reports whether two events say the same: their user messages
