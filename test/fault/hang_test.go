@@ -37,6 +37,7 @@ type stack struct {
 	app   *app.App
 	front *httptest.Server
 	pol   *policy.Policy
+	logs  *warnLog
 }
 
 func newStack(t *testing.T, o app.Options) *stack {
@@ -51,14 +52,43 @@ func newStack(t *testing.T, o app.Options) *stack {
 	if o.Policy == nil {
 		o.Policy = faultPolicy()
 	}
-	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &warnLog{}
+	o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a, err := app.New(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	front := httptest.NewServer(a.Handler())
 	t.Cleanup(func() { front.Close(); a.Close() })
-	return &stack{t: t, app: a, front: front, pol: o.Policy}
+	return &stack{t: t, app: a, front: front, pol: o.Policy, logs: logs}
+}
+
+// warnLog keeps the first warning lines the stack logs, so a test that
+// fails can say what memproxy reported.
+type warnLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (w *warnLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.lines) < 20 {
+		w.lines = append(w.lines, strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+func (w *warnLog) matching(sub string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, l := range w.lines {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // chat sends one chat (streamed or not) and returns its recall header,

@@ -133,7 +133,7 @@ func TestThousandStreamsOnPostgres(t *testing.T) {
 	t.Logf("%d streams: recall %v, incomplete %d, turns stored %d, capture failures %s (late %s), peak connections %d (bound %d)",
 		n, recalls, incomplete, stored, failures, metricValue(t, s, "memproxy_turn_capture_late_total"), peak.Load(), bound)
 	if incomplete != 0 || recalls["error"] != 0 || stored != n || failures != "0" {
-		t.Errorf("under load: %d incomplete, %d recall errors, %d of %d turns stored, %s capture failures", incomplete, recalls["error"], stored, n, failures)
+		t.Errorf("under load: %d incomplete, %d recall errors, %d of %d turns stored, %s capture failures; memproxy said: %q", incomplete, recalls["error"], stored, n, failures, s.logs.matching("failed"))
 	}
 	if peak.Load() > int64(bound) {
 		t.Errorf("peak %d connections named %s, above the bound %d", peak.Load(), app0, bound)
