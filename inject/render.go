@@ -43,6 +43,11 @@ type Item struct {
 	// none), rendered instead of Text when the whole does not fit in what
 	// is left of the budget.
 	Shorten func(maxTokens int) string
+	// Aside marks a profile item that does not bear on the message: it is
+	// rendered after the other memories, in what they leave of the budget
+	// (and of the profile cap), never truncated, so standing facts
+	// unrelated to the question do not crowd out what it needs.
+	Aside bool
 }
 
 // FromMemory builds the Item of a stored memory. The date shown is when the
@@ -128,13 +133,17 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 	}
 
 	profile, rest := byTier(items)
+	profile, aside := splitAside(profile)
 	var lines []string
 	profRoom := room
 	if opts.ProfileBudgetTokens > 0 {
 		profRoom = min(room, opts.ProfileBudgetTokens)
 	}
-	lines, used, spent := fit(profile, profRoom, 0, lines, used)
-	lines, used, _ = fit(rest, room-spent, opts.MaxItems, lines, used)
+	lines, used, spent := fit(profile, profRoom, 0, true, lines, used)
+	lines, used, spentRest := fit(rest, room-spent, opts.MaxItems, true, lines, used)
+	if len(aside) > 0 {
+		lines, used, _ = fit(aside, min(room-spent-spentRest, profRoom-spent), 0, false, lines, used)
+	}
 	if len(lines) == 0 && notes == 0 {
 		return "", nil, 0
 	}
@@ -190,11 +199,39 @@ func byTier(items []Item) (profile, rest []Item) {
 	return out[:n], out[n:]
 }
 
+// splitAside splits profile items into those bearing on the message and
+// the Aside ones, each in the order given, copying only when both are there.
+func splitAside(profile []Item) (front, aside []Item) {
+	n := 0
+	for _, it := range profile {
+		if it.Aside {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return profile, nil
+	case len(profile):
+		return nil, profile
+	}
+	front = make([]Item, 0, len(profile)-n)
+	aside = make([]Item, 0, n)
+	for _, it := range profile {
+		if it.Aside {
+			aside = append(aside, it)
+		} else {
+			front = append(front, it)
+		}
+	}
+	return front, aside
+}
+
 // fit appends, in rank order, the lines of items that fit in room, at most
 // max of them (0: no limit), and reports the tokens spent. An item that
 // does not fit is passed over for the next, shorter one: the budget holds
-// as many of the best memories as it can.
-func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []Item, int) {
+// as many of the best memories as it can. cut allows the first item, when
+// longer than the whole room, to go in truncated.
+func fit(items []Item, room, max int, cut bool, lines []string, used []Item) ([]string, []Item, int) {
 	spent, taken := 0, 0
 	var buf [64]byte
 	for _, it := range items {
@@ -233,7 +270,7 @@ func fit(items []Item, room, max int, lines []string, used []Item) ([]string, []
 				}
 			}
 		}
-		if taken == 0 && n > room && left >= minTruncTokens {
+		if cut && taken == 0 && n > room && left >= minTruncTokens {
 			// A single memory longer than the whole budget is cut rather
 			// than lost.
 			if t, ok := truncate(string(prefix), text, left); ok {

@@ -140,6 +140,41 @@ func TestRenderProfileFirstWithinItsCap(t *testing.T) {
 	}
 }
 
+func TestRenderAsideProfileAfterTheOthers(t *testing.T) {
+	long := strings.Repeat("recalled words here ", 6)
+	items := []Item{
+		{ID: "p1", Tier: memory.TierProfile, Text: "The user is lactose intolerant.", Aside: true},
+		{ID: "p2", Tier: memory.TierProfile, Text: "The user is allergic to peanuts."},
+		{ID: "e1", Tier: memory.TierEvent, Text: long},
+		{ID: "e2", Tier: memory.TierEvent, Text: long},
+	}
+	ids := func(used []Item) string {
+		var out []string
+		for _, u := range used {
+			out = append(out, u.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	// Room for everything: the aside profile memory goes in after the
+	// recalled ones, the one bearing on the message first.
+	section, used, _ := Render(items, Options{ProfileBudgetTokens: 150})
+	if got := ids(used); got != "p2,e1,e2,p1" {
+		t.Fatalf("used %s, want p2,e1,e2,p1\n%s", got, section)
+	}
+	// The recalled memories take what the budget has first: with room for
+	// only them, the aside one is left out, not truncated.
+	_, _, all := Render(items[1:], Options{ProfileBudgetTokens: 150})
+	section, used, _ = Render(items, Options{ProfileBudgetTokens: 150, BudgetTokens: all + 3})
+	if got := ids(used); got != "p2,e1,e2" {
+		t.Fatalf("used %s, want p2,e1,e2 (p1 has no room left)\n%s", got, section)
+	}
+	// The profile cap still holds for aside memories.
+	_, used, _ = Render([]Item{items[1], items[0]}, Options{ProfileBudgetTokens: 20})
+	if got := ids(used); got != "p2" {
+		t.Fatalf("used %s, want p2 (p1 over the profile cap)", got)
+	}
+}
+
 func TestFromMemory(t *testing.T) {
 	m := &memory.Memory{ID: "0123456789abcdef", Tier: memory.TierSemantic, Text: "x", CreatedAt: day("2026-11-01"), ValidFrom: day("2026-10-01")}
 	if it := FromMemory(m); !it.Date.Equal(day("2026-10-01")) || it.ID != m.ID || it.Tier != m.Tier {

@@ -215,6 +215,12 @@ type Recall struct {
 	Weights Weights `yaml:"weights"`
 	// ProfileBudgetTokens is the separate budget for profile memories.
 	ProfileBudgetTokens int `yaml:"profile_budget_tokens"`
+	// ProfileAlways renders every profile memory before the recalled ones,
+	// whatever the message. Off, a profile memory that shares no content
+	// word with the message goes after the recalled memories, in what they
+	// leave of the budget: it competes on relevance instead of taking the
+	// block's first tokens on every request.
+	ProfileAlways bool `yaml:"profile_always"`
 	// PreferConsolidated leaves out events already consolidated.
 	PreferConsolidated bool `yaml:"prefer_consolidated"`
 	// Timeout bounds the whole recall decision of a request (profile,

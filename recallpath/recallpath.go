@@ -29,6 +29,7 @@ import (
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
+	"github.com/memproxy/memproxy/text"
 )
 
 // Writer is what the hook writes off the hot path.
@@ -207,11 +208,12 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	// into it (whose use the background would judge), it is not queued.
 	noise := !dec.Recall && dec.Reason != gate.ReasonNotUser && rw.Intent == memory.IntentNone
 
+	q := queryText(req.Messages)
 	var recalled []*memory.Scored
 	if dec.Recall {
 		minScore := h.threshold(ctx, req.Scope, dec.Force)
 		res, err := h.cfg.Recaller.Recall(ctx, req.Scope, memory.Query{
-			Text:     queryText(req.Messages),
+			Text:     q,
 			Exclude:  messageTexts(req.Messages),
 			MinScore: minScore,
 			// An explicit note needs only the starting threshold.
@@ -229,6 +231,9 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	}
 
 	items := inject.Items(profile, recalled)
+	if len(profile) > 0 && !h.cfg.Policy.Recall.ProfileAlways {
+		markAside(items[:len(profile)], q)
+	}
 	if len(items) == 0 && len(notes) == 0 {
 		rw.SkipCapture = noise
 		return rw, rec, nil
@@ -415,6 +420,28 @@ func (h *Hook) write(batch []job) {
 	for _, j := range batch {
 		if j.done != nil {
 			close(j.done)
+		}
+	}
+}
+
+// markAside marks the profile items sharing no content word with the
+// message q: they go after the recalled memories (inject.Item.Aside), so a
+// standing fact unrelated to the question ("The user is lactose
+// intolerant." for "When did Anna move?") does not take the block's first
+// tokens on every request. The message's words are read once.
+func markAside(profile []inject.Item, q string) {
+	words := text.ContentWords(q)
+	seen := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		seen[w] = struct{}{}
+	}
+	for i := range profile {
+		profile[i].Aside = true
+		for _, w := range text.ContentWords(profile[i].Text) {
+			if _, ok := seen[w]; ok {
+				profile[i].Aside = false
+				break
+			}
 		}
 	}
 }

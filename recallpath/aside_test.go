@@ -1,0 +1,25 @@
+package recallpath
+
+import (
+	"testing"
+
+	"github.com/memproxy/memproxy/inject"
+	"github.com/memproxy/memproxy/memory"
+)
+
+func TestMarkAside(t *testing.T) {
+	items := []inject.Item{
+		{ID: "p1", Tier: memory.TierProfile, Text: "The user is allergic to peanuts."},
+		{ID: "p2", Tier: memory.TierProfile, Text: "The user is lactose intolerant."},
+		{ID: "p3", Tier: memory.TierProfile, Text: "Call the user Theo."},
+	}
+	markAside(items, "Are peanuts in satay sauce?")
+	if items[0].Aside || !items[1].Aside || !items[2].Aside {
+		t.Fatalf("aside = %v %v %v, want false true true", items[0].Aside, items[1].Aside, items[2].Aside)
+	}
+	// "user" is the facts' own wording, not a shared subject.
+	markAside(items, "What did the user say about Theo?")
+	if !items[0].Aside || !items[1].Aside || items[2].Aside {
+		t.Fatalf("aside = %v %v %v, want true true false", items[0].Aside, items[1].Aside, items[2].Aside)
+	}
+}
