@@ -91,8 +91,8 @@ type Options struct {
 	// Notes are always rendered; memories fill what is left.
 	BudgetTokens int
 	// ProfileBudgetTokens caps the lines of profile-tier items, which are
-	// rendered first (policy recall.profile_budget_tokens); 0 means no
-	// separate cap.
+	// rendered first, the Aside ones after the others (policy
+	// recall.profile_budget_tokens); 0 means no separate cap.
 	ProfileBudgetTokens int
 	// MaxItems caps the non-profile memories rendered (0: no cap). The
 	// caller may offer more ranked items than that, so the budget can
@@ -105,7 +105,8 @@ type Options struct {
 
 // Render builds the memory section from items (best first) within the
 // token budget. Profile items come first, within their own cap; then the
-// others in the order given. When a line does not fit, it and every
+// others in the order given; then the Aside profile items, in what is left
+// of both. When a line does not fit, it and every
 // lower-ranked item of its group are dropped, never cut, except that one
 // over-long memory (longer than its group's whole room) is truncated with
 // "…" when at least a few tokens remain. used are the rendered items in
