@@ -310,6 +310,9 @@ func TestConsolidationTriples(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
+				if c.name != "good" && backend != "sqlite" {
+					t.Skip("the retry of a bad answer does not depend on the store")
+				}
 				fake := fakeupstream.New()
 				fake.Push(c.replies...)
 				e := newEnv(t, backend, envOpts{llm: fakeLLM(t, fake)})
