@@ -117,7 +117,7 @@ func spoolOf(f *fixture) memory.TurnSpool {
 	if f.spool != nil {
 		return f.spool
 	}
-	return f.testStore.(memory.TurnSpool)
+	return f.testStore.(interface{ Spool() memory.TurnSpool }).Spool()
 }
 
 // newQueue starts a background queue on the fixture's database; with

@@ -190,8 +190,8 @@ func New(cfg Config) (*Queue, error) {
 		owner: cmp.Or(cfg.ID, "q") + "-" + memory.NewID(),
 	}, dispDone: make(chan struct{})}
 	q.spool = cfg.Spool
-	if q.spool == nil {
-		q.spool, _ = cfg.Store.(memory.TurnSpool)
+	if sp, ok := cfg.Store.(interface{ Spool() memory.TurnSpool }); ok && q.spool == nil {
+		q.spool = sp.Spool() // PostgreSQL's turn_spool table
 	}
 	if q.spool == nil {
 		return nil, errors.New("background: config: Spool is required (the store is not one)")

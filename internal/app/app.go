@@ -98,8 +98,9 @@ type App struct {
 	Store    Store
 	Embedder embed.Embedder
 	Queue    *background.Queue
-	// Spool is the queue's input: the store itself on PostgreSQL, a file
-	// of its own beside the store's on SQLite.
+	// Spool is the queue's input: the store's turn_spool table on
+	// PostgreSQL (Store.Spool), a file of its own beside the store's on
+	// SQLite.
 	Spool    memory.TurnSpool
 	Recaller *memory.Recaller
 	Hook     *recallpath.Hook
@@ -281,7 +282,7 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 		if err != nil {
 			return nil, "", fmt.Errorf("open postgres store: %w", err)
 		}
-		a.Store, a.Backend, a.Spool = s, "postgres", s
+		a.Store, a.Backend, a.Spool = s, "postgres", s.Spool()
 		a.closers = append(a.closers, s.Close)
 		if err := registerIndexMetrics(o.Registry, s); err != nil {
 			return nil, "", err

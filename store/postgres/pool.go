@@ -91,11 +91,11 @@ func readConns(n int) int { return max(2, n/4) }
 // bind points every concern of s at the pool db.
 func (s *Store) bind(db *sql.DB) {
 	c := &conn{db: db}
-	s.conn, s.logs, s.spool = c, logs{c}, spool{c}
-	s.Store = sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.Postgres,
-		DB: db, Closed: &c.closed, Write: c.inTx, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
+	kc := &sqlkit.Conn{Dialect: sqlkit.Postgres, DB: db, Closed: &c.closed, Write: c.inTx,
+		Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
-		}}}
+		}}
+	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc}
 }
 
 // Background returns the store as the background workers use it: every

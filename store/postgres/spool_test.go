@@ -8,5 +8,5 @@ import (
 )
 
 func TestSpool(t *testing.T) {
-	storetest.RunSpool(t, func(t *testing.T) memory.TurnSpool { return openTest(t, storetest.Dim) })
+	storetest.RunSpool(t, func(t *testing.T) memory.TurnSpool { return openTest(t, storetest.Dim).Spool() })
 }

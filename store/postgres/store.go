@@ -26,7 +26,7 @@ type Store struct {
 	*conn
 	logs
 	sqlkit.Store
-	spool  // the turn spool (spool.go)
+	spool  *sqlkit.Spool // the turn spool (spool.go)
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
 	cols   string // memColsTemplate for this vector type

@@ -1,10 +1,11 @@
-package sqlite
+package sqlkit
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -16,45 +17,43 @@ import (
 
 // HoldTurn implements memory.HeldTurns.
 func (p *Spool) HoldTurn(ctx context.Context, t *memory.Turn) error {
+	if err := p.c.open("hold turn"); err != nil {
+		return err
+	}
 	if t == nil || t.ResponseID == "" {
 		return fmt.Errorf("hold turn: %w: a turn with a response id is required", memory.ErrInvalid)
 	}
 	if err := t.Scope.Validate(); err != nil {
 		return fmt.Errorf("hold turn: %w", err)
 	}
-	err := p.write(ctx, func(tx *sql.Tx) error {
-		now := p.now()
-		memory.PrepareSpooled(t, now)
-		data, err := json.Marshal(t)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO spool (tid, user, namespace, request_id, response_id, session, time, data, done, owner, done_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (tid) DO NOTHING`,
-			t.ID, t.Scope.User, t.Scope.Namespace, t.RequestID, t.ResponseID, t.Session, micros(t.Time), string(data),
-			memory.HeldOwner, micros(now))
-		return err
-	})
+	memory.PrepareSpooled(t, time.Now())
+	t.Time = Micro(t.Time)
+	b, err := json.Marshal(t)
 	if err != nil {
+		return fmt.Errorf("hold turn: %w", err)
+	}
+	now, args := p.d.Now(0)
+	if _, err := p.c.exec(ctx, `INSERT INTO `+p.d.Table+` (tid, user_id, namespace, request_id, response_id, session, time, data,
+		done, owner, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, true, ?, `+now+`) ON CONFLICT (tid) DO NOTHING`,
+		append([]any{t.ID, t.Scope.User, t.Scope.Namespace, t.RequestID, t.ResponseID, t.Session, p.c.Time(t.Time), string(b),
+			memory.HeldOwner}, args...)...); err != nil {
 		return fmt.Errorf("hold turn: %w", err)
 	}
 	return nil
 }
 
 // HeldTurn implements memory.HeldTurns.
-func (p *Spool) HeldTurn(ctx context.Context, s memory.Scope, responseID string) (*memory.Turn, bool, error) {
-	if err := s.Validate(); err != nil {
+func (p *Spool) HeldTurn(ctx context.Context, sc memory.Scope, responseID string) (*memory.Turn, bool, error) {
+	if err := p.c.check(sc); err != nil {
 		return nil, false, fmt.Errorf("held turn: %w", err)
-	}
-	if p.closed.Load() {
-		return nil, false, memory.ErrClosed
 	}
 	if responseID == "" {
 		return nil, false, nil
 	}
 	var data string
-	err := p.db.QueryRowContext(ctx, `SELECT data FROM spool WHERE user = ? AND namespace = ? AND response_id = ?
-		AND done = 1 AND owner = ? AND data IS NOT NULL ORDER BY seq DESC LIMIT 1`, s.User, s.Namespace, responseID, memory.HeldOwner).Scan(&data)
+	err := p.c.queryRow(ctx, `SELECT data FROM `+p.d.Table+` WHERE user_id = ? AND namespace = ? AND response_id = ?
+		AND `+p.d.Done+` AND owner = ? AND data IS NOT NULL ORDER BY seq DESC LIMIT 1`,
+		sc.User, sc.Namespace, responseID, memory.HeldOwner).Scan(&data)
 	switch {
 	case err == sql.ErrNoRows:
 		return nil, false, nil
@@ -73,24 +72,17 @@ func (p *Spool) ReleaseTurn(ctx context.Context, t *memory.Turn) (bool, error) {
 	if t == nil || t.ID == "" {
 		return false, fmt.Errorf("release turn: %w: a held turn is required", memory.ErrInvalid)
 	}
-	if err := t.Scope.Validate(); err != nil {
+	if err := p.c.check(t.Scope); err != nil {
 		return false, fmt.Errorf("release turn: %w", err)
 	}
-	data, err := json.Marshal(t)
+	t.Time = Micro(t.Time)
+	b, err := json.Marshal(t)
 	if err != nil {
 		return false, fmt.Errorf("release turn: %w", err)
 	}
-	var n int64
-	err = p.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE spool SET done = 0, owner = '', done_at = 0, data = ?
-			WHERE tid = ? AND user = ? AND namespace = ? AND done = 1 AND owner = ?`,
-			string(data), t.ID, t.Scope.User, t.Scope.Namespace, memory.HeldOwner)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = false, owner = '', done_at = `+p.d.Unset+`, data = ?
+		WHERE tid = ? AND user_id = ? AND namespace = ? AND `+p.d.Done+` AND owner = ?`,
+		string(b), t.ID, t.Scope.User, t.Scope.Namespace, memory.HeldOwner)
 	if err != nil {
 		return false, fmt.Errorf("release turn: %w", err)
 	}

@@ -1,0 +1,299 @@
+package sqlkit
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Spool is the turn spool (memory.TurnSpool), the background queue's
+// input, over the table of either store: a capture inserts a commit's
+// turns; ingest claims a scope's pending turns with a lease, renews,
+// completes or releases them. A completed turn keeps its metadata (the
+// response-id lookup reads it) and loses its text.
+type Spool struct {
+	c *Conn
+	d SpoolDialect
+}
+
+// SpoolDialect is how a store's spool differs from the other's.
+type SpoolDialect struct {
+	Table string
+	// Now is the SQL of the time d from now, with its arguments: the
+	// store's clock (PostgreSQL's, so replicas agree) or the process's.
+	Now func(d time.Duration) (string, []any)
+	// In is the SQL saying col is one of ids, with its argument.
+	In func(col string, ids []string) (string, any)
+	// Pending and Done select pending and completed rows (as the partial
+	// indexes are written); Unset is an unset lease_until or done_at.
+	Pending, Done, Unset string
+	// ForUpdate locks the rows a claim or redaction reads ("" where the
+	// write transaction already excludes other writers).
+	ForUpdate string
+	// Lock, when set, serialises two processes' claims of one scope.
+	Lock func(ctx context.Context, tx *sql.Tx, sc memory.Scope) error
+	// Insert writes the prepared turns and their JSON, skipping a turn
+	// id already spooled.
+	Insert func(ctx context.Context, turns []*memory.Turn, data []string) error
+}
+
+// NewSpool is the spool over c's table as d describes it.
+func NewSpool(c *Conn, d SpoolDialect) *Spool { return &Spool{c: c, d: d} }
+
+// SpoolTurns implements memory.TurnSpool.
+func (p *Spool) SpoolTurns(ctx context.Context, turns []*memory.Turn) error {
+	if err := p.c.open("spool turns"); err != nil {
+		return err
+	}
+	data := make([]string, len(turns))
+	now := time.Now()
+	for i, t := range turns {
+		if t == nil {
+			return fmt.Errorf("spool turns: %w: nil turn", memory.ErrInvalid)
+		}
+		if err := t.Scope.Validate(); err != nil {
+			return fmt.Errorf("spool turns: %w", err)
+		}
+		memory.PrepareSpooled(t, now)
+		t.Time = Micro(t.Time)
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("spool turns: %w", err)
+		}
+		data[i] = string(b)
+	}
+	if len(turns) == 0 {
+		return nil
+	}
+	if err := p.d.Insert(ctx, turns, data); err != nil {
+		return fmt.Errorf("spool turns: %w", err)
+	}
+	return nil
+}
+
+// ClaimTurns implements memory.TurnSpool.
+func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration, limit int) ([]*memory.Turn, error) {
+	if err := p.c.check(sc); err != nil {
+		return nil, fmt.Errorf("claim turns: %w", err)
+	}
+	if owner == "" || limit <= 0 {
+		return nil, fmt.Errorf("claim turns: %w: owner and limit are required", memory.ErrInvalid)
+	}
+	skipLocked := ""
+	if p.d.ForUpdate != "" {
+		skipLocked = p.d.ForUpdate + " SKIP LOCKED"
+	}
+	var out []*memory.Turn
+	err := p.c.Write(ctx, func(tx *sql.Tx) error {
+		out = nil
+		now, nowArgs := p.d.Now(0)
+		until, untilArgs := p.d.Now(lease)
+		if p.d.Lock != nil {
+			if err := p.d.Lock(ctx, tx, sc); err != nil {
+				return err
+			}
+		}
+		var busy int
+		if err := tx.QueryRowContext(ctx, p.c.Rebind(`SELECT count(*) FROM (SELECT 1 FROM `+p.d.Table+` WHERE user_id = ?
+			AND namespace = ? AND `+p.d.Pending+` AND owner <> '' AND owner <> ? AND lease_until > `+now+` LIMIT 1) b`),
+			append([]any{sc.User, sc.Namespace, owner}, nowArgs...)...).Scan(&busy); err != nil {
+			return err
+		}
+		if busy > 0 {
+			return nil
+		}
+		args := append(append([]any{owner}, untilArgs...), sc.User, sc.Namespace)
+		rows, err := tx.QueryContext(ctx, p.c.Rebind(`UPDATE `+p.d.Table+` SET owner = ?, lease_until = `+until+`, attempts = attempts + 1
+			WHERE seq IN (SELECT seq FROM `+p.d.Table+` WHERE user_id = ? AND namespace = ? AND `+p.d.Pending+`
+				AND (owner = '' OR lease_until <= `+now+`) ORDER BY seq LIMIT ?`+skipLocked+`)
+			RETURNING seq, data, attempts`), append(append(args, nowArgs...), limit)...)
+		type row struct {
+			seq int64
+			t   *memory.Turn
+		}
+		got, err := Collect(rows, err, func(r Scanner) (row, error) {
+			var x row
+			var data string
+			var attempts int
+			if err := r.Scan(&x.seq, &data, &attempts); err != nil {
+				return x, err
+			}
+			x.t = &memory.Turn{}
+			if err := json.Unmarshal([]byte(data), x.t); err != nil {
+				return x, fmt.Errorf("decode: %w", err)
+			}
+			x.t.Scope, x.t.Attempts = sc, attempts
+			return x, nil
+		})
+		slices.SortFunc(got, func(a, b row) int { return int(a.seq - b.seq) })
+		for _, r := range got {
+			out = append(out, r.t)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim turns: %w", err)
+	}
+	return out, nil
+}
+
+// RenewTurns implements memory.TurnSpool.
+func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration) (int, error) {
+	until, args := p.d.Now(lease)
+	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET lease_until = `+until+`
+		WHERE user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`, append(args, sc.User, sc.Namespace, owner)...)
+	if err != nil {
+		return 0, fmt.Errorf("renew turns: %w", err)
+	}
+	return n, nil
+}
+
+// CompleteTurns implements memory.TurnSpool.
+func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) (int, error) {
+	now, args := p.d.Now(0)
+	in, list := p.d.In("tid", ids)
+	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = true, data = NULL, owner = '', lease_until = `+p.d.Unset+`,
+		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`,
+		append(args, list, sc.User, sc.Namespace, owner)...)
+	if err != nil {
+		return 0, fmt.Errorf("complete turns: %w", err)
+	}
+	return n, nil
+}
+
+// ReleaseTurns implements memory.TurnSpool.
+func (p *Spool) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
+	in, list := p.d.In("tid", ids)
+	if _, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET owner = '', lease_until = `+p.d.Unset+`
+		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`, list, sc.User, sc.Namespace, owner); err != nil {
+		return fmt.Errorf("release turns: %w", err)
+	}
+	return nil
+}
+
+// SessionByResponse implements memory.TurnSpool.
+func (p *Spool) SessionByResponse(ctx context.Context, sc memory.Scope, responseID string) (string, bool, error) {
+	if err := p.c.check(sc); err != nil {
+		return "", false, fmt.Errorf("session by response: %w", err)
+	}
+	if responseID == "" {
+		return "", false, nil
+	}
+	var sess string
+	err := p.c.queryRow(ctx, `SELECT session FROM `+p.d.Table+` WHERE user_id = ? AND namespace = ? AND response_id = ?
+		ORDER BY seq DESC LIMIT 1`, sc.User, sc.Namespace, responseID).Scan(&sess)
+	switch {
+	case err == sql.ErrNoRows:
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("session by response: %w", err)
+	}
+	return sess, true, nil
+}
+
+// RedactSpooled implements memory.TurnSpool.
+func (p *Spool) RedactSpooled(ctx context.Context, sc memory.Scope, texts []string, replacement string) (int, error) {
+	texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return strings.TrimSpace(t) == "" })
+	if len(texts) == 0 {
+		return 0, nil
+	}
+	n := 0
+	err := p.c.Write(ctx, func(tx *sql.Tx) error {
+		type row struct {
+			seq     int64
+			data    string
+			changed bool
+		}
+		rows, err := tx.QueryContext(ctx, p.c.Rebind(`SELECT seq, data FROM `+p.d.Table+` WHERE user_id = ? AND namespace = ?
+			AND (`+p.d.Pending+` OR owner = ?) AND data IS NOT NULL`+p.d.ForUpdate), sc.User, sc.Namespace, memory.HeldOwner)
+		rs, err := Collect(rows, err, func(r Scanner) (row, error) {
+			var x row
+			if err := r.Scan(&x.seq, &x.data); err != nil {
+				return x, err
+			}
+			var t memory.Turn
+			if err := json.Unmarshal([]byte(x.data), &t); err != nil {
+				return x, err
+			}
+			if x.changed = memory.RedactTurnTexts(&t, texts, replacement); x.changed {
+				b, err := json.Marshal(&t)
+				x.data = string(b)
+				return x, err
+			}
+			return x, nil
+		})
+		if err != nil {
+			return err
+		}
+		n = 0
+		for _, r := range rs {
+			if !r.changed {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, p.c.Rebind(`UPDATE `+p.d.Table+` SET data = ? WHERE seq = ?`), r.data, r.seq); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("redact spooled: %w", err)
+	}
+	return n, nil
+}
+
+// PendingScopes implements memory.TurnSpool.
+func (p *Spool) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	now, args := p.d.Now(0)
+	rows, err := p.c.query(ctx, `SELECT DISTINCT user_id, namespace FROM `+p.d.Table+` WHERE `+p.d.Pending+`
+		AND (owner = '' OR lease_until <= `+now+`) LIMIT ?`, append(args, limit)...)
+	out, err := Collect(rows, err, ScanScope)
+	if err != nil {
+		return nil, fmt.Errorf("pending scopes: %w", err)
+	}
+	return out, nil
+}
+
+// SpoolStats implements memory.TurnSpool.
+func (p *Spool) SpoolStats(ctx context.Context) (pending, leased int, err error) {
+	now, args := p.d.Now(0)
+	err = p.c.queryRow(ctx, `SELECT count(*), coalesce(sum(CASE WHEN owner <> '' AND lease_until > `+now+` THEN 1 ELSE 0 END), 0)
+		FROM `+p.d.Table+` WHERE `+p.d.Pending, args...).Scan(&pending, &leased)
+	if err != nil {
+		return 0, 0, fmt.Errorf("spool stats: %w", err)
+	}
+	return pending, leased, nil
+}
+
+// DeleteSpoolUser implements memory.TurnSpool.
+func (p *Spool) DeleteSpoolUser(ctx context.Context, user, ns string) (int, error) {
+	q, args := `DELETE FROM `+p.d.Table+` WHERE user_id = ?`, []any{user}
+	if ns != "" {
+		q += ` AND namespace = ?`
+		args = append(args, ns)
+	}
+	n, err := p.c.exec(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("delete spooled turns: %w", err)
+	}
+	return n, nil
+}
+
+// PruneSpool implements memory.TurnSpool.
+func (p *Spool) PruneSpool(ctx context.Context, before time.Time) (int, error) {
+	n, err := p.c.exec(ctx, `DELETE FROM `+p.d.Table+` WHERE `+p.d.Done+` AND done_at < ?`, p.c.Time(before))
+	if err != nil {
+		return 0, fmt.Errorf("prune spool: %w", err)
+	}
+	return n, nil
+}
