@@ -28,12 +28,6 @@ type Options struct {
 	Pool Pool
 }
 
-// IndexStats describe the loaded in-process indexes (Store.IndexStats).
-type IndexStats = search.Stats
-
-// IndexStats reports the in-process indexes against their bound.
-func (s *Store) IndexStats() IndexStats { return s.local.Stats() }
-
 // feed is the store as the search engine reads it (search.Feed): the
 // rows by id with the change feed of migrations 7 and 8. Each memories
 // row carries the transaction that last changed what a search reads of
@@ -242,4 +236,16 @@ func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need
 		d.Next = next
 	}
 	return d, nil
+}
+
+// countUpTo counts the scope's memories, stopping at bound: as cheap for a
+// scope of a million as for one just over bound.
+func (s *Store) countUpTo(ctx context.Context, sc memory.Scope, bound int) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
+		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, bound).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count scope: %w", err)
+	}
+	return n, nil
 }

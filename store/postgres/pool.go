@@ -96,6 +96,7 @@ func (s *Store) bind(db *sql.DB) {
 			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
 		}}
 	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc}
+	s.Search = sqlkit.NewSearch(s.local, c.check, s.opts.Dim)
 }
 
 // Background returns the store as the background workers use it: every

@@ -26,6 +26,7 @@ type Store struct {
 	*conn
 	logs
 	sqlkit.Store
+	sqlkit.Search
 	spool  *sqlkit.Spool // the turn spool (spool.go)
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
@@ -150,8 +151,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 		return nil, err
 	}
 	s := &Store{opts: o}
-	s.bind(db)
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
+	s.bind(db)
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
 	if err := s.Migrate(ctx); err != nil {

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
@@ -27,47 +25,6 @@ type Options struct {
 
 // IndexStats describe the loaded search indexes (Store.IndexStats).
 type IndexStats = search.Stats
-
-// IndexStats reports the loaded search indexes against their bound.
-func (s *Store) IndexStats() IndexStats { return s.idx.Stats() }
-
-// VectorSearch returns the scope's memories most similar (cosine) to vec,
-// ranked in process (package search).
-func (s *Store) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32, o memory.SearchOptions) ([]memory.Candidate, error) {
-	if err := s.checkVector(sc, vec); err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	return s.idx.Vector(ctx, sc, vec, o)
-}
-
-// LexicalSearch ranks the scope's memories by BM25 over their lexical form
-// (search.Engine.Lexical).
-func (s *Store) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("lexical search: %w", err)
-	}
-	return s.idx.Lexical(ctx, sc, query, o)
-}
-
-// HybridSearch runs VectorSearch, then LexicalSearch (memory.HybridSearcher).
-func (s *Store) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32, query string, o memory.SearchOptions) (byVector, byText []memory.Candidate, err error) {
-	if err := s.checkVector(sc, vec); err != nil {
-		return nil, nil, fmt.Errorf("hybrid search: %w", err)
-	}
-	return s.idx.Hybrid(ctx, sc, vec, query, o)
-}
-
-// checkVector validates a vector search's scope and query size; a query
-// without direction (zero, not finite) finds nothing, on both stores.
-func (s *Store) checkVector(sc memory.Scope, vec []float32) error {
-	if err := s.check(sc); err != nil {
-		return err
-	}
-	if len(vec) != s.dim {
-		return fmt.Errorf("%w: query has %d dimensions, store expects %d", memory.ErrDimension, len(vec), s.dim)
-	}
-	return nil
-}
 
 // source is the store's persistence as the search engine reads it.
 type source struct{ s *Store }
@@ -123,15 +80,6 @@ func (src source) scan(ctx context.Context, add func(search.Row), q string, args
 		add(r)
 	}
 	return rows.Err()
-}
-
-// ListTier returns the scope's memories of tier live at at, found in the
-// search index (memory.TierLister); ok is false when more than most match.
-func (s *Store) ListTier(ctx context.Context, sc memory.Scope, tier memory.Tier, at time.Time, most int) ([]*memory.Memory, bool, error) {
-	if err := s.check(sc); err != nil {
-		return nil, false, fmt.Errorf("list tier: %w", err)
-	}
-	return s.idx.Tier(ctx, sc, tier, memory.SearchOptions{At: at}, most)
 }
 
 // Count reports how many memories the scope holds, up to most+1

@@ -60,6 +60,7 @@ type Store struct {
 	*conn
 	logs
 	sqlkit.Store
+	sqlkit.Search
 	dim   int
 	model string
 
@@ -162,6 +163,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 			return c.joinWrite(ctx, func(tx *sql.Tx) error { return fn(tx) })
 		}}}, dim: opts.Dim, model: opts.Model}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
+	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err
