@@ -12,6 +12,7 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // replicas opens two stores on one schema, as two processes would: every
@@ -187,10 +188,9 @@ func TestLocalIndexHorizon(t *testing.T) {
 	}
 	defer func() { _ = long.Rollback() }()
 	slow := &memory.Memory{ID: memory.NewID(), Tier: memory.TierSemantic, Text: "slow transaction note", Embedding: randVec(r, dim)}
-	if err := a.prepare(sc, slow); err != nil {
+	if err := sqlkit.Prepare(sc, slow, dim, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	fillDefaults(sc, slow, time.Now())
 	if err := insertRows(ctx, long, []*memory.Memory{slow}); err != nil {
 		t.Fatal(err)
 	}

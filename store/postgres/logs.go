@@ -6,20 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lib/pq"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
-
-func limitOr100(n int) int {
-	if n <= 0 {
-		return 100
-	}
-	return n
-}
 
 // AppendTurn writes one turn to the scope's turn log.
 func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
@@ -119,61 +111,22 @@ func nonNil(v []string) []string {
 
 // Turns pages the scope's turn log oldest first.
 func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
-	var page memory.Page[*memory.Turn]
 	if err := s.check(sc); err != nil {
-		return page, fmt.Errorf("read turns: %w", err)
+		return memory.Page[*memory.Turn]{}, fmt.Errorf("read turns: %w", err)
 	}
-	limit := limitOr100(f.Limit)
-	w := scoped(sc)
-	if f.Session != "" {
-		w.add("session = %s", f.Session)
-	}
-	if !f.Since.IsZero() {
-		w.add("time >= %s", f.Since.UTC())
-	}
-	if f.Cursor != "" {
-		ts, seqText, _ := strings.Cut(f.Cursor, ":")
-		us, err1 := strconv.ParseInt(ts, 10, 64)
-		seq, err2 := strconv.ParseInt(seqText, 10, 64)
-		if err1 != nil || err2 != nil {
-			return page, fmt.Errorf("read turns: %w: malformed cursor %q", memory.ErrInvalid, f.Cursor)
-		}
-		w.add("(time, seq) > (%s, %s)", time.UnixMicro(us).UTC(), seq)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT user_id, namespace, seq, request_id, session, time, user_text,
-		assistant, finish_reason, model, arm, refs, injected, intent, api FROM turns WHERE `+w.String()+
-		` ORDER BY time, seq LIMIT `+w.arg(limit+1), w.args...)
-	if err != nil {
-		return page, fmt.Errorf("read turns: %w", err)
-	}
-	defer rows.Close()
-	var seqs []int64
-	for rows.Next() {
+	return sqlkit.Turns(ctx, sqlkit.Postgres, s.db.QueryContext, sc, f, `SELECT seq, request_id, session, time, user_text,
+		assistant, finish_reason, model, arm, refs, injected, intent, api FROM turns`, func(r sqlkit.Scanner) (*memory.Turn, int64, error) {
 		var (
 			t              memory.Turn
 			seq            int64
 			refs, injected []byte
 		)
-		if err := rows.Scan(&t.Scope.User, &t.Scope.Namespace, &seq, &t.RequestID, &t.Session, &t.Time, &t.User,
-			&t.Assistant, &t.FinishReason, &t.Model, &t.Arm, &refs, &injected, &t.Intent, &t.API); err != nil {
-			return page, fmt.Errorf("read turns: %w", err)
+		if err := r.Scan(&seq, &t.RequestID, &t.Session, &t.Time, &t.User, &t.Assistant, &t.FinishReason, &t.Model,
+			&t.Arm, &refs, &injected, &t.Intent, &t.API); err != nil {
+			return nil, 0, err
 		}
-		t.Time = t.Time.UTC()
-		if err := errors.Join(unmarshalList(refs, &t.Refs), unmarshalList(injected, &t.Injected)); err != nil {
-			return page, fmt.Errorf("read turns: %w", err)
-		}
-		page.Data = append(page.Data, &t)
-		seqs = append(seqs, seq)
-	}
-	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("read turns: %w", err)
-	}
-	if len(page.Data) > limit {
-		page.Data = page.Data[:limit]
-		last := page.Data[limit-1]
-		page.Next = strconv.FormatInt(last.Time.UnixMicro(), 10) + ":" + strconv.FormatInt(seqs[limit-1], 10)
-	}
-	return page, nil
+		return &t, seq, errors.Join(unmarshalList(refs, &t.Refs), unmarshalList(injected, &t.Injected))
+	})
 }
 
 // unmarshalList reads a jsonb string array, leaving nil for an empty one.

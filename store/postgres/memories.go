@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // insertCols are the columns Insert writes, in insertValues order.
@@ -29,17 +30,14 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
+	now := micro(time.Now())
 	for _, m := range ms {
-		if err := s.prepare(sc, m); err != nil {
+		if err := sqlkit.Prepare(sc, m, s.opts.Dim, now); err != nil {
 			return fmt.Errorf("insert memories: %w", err)
 		}
 	}
 	if len(ms) == 0 {
 		return nil
-	}
-	now := micro(time.Now())
-	for _, m := range ms {
-		fillDefaults(sc, m, now)
 	}
 	err := s.joined(ctx, len(ms) > insertBatch, nil, func(q dbtx) error {
 		for start := 0; start < len(ms); start += insertBatch {
@@ -64,22 +62,6 @@ func (s *Store) prepare(sc memory.Scope, m *memory.Memory) error {
 		return fmt.Errorf("%w: memory scope %s differs from %s", memory.ErrInvalidScope, m.Scope, sc)
 	}
 	return m.Validate(s.opts.Dim)
-}
-
-func fillDefaults(sc memory.Scope, m *memory.Memory, now time.Time) {
-	m.Scope = sc
-	if m.ID == "" {
-		m.ID = memory.NewID()
-	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.LastUsedAt.IsZero() {
-		m.LastUsedAt = m.CreatedAt
-	}
-	if m.ValidFrom.IsZero() {
-		m.ValidFrom = m.CreatedAt
-	}
 }
 
 func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
@@ -211,127 +193,13 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 	for _, m := range found {
 		byID[m.ID] = m
 	}
-	out := make([]*memory.Memory, 0, len(found))
-	for _, id := range ids {
-		if m, ok := byID[id]; ok {
-			out = append(out, m)
-			delete(byID, id) // a repeated id is returned once
-		}
-	}
-	return out, nil
+	return sqlkit.InOrder(ids, byID), nil
 }
 
 // query runs a memCols query and scans every row.
 func (s *conn) query(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*memory.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
-}
-
-// List pages the scope's memories newest first.
-func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) (memory.Page[*memory.Memory], error) {
-	var page memory.Page[*memory.Memory]
-	if err := s.check(sc); err != nil {
-		return page, fmt.Errorf("list memories: %w", err)
-	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	w := scoped(sc)
-	if len(f.Tiers) > 0 {
-		w.add("tier = ANY(%s)", pq.Array(tierStrings(f.Tiers)))
-	}
-	at := orNow(f.At)
-	switch f.State {
-	case memory.StateAny:
-	case memory.StateLive:
-		w.add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %s)", at)
-	case memory.StateSuperseded:
-		w.add("valid_to IS NOT NULL")
-	case memory.StateArchived:
-		w.add("archived_at IS NOT NULL")
-	case memory.StateExpired:
-		w.add("expires_at <= %s", at)
-	default:
-		return page, fmt.Errorf("list memories: %w: unknown state %q", memory.ErrInvalid, f.State)
-	}
-	if f.Key != "" {
-		w.add("key = %s", f.Key)
-	}
-	if f.Query != "" {
-		w.add("strpos(lower(text), lower(%s)) > 0", f.Query)
-	}
-	if f.Source != "" {
-		w.add("source = %s", string(f.Source))
-	}
-	if f.Unconsolidated {
-		w.add("tier = 'event' AND consolidated_at IS NULL")
-	}
-	if f.Session != "" {
-		w.add("session = %s", f.Session)
-	}
-	if !f.Since.IsZero() {
-		w.add("created_at >= %s", f.Since.UTC())
-	}
-	if !f.Until.IsZero() {
-		w.add("created_at <= %s", f.Until.UTC())
-	}
-	if f.Cursor != "" {
-		ts, id, err := parseCursor(f.Cursor)
-		if err != nil {
-			return page, fmt.Errorf("list memories: %w", err)
-		}
-		w.add("(created_at, id) < (%s, %s)", ts, id)
-	}
-	q := `SELECT ` + s.cols + ` FROM memory_rows WHERE ` + w.String() +
-		` ORDER BY created_at DESC, id DESC LIMIT ` + w.arg(limit+1)
-	ms, err := s.query(ctx, q, w.args...)
-	if err != nil {
-		return page, fmt.Errorf("list memories: %w", err)
-	}
-	if len(ms) > limit {
-		ms = ms[:limit]
-		last := ms[limit-1]
-		page.Next = strconv.FormatInt(last.CreatedAt.UnixMicro(), 10) + ":" + last.ID
-	}
-	page.Data = ms
-	return page, nil
-}
-
-// parseCursor reads the "created_at micros:id" cursor List hands out.
-func parseCursor(c string) (time.Time, string, error) {
-	ts, id, ok := strings.Cut(c, ":")
-	us, err := strconv.ParseInt(ts, 10, 64)
-	if !ok || err != nil {
-		return time.Time{}, "", fmt.Errorf("%w: malformed cursor %q", memory.ErrInvalid, c)
-	}
-	return time.UnixMicro(us).UTC(), id, nil
-}
-
-// History returns every memory with the key, oldest first.
-func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("memory history: %w", err)
-	}
-	ms, err := s.query(ctx, `SELECT `+s.cols+` FROM memory_rows
-		WHERE user_id = $1 AND namespace = $2 AND key = $3 AND key <> ''
-		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
-	if err != nil {
-		return nil, fmt.Errorf("memory history: %w", err)
-	}
-	return ms, nil
+	return sqlkit.Collect(rows, err, scanRow)
 }
 
 // Delete removes one memory.

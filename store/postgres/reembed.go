@@ -9,15 +9,14 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
-// EmbedFunc embeds memories for Reembed: one vector per memory, in order.
-// The memories carry ID, Scope, Tier and Text; the caller decides which
-// text the embedder sees (the ingest path embeds an event's user part).
-type EmbedFunc func(ctx context.Context, ms []*memory.Memory) ([][]float32, error)
+// EmbedFunc embeds memories for Reembed (sqlkit.EmbedFunc).
+type EmbedFunc = sqlkit.EmbedFunc
 
 // ReembedBatch is how many memories Reembed embeds per call.
-const ReembedBatch = 256
+const ReembedBatch = sqlkit.ReembedBatch
 
 // Reembed re-embeds every memory of the database at dsn with embed and
 // records to as its embedder, so a database created for another model or
@@ -79,42 +78,33 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&total); err != nil {
 		return fmt.Errorf("reembed: count: %w", err)
 	}
-	done := 0
 	var last *memory.Memory
-	for {
-		ms, err := reembedPage(ctx, tx, last)
-		if err != nil {
-			return err
+	next := func() ([]*memory.Memory, error) {
+		var u, n, id string
+		if last != nil {
+			u, n, id = last.Scope.User, last.Scope.Namespace, last.ID
 		}
-		if len(ms) == 0 {
-			break
-		}
-		vecs, err := embed(ctx, ms)
-		if err != nil {
-			return fmt.Errorf("reembed: embed: %w", err)
-		}
-		if len(vecs) != len(ms) {
-			return fmt.Errorf("reembed: embedder returned %d vectors for %d memories", len(vecs), len(ms))
-		}
+		rows, err := tx.QueryContext(ctx, `SELECT user_id, namespace, id, tier, text FROM memories
+			WHERE $1 OR (user_id, namespace, id) > ($2, $3, $4)
+			ORDER BY user_id, namespace, id LIMIT $5`, last == nil, u, n, id, ReembedBatch)
+		return sqlkit.Collect(rows, err, func(r sqlkit.Scanner) (*memory.Memory, error) {
+			last = &memory.Memory{}
+			return last, r.Scan(&last.Scope.User, &last.Scope.Namespace, &last.ID, &last.Tier, &last.Text)
+		})
+	}
+	write := func(ms []*memory.Memory, vecs [][]float32) error {
 		users, nss, ids, vs := make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
 		for i, m := range ms {
-			if len(vecs[i]) != to.Dim {
-				return fmt.Errorf("reembed: %w: embedder returned %d dimensions for memory %s, want %d", memory.ErrInvalid, len(vecs[i]), m.ID, to.Dim)
-			}
-			users[i], nss[i], ids[i] = m.Scope.User, m.Scope.Namespace, m.ID
-			vs[i] = vectorArg(vecs[i]).(string)
+			users[i], nss[i], ids[i], vs[i] = m.Scope.User, m.Scope.Namespace, m.ID, vectorArg(vecs[i]).(string)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE memories m SET embedding = v.e::`+colType+`
+		_, err := tx.ExecContext(ctx, `UPDATE memories m SET embedding = v.e::`+colType+`
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(u, n, id, e)
 			WHERE m.user_id = v.u AND m.namespace = v.n AND m.id = v.id`,
-			pq.Array(users), pq.Array(nss), pq.Array(ids), pq.Array(vs)); err != nil {
-			return fmt.Errorf("reembed: update: %w", err)
-		}
-		last = ms[len(ms)-1]
-		done += len(ms)
-		if progress != nil {
-			progress(done, total)
-		}
+			pq.Array(users), pq.Array(nss), pq.Array(ids), pq.Array(vs))
+		return err
+	}
+	if err := sqlkit.Reembed(ctx, to.Dim, total, next, embed, write, progress); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2), ($3, $4)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
@@ -125,32 +115,4 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 		return fmt.Errorf("reembed: commit: %w", err)
 	}
 	return nil
-}
-
-// reembedPage reads the next batch of memories after last in primary-key
-// order (nil: from the start).
-func reembedPage(ctx context.Context, tx *sql.Tx, last *memory.Memory) ([]*memory.Memory, error) {
-	var u, n, id string
-	if last != nil {
-		u, n, id = last.Scope.User, last.Scope.Namespace, last.ID
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT user_id, namespace, id, tier, text FROM memories
-		WHERE $1 OR (user_id, namespace, id) > ($2, $3, $4)
-		ORDER BY user_id, namespace, id LIMIT $5`, last == nil, u, n, id, ReembedBatch)
-	if err != nil {
-		return nil, fmt.Errorf("reembed: read: %w", err)
-	}
-	defer rows.Close()
-	var ms []*memory.Memory
-	for rows.Next() {
-		m := &memory.Memory{}
-		if err := rows.Scan(&m.Scope.User, &m.Scope.Namespace, &m.ID, &m.Tier, &m.Text); err != nil {
-			return nil, fmt.Errorf("reembed: read: %w", err)
-		}
-		ms = append(ms, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reembed: read: %w", err)
-	}
-	return ms, nil
 }

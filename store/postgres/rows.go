@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // memColsTemplate are the memories columns every read selects, in
@@ -23,7 +22,10 @@ const memColsTemplate = `user_id, namespace, id, tier, text, EMBEDDING, value, c
 	provenance, key, session, no_decay, created_at, last_used_at, hits, valid_from, valid_to,
 	superseded_by, expires_at, archived_at, consolidated_at, context, api`
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqlkit.Scanner
+
+// scanRow reads one row of memCols.
+func scanRow(r scanner) (*memory.Memory, error) { return scanMemory(r) }
 
 // scanMemory reads one row of memCols (plus extra trailing destinations).
 func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
@@ -136,51 +138,4 @@ func jsonArg(v any) (string, error) {
 		return "", err
 	}
 	return string(b), nil
-}
-
-// where accumulates AND-ed conditions and their numbered arguments.
-type where struct {
-	conds []string
-	args  []any
-}
-
-// arg adds a positional argument and returns its placeholder.
-func (w *where) arg(v any) string {
-	w.args = append(w.args, v)
-	return "$" + strconv.Itoa(len(w.args))
-}
-
-// add appends a condition; each %s in cond is replaced by the placeholder of
-// the matching argument.
-func (w *where) add(cond string, args ...any) {
-	ph := make([]any, len(args))
-	for i, a := range args {
-		ph[i] = w.arg(a)
-	}
-	w.conds = append(w.conds, fmt.Sprintf(cond, ph...))
-}
-
-func (w *where) String() string { return strings.Join(w.conds, " AND ") }
-
-// scoped starts a condition list with the scope, which every memory query
-// carries.
-func scoped(s memory.Scope) *where {
-	w := &where{}
-	w.add("user_id = %s AND namespace = %s", s.User, s.Namespace)
-	return w
-}
-
-func tierStrings(ts []memory.Tier) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = string(t)
-	}
-	return out
-}
-
-func orNow(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Now().UTC()
-	}
-	return t.UTC()
 }

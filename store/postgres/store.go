@@ -27,6 +27,7 @@ type Store struct {
 	logs
 	sqlkit.Store
 	sqlkit.Search
+	sqlkit.Memories
 	spool  *sqlkit.Spool // the turn spool (spool.go)
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
@@ -152,9 +153,9 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	}
 	s := &Store{opts: o}
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
-	s.bind(db)
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
+	s.bind(db) // after cols: the memory reads select them
 	if err := s.Migrate(ctx); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // DeleteUser removes everything of user (in namespace ns when not empty)
@@ -52,19 +53,8 @@ func (s *Store) RecallSince(ctx context.Context, since time.Time) ([]*memory.Rec
 		return nil, fmt.Errorf("read recall: %w", memory.ErrClosed)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+recallCols+` FROM recall WHERE time >= ? ORDER BY time, seq`, micros(since))
+	out, err := sqlkit.Collect(rows, err, scanRecall)
 	if err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	defer rows.Close()
-	var out []*memory.RecallRecord
-	for rows.Next() {
-		r, err := scanRecall(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read recall: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read recall: %w", err)
 	}
 	return out, nil

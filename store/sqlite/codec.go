@@ -2,16 +2,15 @@ package sqlite
 
 import (
 	"database/sql"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // Times are stored as Unix microseconds: the precision PostgreSQL keeps,
@@ -58,32 +57,11 @@ func decodeVec(b []byte) []float32 {
 	return v
 }
 
-// Cursors are opaque to callers: base64 of "micros:tiebreak".
-func encodeCursor(t int64, tie string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(t, 10) + ":" + tie))
-}
-
-func decodeCursor(c string) (int64, string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
-	}
-	ts, tie, ok := strings.Cut(string(b), ":")
-	if !ok {
-		return 0, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
-	}
-	t, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil {
-		return 0, "", fmt.Errorf("%w: bad cursor", memory.ErrInvalid)
-	}
-	return t, tie, nil
-}
-
 // memCols is the column list scanMemory reads, in order.
 const memCols = `id, user, namespace, tier, text, embedding, value, confidence, source, provenance, key, session,
 	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at, context, api`
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqlkit.Scanner
 
 func scanMemory(r scanner) (*memory.Memory, error) {
 	var (

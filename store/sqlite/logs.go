@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // AppendTurn adds a turn to its scope's log.
@@ -42,64 +42,25 @@ func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 
 // Turns pages the scope's turn log, oldest first.
 func (s *logs) Turns(ctx context.Context, sc memory.Scope, f memory.TurnFilter) (memory.Page[*memory.Turn], error) {
-	var page memory.Page[*memory.Turn]
 	if err := s.check(sc); err != nil {
-		return page, fmt.Errorf("read turns: %w", err)
+		return memory.Page[*memory.Turn]{}, fmt.Errorf("read turns: %w", err)
 	}
-	q := `SELECT seq, time, data FROM turns WHERE user = ? AND namespace = ?`
-	args := []any{sc.User, sc.Namespace}
-	if f.Session != "" {
-		q += ` AND session = ?`
-		args = append(args, f.Session)
-	}
-	if !f.Since.IsZero() {
-		q += ` AND time >= ?`
-		args = append(args, micros(f.Since))
-	}
-	if f.Cursor != "" {
-		ct, cseq, err := decodeCursor(f.Cursor)
-		seq, perr := strconv.ParseInt(cseq, 10, 64)
-		if err != nil || perr != nil {
-			return page, fmt.Errorf("read turns: %w: bad cursor", memory.ErrInvalid)
-		}
-		q += ` AND (time, seq) > (?, ?)`
-		args = append(args, ct, seq)
-	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY time, seq LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return page, fmt.Errorf("read turns: %w", err)
-	}
-	defer rows.Close()
-	type key struct{ t, seq int64 }
-	var keys []key
-	for rows.Next() {
-		var k key
-		var data string
-		if err := rows.Scan(&k.seq, &k.t, &data); err != nil {
-			return page, fmt.Errorf("read turns: %w", err)
-		}
-		var t memory.Turn
-		if err := json.Unmarshal([]byte(data), &t); err != nil {
-			return page, fmt.Errorf("read turns: decode: %w", err)
-		}
-		t.Scope = sc
-		t.Time = fromMicros(k.t)
-		page.Data = append(page.Data, &t)
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("read turns: %w", err)
-	}
-	if len(page.Data) > limit {
-		page.Data = page.Data[:limit]
-		k := keys[limit-1]
-		page.Next = encodeCursor(k.t, strconv.FormatInt(k.seq, 10))
-	}
-	return page, nil
+	return sqlkit.Turns(ctx, sqlkit.SQLite, s.db.QueryContext, sc, f, `SELECT seq, time, data FROM turns`,
+		func(r sqlkit.Scanner) (*memory.Turn, int64, error) {
+			var (
+				t       memory.Turn
+				seq, at int64
+				data    string
+			)
+			if err := r.Scan(&seq, &at, &data); err != nil {
+				return nil, 0, err
+			}
+			if err := json.Unmarshal([]byte(data), &t); err != nil {
+				return nil, 0, fmt.Errorf("decode: %w", err)
+			}
+			t.Time = fromMicros(at)
+			return &t, seq, nil
+		})
 }
 
 // AppendRecall records one request's recall.

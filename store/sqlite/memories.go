@@ -11,38 +11,11 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // batchSize bounds the ids bound in one statement.
 const batchSize = 500
-
-// prepare validates m for scope sc and fills its defaults.
-func (s *Store) prepare(sc memory.Scope, m *memory.Memory, now time.Time) error {
-	if m == nil {
-		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
-	}
-	if m.Scope == (memory.Scope{}) {
-		m.Scope = sc
-	} else if m.Scope != sc {
-		return fmt.Errorf("%w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
-	}
-	if err := m.Validate(s.dim); err != nil {
-		return err
-	}
-	if m.ID == "" {
-		m.ID = memory.NewID()
-	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.LastUsedAt.IsZero() {
-		m.LastUsedAt = m.CreatedAt
-	}
-	if m.ValidFrom.IsZero() {
-		m.ValidFrom = m.CreatedAt
-	}
-	return nil
-}
 
 func provJSON(p memory.Provenance) string {
 	b, _ := json.Marshal(p)
@@ -60,7 +33,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	}
 	now := time.Now().UTC()
 	for _, m := range ms {
-		if err := s.prepare(sc, m, now); err != nil {
+		if err := sqlkit.Prepare(sc, m, s.dim, now); err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
 	}
@@ -177,14 +150,7 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
-	out := make([]*memory.Memory, 0, len(found))
-	for _, id := range ids {
-		if m, ok := found[id]; ok {
-			out = append(out, m)
-			delete(found, id)
-		}
-	}
-	return out, nil
+	return sqlkit.InOrder(ids, found), nil
 }
 
 func (s *Store) getMany(ctx context.Context, sc memory.Scope, ids []string) (map[string]*memory.Memory, error) {
@@ -218,132 +184,6 @@ func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, co
 		}
 	}
 	return found, nil
-}
-
-// List pages the scope's memories, newest first.
-func (s *Store) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) (memory.Page[*memory.Memory], error) {
-	var page memory.Page[*memory.Memory]
-	if err := s.check(sc); err != nil {
-		return page, fmt.Errorf("list memories: %w", err)
-	}
-	where := []string{"user = ?", "namespace = ?"}
-	args := []any{sc.User, sc.Namespace}
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
-	}
-	if len(f.Tiers) > 0 {
-		ts := make([]string, len(f.Tiers))
-		for i, t := range f.Tiers {
-			ts[i] = string(t)
-		}
-		add("tier IN ("+placeholders(len(ts))+")", anys(ts)...)
-	}
-	now := f.At
-	if now.IsZero() {
-		now = time.Now()
-	}
-	switch f.State {
-	case memory.StateAny:
-	case memory.StateLive:
-		add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR +expires_at > ?)", micros(now))
-	case memory.StateSuperseded:
-		add("valid_to IS NOT NULL")
-	case memory.StateArchived:
-		add("archived_at IS NOT NULL")
-	case memory.StateExpired:
-		add("expires_at IS NOT NULL AND expires_at <= ?", micros(now))
-	default:
-		return page, fmt.Errorf("list memories: %w: unknown state %q", memory.ErrInvalid, f.State)
-	}
-	if f.Key != "" {
-		add("key = ? AND key <> ''", f.Key) // the key index's condition (historyWhere)
-	}
-	if f.Query != "" {
-		add("instr(lower(text), lower(?)) > 0", f.Query)
-	}
-	if f.Source != "" {
-		add("source = ?", string(f.Source))
-	}
-	if f.Unconsolidated {
-		add("consolidated_at IS NULL")
-	}
-	if f.Session != "" {
-		add("session = ?", f.Session)
-	}
-	if !f.Since.IsZero() {
-		add("created_at >= ?", micros(f.Since))
-	}
-	if !f.Until.IsZero() {
-		add("created_at <= ?", micros(f.Until))
-	}
-	if f.Cursor != "" {
-		ct, cid, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return page, fmt.Errorf("list memories: %w", err)
-		}
-		add("(created_at, id) < (?, ?)", ct, cid)
-	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := s.query(ctx, `SELECT `+memCols+` FROM memories WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return page, fmt.Errorf("list memories: %w", err)
-	}
-	ms, err := collect(rows)
-	if err != nil {
-		return page, fmt.Errorf("list memories: %w", err)
-	}
-	if len(ms) > limit {
-		ms = ms[:limit]
-		last := ms[limit-1]
-		page.Next = encodeCursor(micros(last.CreatedAt), last.ID)
-	}
-	page.Data = ms
-	return page, nil
-}
-
-func collect(rows *sql.Rows) ([]*memory.Memory, error) {
-	defer rows.Close()
-	var ms []*memory.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, m)
-	}
-	return ms, rows.Err()
-}
-
-// historyWhere selects a key's memories. The key index is partial (only
-// rows with a key), and SQLite uses a partial index only when the query
-// itself implies its condition: "key = ?" alone, whose parameter could be
-// empty, walked the scope's every row for each fact the background
-// reconciles.
-const historyWhere = `user = ? AND namespace = ? AND key = ? AND key <> ''`
-
-// History returns every memory of the key, oldest first.
-func (s *Store) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("memory history: %w", err)
-	}
-	if key == "" {
-		return nil, nil
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+memCols+` FROM memories WHERE `+historyWhere+`
-		ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
-	if err != nil {
-		return nil, fmt.Errorf("memory history: %w", err)
-	}
-	ms, err := collect(rows)
-	if err != nil {
-		return nil, fmt.Errorf("memory history: %w", err)
-	}
-	return ms, nil
 }
 
 // Delete removes one memory.

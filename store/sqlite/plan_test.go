@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // TestLookupsUseTheIDIndex guards the id lookups: without the unary plus on
@@ -54,7 +55,7 @@ func TestKeyLookupsUseTheKeyIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN SELECT `+memCols+` FROM memories WHERE `+historyWhere+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
+	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN SELECT `+memCols+` FROM memories WHERE `+sqlkit.SQLite.Rebind(sqlkit.HistoryWhere)+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
 	if err != nil {
 		t.Fatal(err)
 	}

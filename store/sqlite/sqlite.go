@@ -61,6 +61,7 @@ type Store struct {
 	logs
 	sqlkit.Store
 	sqlkit.Search
+	sqlkit.Memories
 	dim   int
 	model string
 
@@ -164,6 +165,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		}}}, dim: opts.Dim, model: opts.Model}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
+	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory, c.query)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -31,6 +31,12 @@ type Dialect struct {
 	Time func(time.Time) any
 	// AuditSeq is the audit log's row number column.
 	AuditSeq string
+	// Contains is the condition that a memory's text contains the
+	// argument, ignoring case.
+	Contains string
+	// NoIndex prefixed to a column keeps the planner from choosing an
+	// index on it ("+" in SQLite).
+	NoIndex string
 }
 
 // SQLite is the dialect of store/sqlite: ? placeholders, the user column
@@ -39,11 +45,14 @@ var SQLite = Dialect{
 	Rebind:   func(q string) string { return strings.ReplaceAll(q, "user_id", "user") },
 	Time:     func(t time.Time) any { return t.UnixMicro() },
 	AuditSeq: "seq",
+	Contains: "instr(lower(text), lower(?)) > 0",
+	NoIndex:  "+",
 }
 
 // Postgres is the dialect of store/postgres: numbered placeholders,
 // timestamptz truncated to the server's microseconds.
-var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id"}
+var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id",
+	Contains: "strpos(lower(text), lower(?)) > 0"}
 
 // numbered rewrites each ? as $1, $2, ... in order.
 func numbered(q string) string {
@@ -228,13 +237,10 @@ func ParseCursor(c string) (time.Time, string, error) {
 	return time.UnixMicro(us).UTC(), tie, nil
 }
 
-// InOrder returns the memories of found in the order of ids, each once.
-func InOrder(ids []string, found []*memory.Memory) []*memory.Memory {
-	byID := make(map[string]*memory.Memory, len(found))
-	for _, m := range found {
-		byID[m.ID] = m
-	}
-	out := make([]*memory.Memory, 0, len(found))
+// InOrder returns the memories of byID (which it empties) in the order
+// of ids, each once.
+func InOrder(ids []string, byID map[string]*memory.Memory) []*memory.Memory {
+	out := make([]*memory.Memory, 0, len(byID))
 	for _, id := range ids {
 		if m, ok := byID[id]; ok {
 			out = append(out, m)

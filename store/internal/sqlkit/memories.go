@@ -1,0 +1,200 @@
+package sqlkit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// Memories are the memory reads both stores run alike.
+type Memories struct {
+	c *Conn
+	// sel is the store's "SELECT <columns> FROM <rows>", scan reads one
+	// row of it and query runs a read (its statement already rebound).
+	sel   string
+	scan  func(Scanner) (*memory.Memory, error)
+	query func(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// NewMemories is the memory reads of c's store.
+func NewMemories(c *Conn, sel string, scan func(Scanner) (*memory.Memory, error),
+	query func(ctx context.Context, q string, args ...any) (*sql.Rows, error)) Memories {
+	return Memories{c: c, sel: sel, scan: scan, query: query}
+}
+
+func (m Memories) read(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
+	rows, err := m.query(ctx, m.c.Rebind(m.sel+` WHERE `+q), args...)
+	return Collect(rows, err, m.scan)
+}
+
+// List pages the scope's memories, newest first.
+func (m Memories) List(ctx context.Context, sc memory.Scope, f memory.ListFilter) (memory.Page[*memory.Memory], error) {
+	var page memory.Page[*memory.Memory]
+	if err := m.c.check(sc); err != nil {
+		return page, fmt.Errorf("list memories: %w", err)
+	}
+	where := []string{"user_id = ?", "namespace = ?"}
+	args := []any{sc.User, sc.Namespace}
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if len(f.Tiers) > 0 {
+		for _, t := range f.Tiers {
+			args = append(args, string(t))
+		}
+		where = append(where, "tier IN (?"+strings.Repeat(", ?", len(f.Tiers)-1)+")")
+	}
+	now := m.c.Time(f.At)
+	if f.At.IsZero() {
+		now = m.c.Time(time.Now())
+	}
+	switch f.State {
+	case memory.StateAny:
+	case memory.StateLive:
+		add("valid_to IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR "+m.c.NoIndex+"expires_at > ?)", now)
+	case memory.StateSuperseded:
+		add("valid_to IS NOT NULL")
+	case memory.StateArchived:
+		add("archived_at IS NOT NULL")
+	case memory.StateExpired:
+		add("expires_at IS NOT NULL AND expires_at <= ?", now)
+	default:
+		return page, fmt.Errorf("list memories: %w: unknown state %q", memory.ErrInvalid, f.State)
+	}
+	if f.Key != "" {
+		add("key = ? AND key <> ''", f.Key) // the key index's condition (HistoryWhere)
+	}
+	if f.Query != "" {
+		add(m.c.Contains, f.Query)
+	}
+	if f.Source != "" {
+		add("source = ?", string(f.Source))
+	}
+	if f.Unconsolidated {
+		add("tier = 'event' AND consolidated_at IS NULL")
+	}
+	if f.Session != "" {
+		add("session = ?", f.Session)
+	}
+	if !f.Since.IsZero() {
+		add("created_at >= ?", m.c.Time(f.Since))
+	}
+	if !f.Until.IsZero() {
+		add("created_at <= ?", m.c.Time(f.Until))
+	}
+	if f.Cursor != "" {
+		t, id, err := ParseCursor(f.Cursor)
+		if err != nil {
+			return page, fmt.Errorf("list memories: %w", err)
+		}
+		add("(created_at, id) < (?, ?)", m.c.Time(t), id)
+	}
+	limit := Limit(f.Limit)
+	ms, err := m.read(ctx, strings.Join(where, " AND ")+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return page, fmt.Errorf("list memories: %w", err)
+	}
+	return Paged(ms, limit, func(x *memory.Memory) string { return Cursor(x.CreatedAt, x.ID) }), nil
+}
+
+// HistoryWhere selects a key's memories. The key index is partial (only
+// rows with a key), and SQLite uses a partial index only when the query
+// itself implies its condition: "key = ?" alone, whose parameter could be
+// empty, walked the scope's every row for each fact the background
+// reconciles.
+const HistoryWhere = `user_id = ? AND namespace = ? AND key = ? AND key <> ''`
+
+// History returns every memory of the key, oldest first.
+func (m Memories) History(ctx context.Context, sc memory.Scope, key string) ([]*memory.Memory, error) {
+	if err := m.c.check(sc); err != nil {
+		return nil, fmt.Errorf("memory history: %w", err)
+	}
+	if key == "" {
+		return nil, nil
+	}
+	ms, err := m.read(ctx, HistoryWhere+` ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
+	if err != nil {
+		return nil, fmt.Errorf("memory history: %w", err)
+	}
+	return ms, nil
+}
+
+// Prepare validates m for scope sc and fills its defaults (id, creation,
+// last use and validity from now).
+func Prepare(sc memory.Scope, m *memory.Memory, dim int, now time.Time) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
+	}
+	if m.Scope != (memory.Scope{}) && m.Scope != sc {
+		return fmt.Errorf("%w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
+	}
+	if err := m.Validate(dim); err != nil {
+		return err
+	}
+	m.Scope = sc
+	if m.ID == "" {
+		m.ID = memory.NewID()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.LastUsedAt.IsZero() {
+		m.LastUsedAt = m.CreatedAt
+	}
+	if m.ValidFrom.IsZero() {
+		m.ValidFrom = m.CreatedAt
+	}
+	return nil
+}
+
+// Turns pages the scope's turn log, oldest first: sel is the store's
+// "SELECT <columns> FROM turns", scan reads a row's turn and seq.
+func Turns(ctx context.Context, d Dialect, query func(ctx context.Context, q string, args ...any) (*sql.Rows, error),
+	sc memory.Scope, f memory.TurnFilter, sel string, scan func(Scanner) (*memory.Turn, int64, error)) (memory.Page[*memory.Turn], error) {
+	q, args := sel+` WHERE user_id = ? AND namespace = ?`, []any{sc.User, sc.Namespace}
+	if f.Session != "" {
+		q += ` AND session = ?`
+		args = append(args, f.Session)
+	}
+	if !f.Since.IsZero() {
+		q += ` AND time >= ?`
+		args = append(args, d.Time(f.Since))
+	}
+	if f.Cursor != "" {
+		t, tie, err := ParseCursor(f.Cursor)
+		seq, perr := strconv.ParseInt(tie, 10, 64)
+		if err != nil || perr != nil {
+			return memory.Page[*memory.Turn]{}, fmt.Errorf("read turns: %w: bad cursor", memory.ErrInvalid)
+		}
+		q += ` AND (time, seq) > (?, ?)`
+		args = append(args, d.Time(t), seq)
+	}
+	type row struct {
+		t   *memory.Turn
+		seq int64
+	}
+	limit := Limit(f.Limit)
+	rows, err := query(ctx, d.Rebind(q+` ORDER BY time, seq LIMIT ?`), append(args, limit+1)...)
+	rs, err := Collect(rows, err, func(r Scanner) (row, error) {
+		t, seq, err := scan(r)
+		if t != nil {
+			t.Scope, t.Time = sc, t.Time.UTC()
+		}
+		return row{t, seq}, err
+	})
+	if err != nil {
+		return memory.Page[*memory.Turn]{}, fmt.Errorf("read turns: %w", err)
+	}
+	page := Paged(rs, limit, func(r row) string { return Cursor(r.t.Time, strconv.FormatInt(r.seq, 10)) })
+	out := memory.Page[*memory.Turn]{Next: page.Next}
+	for _, r := range page.Data {
+		out.Data = append(out.Data, r.t)
+	}
+	return out, nil
+}

@@ -1,0 +1,53 @@
+package sqlkit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// EmbedFunc embeds memories for a re-embedding: one vector per memory,
+// in order. The memories carry ID, Scope, Tier and Text; the caller
+// decides which text the embedder sees (the ingest path embeds an event's
+// user part).
+type EmbedFunc func(ctx context.Context, ms []*memory.Memory) ([][]float32, error)
+
+// ReembedBatch is how many memories a re-embedding embeds per call.
+const ReembedBatch = 256
+
+// Reembed is a store's re-embedding loop: next reads the batch after the
+// previous one (none: done), embed embeds it, write stores its vectors,
+// each checked to be one per memory of dim dimensions. progress, when not
+// nil, is called after each batch with the memories done and total.
+func Reembed(ctx context.Context, dim, total int, next func() ([]*memory.Memory, error), embed EmbedFunc,
+	write func(ms []*memory.Memory, vecs [][]float32) error, progress func(done, total int)) error {
+	for done := 0; ; {
+		ms, err := next()
+		if err != nil {
+			return fmt.Errorf("reembed: read: %w", err)
+		}
+		if len(ms) == 0 {
+			return nil
+		}
+		vecs, err := embed(ctx, ms)
+		if err != nil {
+			return fmt.Errorf("reembed: embed: %w", err)
+		}
+		if len(vecs) != len(ms) {
+			return fmt.Errorf("reembed: embedder returned %d vectors for %d memories", len(vecs), len(ms))
+		}
+		for i, v := range vecs {
+			if len(v) != dim {
+				return fmt.Errorf("reembed: %w: embedder returned %d dimensions for memory %s, want %d", memory.ErrInvalid, len(v), ms[i].ID, dim)
+			}
+		}
+		if err := write(ms, vecs); err != nil {
+			return fmt.Errorf("reembed: update: %w", err)
+		}
+		done += len(ms)
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+}
