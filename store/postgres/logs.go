@@ -230,16 +230,3 @@ func (s *logs) RecallByRequest(ctx context.Context, sc memory.Scope, requestID s
 	}
 	return rec, nil
 }
-
-// SetFeedback attaches an app's score to a request's recall row.
-func (s *logs) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("set feedback: %w", err)
-	}
-	res, err := s.db.ExecContext(ctx, `UPDATE recall SET feedback = $4
-		WHERE user_id = $1 AND namespace = $2 AND request_id = $3`, sc.User, sc.Namespace, requestID, score)
-	if err != nil {
-		return fmt.Errorf("set feedback: %w", err)
-	}
-	return oneRow(res, "set feedback", requestID)
-}

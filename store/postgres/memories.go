@@ -160,22 +160,6 @@ func oneRow(res sql.Result, op, id string) error {
 	return nil
 }
 
-// Get returns one memory of the scope.
-func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Memory, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("get memory: %w", err)
-	}
-	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+s.cols+` FROM memory_rows
-		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("get memory %s: %w", id, memory.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get memory: %w", err)
-	}
-	return m, nil
-}
-
 // GetMany returns the memories found among ids, in the order given.
 func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*memory.Memory, error) {
 	if err := s.check(sc); err != nil {

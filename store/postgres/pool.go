@@ -91,7 +91,7 @@ func readConns(n int) int { return max(2, n/4) }
 // bind points every concern of s at the pool db.
 func (s *Store) bind(db *sql.DB) {
 	c := &conn{db: db}
-	kc := &sqlkit.Conn{Dialect: sqlkit.Postgres, DB: db, Closed: &c.closed, Write: c.inTx,
+	kc := &sqlkit.Conn{Dialect: sqlkit.Postgres, DB: db, Closed: &c.closed, Write: c.inTx, Forget: s.local.ForgetUser,
 		Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
 		}}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -159,8 +158,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	if err := s.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.checkEmbedder(ctx); err != nil {
-		return nil, err
+	if err := sqlkit.CheckEmbedder(ctx, s.Store, s.opts); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	var err error
 	s.readDB = readDB
@@ -192,24 +191,6 @@ func ensureVector(ctx context.Context, db *sql.DB) error {
 func (s *Store) Migrate(ctx context.Context) error {
 	if _, err := Migrate(ctx, s.db, s.opts); err != nil {
 		return fmt.Errorf("postgres: %w", err)
-	}
-	return nil
-}
-
-// checkEmbedder refuses a database created for another embedder: vectors of
-// two models (or dimensions) cannot be compared.
-func (s *Store) checkEmbedder(ctx context.Context) error {
-	model, _, err := s.Meta(ctx, memory.MetaEmbedModel)
-	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	dimText, _, err := s.Meta(ctx, memory.MetaEmbedDim)
-	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	dim, _ := strconv.Atoi(dimText)
-	if model != s.opts.Model || dim != s.opts.Dim {
-		return fmt.Errorf("postgres: %w", memory.MismatchError(model, dim, s.opts))
 	}
 	return nil
 }

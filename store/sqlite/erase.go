@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 var _ memory.Eraser = (*Store)(nil)
@@ -23,24 +24,17 @@ func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []str
 			if id == "" {
 				continue
 			}
-			rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM turns WHERE user = ? AND namespace = ? AND request_id = ?`, sc.User, sc.Namespace, id)
-			if err != nil {
-				return err
-			}
 			type row struct {
 				seq  int64
 				data string
 			}
-			var rs []row
-			for rows.Next() {
-				var r row
-				if err := rows.Scan(&r.seq, &r.data); err != nil {
-					rows.Close()
-					return err
-				}
-				rs = append(rs, r)
-			}
-			if err := rows.Close(); err != nil {
+			rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM turns WHERE user = ? AND namespace = ? AND request_id = ?`, sc.User, sc.Namespace, id)
+			rs, err := sqlkit.Collect(rows, err, func(r sqlkit.Scanner) (row, error) {
+				var x row
+				err := r.Scan(&x.seq, &x.data)
+				return x, err
+			})
+			if err != nil {
 				return err
 			}
 			for _, r := range rs {

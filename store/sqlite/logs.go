@@ -131,25 +131,3 @@ func (s *logs) RecallByRequest(ctx context.Context, sc memory.Scope, requestID s
 	}
 	return r, nil
 }
-
-// SetFeedback attaches an app's score to a request's recall rows.
-func (s *logs) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("set feedback: %w", err)
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE recall SET feedback = ? WHERE user = ? AND namespace = ? AND request_id = ?`,
-			score, sc.User, sc.Namespace, requestID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("%w: request %s", memory.ErrNotFound, requestID)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("set feedback: %w", err)
-	}
-	return nil
-}

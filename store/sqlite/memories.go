@@ -122,23 +122,6 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	return nil
 }
 
-// Get returns one memory of the scope.
-func (s *Store) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Memory, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("get memory: %w", err)
-	}
-	row := s.queryRow(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
-		sc.User, sc.Namespace, id)
-	m, err := scanMemory(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("get memory: %w: %s", memory.ErrNotFound, id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get memory: %w", err)
-	}
-	return m, nil
-}
-
 // GetMany returns the memories of the scope found among ids, in the order
 // given. With a Batch's context it reads through the batch, its own
 // uncommitted rows included.
@@ -165,22 +148,12 @@ func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, co
 		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
 		rows, err := s.batchQuery(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+col+` IN (`+
 			placeholders(len(part))+`)`, args...)
+		ms, err := sqlkit.Collect(rows, err, scanMemory)
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			m, err := scanMemory(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
+		for _, m := range ms {
 			found[m.ID] = m
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 	}
 	return found, nil
@@ -344,18 +317,11 @@ func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (i
 		rows, err := tx.QueryContext(ctx, `DELETE FROM memories WHERE user = ? AND namespace = ?
 			AND ((archived_at IS NOT NULL AND archived_at < ?) OR (expires_at IS NOT NULL AND expires_at < ?))
 			RETURNING id`, sc.User, sc.Namespace, micros(before), micros(before))
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Close()
+		ids, err = sqlkit.Collect(rows, err, func(r sqlkit.Scanner) (id string, err error) {
+			err = r.Scan(&id)
+			return id, err
+		})
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("purge memories: %w", err)

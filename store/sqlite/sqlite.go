@@ -165,32 +165,17 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		}}}, dim: opts.Dim, model: opts.Model}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
+	s.Store.Forget = s.idx.ForgetUser
 	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory, c.query)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := s.checkEmbedder(ctx, opts); err != nil {
+	if err := sqlkit.CheckEmbedder(ctx, s.Store, opts); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
-}
-
-func (s *Store) checkEmbedder(ctx context.Context, opts memory.OpenOptions) error {
-	model, err := s.SetMetaIfAbsent(ctx, memory.MetaEmbedModel, opts.Model)
-	if err != nil {
-		return fmt.Errorf("record embedder: %w", err)
-	}
-	dimS, err := s.SetMetaIfAbsent(ctx, memory.MetaEmbedDim, strconv.Itoa(opts.Dim))
-	if err != nil {
-		return fmt.Errorf("record embedder: %w", err)
-	}
-	dim, _ := strconv.Atoi(dimS)
-	if model != opts.Model || dim != opts.Dim {
-		return memory.MismatchError(model, dim, opts)
-	}
-	return nil
 }
 
 // Migrate applies pending migrations to the store's database.

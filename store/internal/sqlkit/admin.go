@@ -1,11 +1,13 @@
 package sqlkit
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
@@ -57,7 +59,8 @@ func (s Store) Users(ctx context.Context, limit int, cursor string) (memory.Page
 		GROUP BY user_id, namespace ORDER BY user_id, namespace`, after, after, limit+1)
 	rs, err := Collect(rows, err, func(r Scanner) (row, error) {
 		var x row
-		return x, r.Scan(&x.user, &x.ns, &x.n)
+		err := r.Scan(&x.user, &x.ns, &x.n)
+		return x, err
 	})
 	if err != nil {
 		return page, fmt.Errorf("list users: %w", err)
@@ -136,4 +139,75 @@ func (s *Conn) audit(ctx context.Context, cond string, args []any, since time.Ti
 		return nil, fmt.Errorf("read audit: %w", err)
 	}
 	return out, nil
+}
+
+// DeleteUser removes everything of user (in namespace ns when not empty)
+// in one transaction, then frees the user's loaded search indexes.
+func (s Store) DeleteUser(ctx context.Context, user, ns string) (memory.DeleteCounts, error) {
+	var c memory.DeleteCounts
+	if err := s.check(memory.Scope{User: user, Namespace: cmp.Or(ns, memory.DefaultNamespace)}); err != nil {
+		return c, fmt.Errorf("delete user: %w", err) // the user part only when ns is empty
+	}
+	cond, args := "user_id = ?", []any{user}
+	if ns != "" {
+		cond, args = cond+" AND namespace = ?", append(args, ns)
+	}
+	err := s.Write(ctx, func(tx *sql.Tx) error {
+		for _, d := range []struct {
+			table string
+			n     *int
+		}{{"memories", &c.Memories}, {"turns", &c.Turns}, {"audit", &c.Audit}, {"recall", &c.Recall}, {"gate_state", &c.Other}} {
+			res, err := tx.ExecContext(ctx, s.Rebind(`DELETE FROM `+d.table+` WHERE `+cond), args...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.table, err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.table, err)
+			}
+			*d.n = int(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return memory.DeleteCounts{}, fmt.Errorf("delete user: %w", err)
+	}
+	// Searches would drop the rows as they found them gone; this frees
+	// the memory now.
+	s.Forget(user, ns)
+	return c, nil
+}
+
+// SetFeedback attaches an app's score to a request's recall rows.
+func (s Store) SetFeedback(ctx context.Context, sc memory.Scope, requestID string, score float64) error {
+	if err := s.check(sc); err != nil {
+		return fmt.Errorf("set feedback: %w", err)
+	}
+	n, err := s.exec(ctx, `UPDATE recall SET feedback = ? WHERE user_id = ? AND namespace = ? AND request_id = ?`,
+		score, sc.User, sc.Namespace, requestID)
+	if err != nil {
+		return fmt.Errorf("set feedback: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("set feedback: %w: request %s", memory.ErrNotFound, requestID)
+	}
+	return nil
+}
+
+// CheckEmbedder records the embedder of o in a new store and refuses a
+// store created for another: vectors of two models (or dimensions) cannot
+// be compared (memory.ErrEmbedderMismatch).
+func CheckEmbedder(ctx context.Context, s Store, o memory.OpenOptions) error {
+	model, err := s.SetMetaIfAbsent(ctx, memory.MetaEmbedModel, o.Model)
+	if err != nil {
+		return fmt.Errorf("record embedder: %w", err)
+	}
+	dimText, err := s.SetMetaIfAbsent(ctx, memory.MetaEmbedDim, strconv.Itoa(o.Dim))
+	if err != nil {
+		return fmt.Errorf("record embedder: %w", err)
+	}
+	if dim, _ := strconv.Atoi(dimText); model != o.Model || dim != o.Dim {
+		return memory.MismatchError(model, dim, o)
+	}
+	return nil
 }

@@ -198,3 +198,23 @@ func Turns(ctx context.Context, d Dialect, query func(ctx context.Context, q str
 	}
 	return out, nil
 }
+
+// byID selects one memory of the scope by id, through the id index.
+func (m Memories) byID() string {
+	return m.c.NoIndex + "user_id = ? AND " + m.c.NoIndex + "namespace = ? AND id = ?"
+}
+
+// Get returns one memory of the scope.
+func (m Memories) Get(ctx context.Context, sc memory.Scope, id string) (*memory.Memory, error) {
+	if err := m.c.check(sc); err != nil {
+		return nil, fmt.Errorf("get memory: %w", err)
+	}
+	ms, err := m.read(ctx, m.byID(), sc.User, sc.Namespace, id)
+	if err != nil {
+		return nil, fmt.Errorf("get memory: %w", err)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("get memory: %w: %s", memory.ErrNotFound, id)
+	}
+	return ms[0], nil
+}

@@ -82,6 +82,9 @@ type Conn struct {
 	Write func(ctx context.Context, fn func(tx *sql.Tx) error) error
 	// Join runs fn in the Batch of ctx, or in a write of its own.
 	Join func(ctx context.Context, fn func(q Execer) error) error
+	// Forget frees the loaded search indexes of a user (of namespace ns
+	// when not empty).
+	Forget func(user, ns string)
 }
 
 // Execer is what a write runs on: a transaction, or the pool.
