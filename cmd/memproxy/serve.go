@@ -151,8 +151,8 @@ func exposureRisk(addr net.Addr, trustHeaders bool, activeKeys int) string {
 // warnExposure logs exposureRisk at start-up.
 func warnExposure(ctx context.Context, log *slog.Logger, addr net.Addr, pol *policy.Policy, a *app.App) {
 	keys := 0
-	if ks, ok := a.Store.(memory.KeyStore); ok {
-		all, err := ks.ListKeys(ctx)
+	if ks, ok := a.Store.(interface{ Keys() memory.KeyStore }); ok {
+		all, err := ks.Keys().ListKeys(ctx)
 		if err != nil {
 			log.Warn("cannot list client keys for the exposure check", "err", err)
 		}

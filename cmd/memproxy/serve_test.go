@@ -137,7 +137,7 @@ func TestServeWarnsWhenExposed(t *testing.T) {
 	if out := check(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}); out != "" {
 		t.Errorf("loopback: log = %q, want nothing", out)
 	}
-	ks := a.Store.(memory.KeyStore)
+	ks := a.Store.(interface{ Keys() memory.KeyStore }).Keys()
 	if err := ks.CreateKey(ctx, &memory.ClientKey{ID: memory.NewID(), Prefix: "mp_x", Hash: strings.Repeat("ab", 32), User: "u1", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

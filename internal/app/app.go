@@ -209,7 +209,10 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	})
 
 	// Client keys need the backend's key table.
-	keys, _ := a.Store.(memory.KeyStore)
+	var keys memory.KeyStore
+	if ks, ok := a.Store.(interface{ Keys() memory.KeyStore }); ok {
+		keys = ks.Keys()
+	}
 	fence := &proxyFence{}
 	a.Admin = admin.New(admin.Config{
 		Fence: fence,

@@ -52,9 +52,8 @@ type logs struct{ *conn }
 
 // Interface guards.
 var (
-	_ memory.Store    = (*Store)(nil)
-	_ memory.Admin    = (*Store)(nil)
-	_ memory.KeyStore = (*Store)(nil)
+	_ memory.Store = (*Store)(nil)
+	_ memory.Admin = (*Store)(nil)
 )
 
 // Open connects to the database at dsn (a lib/pq URL or key=value string),

@@ -1,10 +1,5 @@
 package postgres
 
-import (
-	"context"
-	"fmt"
-)
-
 // tombstoneSchema is migration 15: a deleted user's tombstone, and
 // triggers that drop the late writes of work that began before the
 // deletion, whichever replica does it (a request in flight elsewhere, a
@@ -64,30 +59,5 @@ DROP TRIGGER IF EXISTS audit_tombstone ON audit;
 CREATE TRIGGER audit_tombstone BEFORE INSERT ON audit FOR EACH ROW EXECUTE FUNCTION memproxy_drop_late_audit();
 `
 
-// tombstoneWindow is how long a tombstone drops late writes: longer
-// than any request or job that began before the deletion runs. Past it
-// the tombstone is ignored (and pruned at the next deletion).
+// tombstoneWindow is sqlkit.TombstoneWindow as an interval.
 const tombstoneWindow = "1 hour"
-
-// TombstoneUser records that user is being deleted (forget-user calls it
-// before it deletes the user's rows), in a statement of its own so every
-// write that starts afterwards on any replica sees it; it prunes
-// tombstones past the window. Only the management API's forget-user
-// leaves one: DeleteUser alone does not.
-func (s *Store) TombstoneUser(ctx context.Context, user string) error {
-	if _, err := s.db.ExecContext(ctx, `WITH gone AS (DELETE FROM user_tombstones WHERE deleted_at < now() - interval '`+tombstoneWindow+`')
-INSERT INTO user_tombstones (user_id, deleted_at) VALUES ($1, now())
-ON CONFLICT (user_id) DO UPDATE SET deleted_at = excluded.deleted_at`, user); err != nil {
-		return fmt.Errorf("tombstone: %w", err)
-	}
-	return nil
-}
-
-// ClearTombstone ends user's tombstone: the operator writes for the user
-// again (an import restoring them), whatever the rows' dates.
-func (s *Store) ClearTombstone(ctx context.Context, user string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM user_tombstones WHERE user_id = $1`, user); err != nil {
-		return fmt.Errorf("clear tombstone: %w", err)
-	}
-	return nil
-}

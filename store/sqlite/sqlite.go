@@ -39,9 +39,8 @@ import (
 
 // Interface guards.
 var (
-	_ memory.Store    = (*Store)(nil)
-	_ memory.Admin    = (*Store)(nil)
-	_ memory.KeyStore = (*Store)(nil)
+	_ memory.Store = (*Store)(nil)
+	_ memory.Admin = (*Store)(nil)
 )
 
 // MaxOpenConns is the size of the store's own pool.

@@ -1,12 +1,5 @@
 package sqlite
 
-import (
-	"context"
-	"database/sql"
-	"fmt"
-	"time"
-)
-
 // tombstoneMigration is migration 9: a deleted user's tombstone, and
 // triggers that drop the late writes of work that began before the
 // deletion (a request still in flight writing its recall row, a job that
@@ -41,42 +34,6 @@ WHEN (NEW.before <> '' OR NEW.after <> '') AND NEW.memory_id <> ''
 BEGIN SELECT RAISE(IGNORE); END;
 `
 
-// tombstoneWindow is how long a tombstone drops late writes: longer than
-// any request or job that began before the deletion runs.
-const tombstoneWindow = time.Hour
-
-// tombstoneCutoff is now less tombstoneWindow, in microseconds.
+// tombstoneCutoff is now less sqlkit.TombstoneWindow (an hour), in
+// microseconds.
 const tombstoneCutoff = `(CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER) - 3600000000)`
-
-// TombstoneUser records that user is being deleted now (forget-user
-// calls it before it deletes the user's rows) and prunes tombstones past
-// the window. Only the management API's forget-user leaves one:
-// DeleteUser alone does not.
-func (s *Store) TombstoneUser(ctx context.Context, user string) error {
-	now := time.Now()
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM user_tombstones WHERE deleted_at < ?`, micros(now.Add(-tombstoneWindow))); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO user_tombstones (user, deleted_at) VALUES (?, ?)
-ON CONFLICT (user) DO UPDATE SET deleted_at = excluded.deleted_at`, user, micros(now))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("tombstone: %w", err)
-	}
-	return nil
-}
-
-// ClearTombstone ends user's tombstone: the operator writes for the user
-// again (an import restoring them), whatever the rows' dates.
-func (s *Store) ClearTombstone(ctx context.Context, user string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM user_tombstones WHERE user = ?`, user)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("clear tombstone: %w", err)
-	}
-	return nil
-}

@@ -211,3 +211,40 @@ func CheckEmbedder(ctx context.Context, s Store, o memory.OpenOptions) error {
 	}
 	return nil
 }
+
+// TombstoneWindow is how long a deleted user's tombstone drops late
+// writes (each store's triggers): longer than any request or job that
+// began before the deletion runs. Past it the tombstone is ignored and
+// pruned at the next deletion.
+const TombstoneWindow = time.Hour
+
+// TombstoneUser records that user is being deleted now (forget-user
+// calls it before it deletes the user's rows), in a write of its own so
+// every write that starts afterwards, on any replica, sees it; it prunes
+// tombstones past the window. Only the management API's forget-user
+// leaves one: DeleteUser alone does not.
+func (s Store) TombstoneUser(ctx context.Context, user string) error {
+	now, args := s.Now()
+	err := s.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.Rebind(`DELETE FROM user_tombstones WHERE deleted_at < ?`),
+			s.Time(time.Now().Add(-TombstoneWindow))); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.Rebind(`INSERT INTO user_tombstones (user_id, deleted_at) VALUES (?, `+now+`)
+			ON CONFLICT (user_id) DO UPDATE SET deleted_at = excluded.deleted_at`), append([]any{user}, args...)...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("tombstone: %w", err)
+	}
+	return nil
+}
+
+// ClearTombstone ends user's tombstone: the operator writes for the user
+// again (an import restoring them), whatever the rows' dates.
+func (s Store) ClearTombstone(ctx context.Context, user string) error {
+	if _, err := s.exec(ctx, `DELETE FROM user_tombstones WHERE user_id = ?`, user); err != nil {
+		return fmt.Errorf("clear tombstone: %w", err)
+	}
+	return nil
+}

@@ -10,15 +10,22 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// Store is what this package implements of a store: the client keys
-// (memory.KeyStore, SHA-256 hashes only), operator metadata, gate state,
-// the audit log and the admin listings. A store embeds it.
+// Store is what this package implements of a store: operator metadata,
+// gate state, the audit log, the admin listings and (Keys) the client
+// keys. A store embeds it.
 type Store struct{ *Conn }
+
+// Keys is the store's client keys (memory.KeyStore), SHA-256 hashes only:
+// a concern of their own, apart from the store's method set.
+type Keys struct{ *Conn }
+
+// Keys returns the store's client keys.
+func (s Store) Keys() memory.KeyStore { return Keys{s.Conn} }
 
 const keyCols = `id, prefix, hash, user_id, allow_named_users, label, created_at, revoked_at`
 
 // CreateKey stores a client key (ID, Hash and CreatedAt set by the caller).
-func (s Store) CreateKey(ctx context.Context, k *memory.ClientKey) error {
+func (s Keys) CreateKey(ctx context.Context, k *memory.ClientKey) error {
 	if err := s.open("create key"); err != nil {
 		return err
 	}
@@ -43,7 +50,7 @@ func scanKey(r Scanner) (*memory.ClientKey, error) {
 }
 
 // ListKeys returns every key, revoked ones included, newest first.
-func (s Store) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
+func (s Keys) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
 	if err := s.open("list keys"); err != nil {
 		return nil, err
 	}
@@ -56,7 +63,7 @@ func (s Store) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
 }
 
 // RevokeKey sets revoked_at=t; ErrNotFound when no key has the id.
-func (s Store) RevokeKey(ctx context.Context, id string, t time.Time) error {
+func (s Keys) RevokeKey(ctx context.Context, id string, t time.Time) error {
 	if err := s.open("revoke key"); err != nil {
 		return err
 	}
@@ -71,7 +78,7 @@ func (s Store) RevokeKey(ctx context.Context, id string, t time.Time) error {
 }
 
 // LookupKey finds a key by its hash, revoked or not.
-func (s Store) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, error) {
+func (s Keys) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, error) {
 	if err := s.open("lookup key"); err != nil {
 		return nil, err
 	}

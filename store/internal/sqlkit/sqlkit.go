@@ -37,6 +37,9 @@ type Dialect struct {
 	// NoIndex prefixed to a column keeps the planner from choosing an
 	// index on it ("+" in SQLite).
 	NoIndex string
+	// Now is the SQL of the current time, with its arguments: the
+	// server's clock on PostgreSQL, so replicas agree.
+	Now func() (string, []any)
 }
 
 // SQLite is the dialect of store/sqlite: ? placeholders, the user column
@@ -47,12 +50,13 @@ var SQLite = Dialect{
 	AuditSeq: "seq",
 	Contains: "instr(lower(text), lower(?)) > 0",
 	NoIndex:  "+",
+	Now:      func() (string, []any) { return "?", []any{time.Now().UnixMicro()} },
 }
 
 // Postgres is the dialect of store/postgres: numbered placeholders,
 // timestamptz truncated to the server's microseconds.
 var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id",
-	Contains: "strpos(lower(text), lower(?)) > 0"}
+	Contains: "strpos(lower(text), lower(?)) > 0", Now: func() (string, []any) { return "now()", nil }}
 
 // numbered rewrites each ? as $1, $2, ... in order.
 func numbered(q string) string {
