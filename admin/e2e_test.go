@@ -45,7 +45,7 @@ func newStack(t *testing.T, st testStore, mut func(*policy.Policy)) *stack {
 	must(t, err)
 	t.Cleanup(hook.Close)
 	cfg := admin.Config{Token: token, Store: st, Searcher: rec, Policy: pol, Invalidator: hook}
-	if ks, ok := st.(*fixture).testStore.(memory.KeyStore); ok {
+	if ks, ok := keysOf(st.(*fixture).testStore); ok {
 		cfg.Keys = ks
 	}
 	api := admin.New(cfg)

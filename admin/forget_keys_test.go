@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/proxy"
 )
 
@@ -14,7 +13,7 @@ import (
 // alone.
 func TestForgetUserRevokesTheirKeys(t *testing.T) {
 	forEachStore(t, func(t *testing.T, st testStore) {
-		if _, ok := st.(*fixture).testStore.(memory.KeyStore); !ok {
+		if _, ok := keysOf(st.(*fixture).testStore); !ok {
 			t.Skip("store without client keys")
 		}
 		s := newStack(t, st, nil)

@@ -181,7 +181,7 @@ func newEnv(t *testing.T, st testStore, opts ...envOption) *env {
 		Token: token, Store: st, Searcher: rec, Policy: pol,
 		Embedder: testEmbedder{}, Clock: func() time.Time { return e.now },
 	}
-	if ks, ok := st.(*fixture).testStore.(memory.KeyStore); ok {
+	if ks, ok := keysOf(st.(*fixture).testStore); ok {
 		cfg.Keys = ks
 	}
 	for _, o := range opts {
@@ -414,4 +414,13 @@ func equalJSON(t *testing.T, a, b any) bool {
 		t.Fatal(err)
 	}
 	return bytes.Equal(x, y)
+}
+
+// keysOf is a store's client keys (Store.Keys), if it has them.
+func keysOf(st any) (memory.KeyStore, bool) {
+	k, ok := st.(interface{ Keys() memory.KeyStore })
+	if !ok {
+		return nil, false
+	}
+	return k.Keys(), true
 }

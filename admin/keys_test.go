@@ -13,7 +13,7 @@ import (
 // keyStore is the fixture's key store; a backend without one fails.
 func keyStore(t *testing.T, st testStore) memory.KeyStore {
 	t.Helper()
-	ks, ok := st.(*fixture).testStore.(memory.KeyStore)
+	ks, ok := keysOf(st.(*fixture).testStore)
 	if !ok {
 		t.Fatalf("%T does not implement memory.KeyStore", st.(*fixture).testStore)
 	}
