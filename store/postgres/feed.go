@@ -180,32 +180,23 @@ const usageCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::fl
 // and running list, the ids wanted whole and those whose counters are.
 //
 // Each branch is bound by one index whatever the statistics: the rows
-// stamped since the mark (xid at or past xmax; the running ones, all
-// below xmax, so no row is in both) through memories_changed, the ids wanted through the primary
-// key, the deletions through memory_deletions_scope. As one branch with
-// "xid >= ... OR xid = ANY ... OR id = ANY ...", the generic plan could
-// only bind the scope and filter the rest: on a database with few users
-// it read a 100k scope whole at every search (1.1 s, docs/benchmarks.md).
+// stamped since the mark through memories_changed (a range from the
+// least of xmax and the running transactions' xids, the rest filtered),
+// the ids wanted through the primary key, the deletions through
+// memory_deletions_scope. As one branch with "xid >= ... OR xid = ANY
+// ... OR id = ANY ...", the generic plan could only bind the scope and
+// filter the rest: on a database with few users it read a 100k scope
+// whole at every search (1.1 s, docs/benchmarks.md).
 func (s *Store) readQuery() string {
-	const changed = `(xid >= $3::xid8 OR xid = ANY($4::xid8[]))`
-	// running bounds the running list's lookup by its least xid (none
-	// when the list is empty), so that it is an index range even where
-	// the plan would not search the list in the index.
-	const running = `xid >= (SELECT min(x) FROM unnest($4::xid8[]) x) AND xid = ANY($4::xid8[])`
-	rows := func(cond, isNew string) string {
-		return `SELECT ` + s.cols + `, (` + snapshotQuery + `), ` + isNew + `, ver
-		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND ` + cond
-	}
-	gone := func(cond string) string {
-		return `SELECT ` + tombstoneCols + `, (` + snapshotQuery + `), true, -1
-		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND ` + cond
-	}
-	return rows(`xid >= $3::xid8`, "true") +
-		` UNION ALL ` + rows(running, "true") +
-		` UNION ALL ` + rows(`id = ANY($5) AND NOT `+changed, "false") +
-		` UNION ALL ` + gone(`xid >= $3::xid8`) +
-		` UNION ALL ` + gone(running) +
-		` UNION ALL SELECT ` + usageCols + `, (` + snapshotQuery + `), false, -2
+	const changed = `xid >= (SELECT least($3::xid8, min(x)) FROM unnest($4::xid8[]) x)
+		AND (xid >= $3::xid8 OR xid = ANY($4::xid8[]))`
+	return `SELECT ` + s.cols + `, (` + snapshotQuery + `), true, ver
+		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND ` + changed + `
+		UNION ALL SELECT ` + s.cols + `, (` + snapshotQuery + `), false, ver
+		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND id = ANY($5) AND NOT (xid >= $3::xid8 OR xid = ANY($4::xid8[]))
+		UNION ALL SELECT ` + tombstoneCols + `, (` + snapshotQuery + `), true, -1
+		FROM memory_deletions WHERE user_id = $1 AND namespace = $2 AND ` + changed + `
+		UNION ALL SELECT ` + usageCols + `, (` + snapshotQuery + `), false, -2
 		FROM memory_rows WHERE user_id = $1 AND namespace = $2 AND id = ANY($6)`
 }
 
