@@ -129,7 +129,7 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 	}
 	if o.wrap != nil {
 		if e.spool == nil {
-			e.spool = e.st.(memory.TurnSpool)
+			e.spool = e.st.(interface{ Spool() memory.TurnSpool }).Spool()
 		}
 		e.st = o.wrap(e.st)
 	}
