@@ -200,7 +200,9 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		q.met.dropped.WithLabelValues("empty").Inc()
 		return nil
 	}
-	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || empty) &&
+	// A question answered by a reply that says nothing ("Thanks,
+	// noted.") leaves nothing to remember either.
+	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || empty || text.OnlyAsks(t.User)) &&
 		Informativeness(t.Assistant) < keepReplyValue {
 		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
@@ -262,11 +264,17 @@ func (q *core) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) 
 	if !f.Note {
 		key = f.Key()
 	}
+	var expires *time.Time
+	if !f.Expires.IsZero() {
+		e := f.Expires // a temporary state ("in Tokyo this week")
+		expires = &e
+	}
 	return &memory.Memory{
 		ID:         id,
 		Scope:      t.Scope,
 		Tier:       tier,
 		Text:       f.Text,
+		ExpiresAt:  expires,
 		Value:      0.6,
 		Confidence: 0.7,
 		Source:     src,

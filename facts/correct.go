@@ -9,6 +9,9 @@ import (
 // Monday", "it's spelled Kathryn, not Katherine", "不是周一，是周二".
 type Correction struct {
 	New, Old string
+	// age: a corrected age said of someone already named ("Oops, she's
+	// actually 8"); Old is then the words every stored age carries.
+	age bool
 }
 
 var (
@@ -17,11 +20,16 @@ var (
 	// "not Y but X"
 	correctEN2 = regexp.MustCompile(`(?i)\bnot\s+(?:the\s+)?([\w@.'\-]+),?\s+but\s+(?:the\s+)?([\w@.'\-]+)\b`)
 	correctZH  = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	// "Oops, she's actually 8": an age corrected by a pronoun.
+	correctAge = regexp.MustCompile(`(?i)\b(?:oops|sorry|actually|correction|my mistake|i mean|i meant|wait)\b[^.!?]*?\b(?:she|he|they)(?:'s| is| are|’s)\s+(?:actually\s+|really\s+|now\s+)?(\d{1,3})\b(?:\s+years?\s+old)?`)
 	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|更正)[，,：:]?(?:是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 )
 
 // ExtractCorrection finds a correction in a user message.
 func ExtractCorrection(msg string) (Correction, bool) {
+	if m := correctAge.FindStringSubmatch(msg); m != nil {
+		return Correction{New: m[1], Old: "years old", age: true}, true
+	}
 	if !strings.Contains(msg, "不是") && !strings.Contains(strings.ToLower(msg), "not") {
 		return Correction{}, false // every pattern needs one of them
 	}
@@ -57,6 +65,15 @@ func clean(c Correction) (Correction, bool) {
 // ordinal follows the number it corrects ("14th" → "16th" when the user
 // said "the 16th, not the 14th").
 func (c Correction) Apply(s string) (string, bool) {
+	if c.age {
+		if atoi(s) > 0 {
+			return c.New, true // the triple's value
+		}
+		if !ageTextRe.MatchString(s) {
+			return s, false
+		}
+		return ageTextRe.ReplaceAllString(s, "${1}"+c.New+" years old"), true
+	}
 	re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
 	if hasHan(c.Old) {
 		re = regexp.MustCompile(regexp.QuoteMeta(c.Old))
@@ -66,3 +83,6 @@ func (c Correction) Apply(s string) (string, bool) {
 	}
 	return re.ReplaceAllLiteralString(s, c.New), true
 }
+
+// ageTextRe finds the age in a stored fact ("… is 7 years old").
+var ageTextRe = regexp.MustCompile(`(\bis )\d{1,3} years old`)

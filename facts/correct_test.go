@@ -27,3 +27,17 @@ func TestCorrection(t *testing.T) {
 		}
 	}
 }
+
+func TestCorrectAge(t *testing.T) {
+	c, ok := ExtractCorrection("Oops, he's actually 12, I keep forgetting his birthday passed.")
+	if !ok {
+		t.Fatal("no correction read")
+	}
+	got, ok := c.Apply("The user's son is 11 years old.")
+	if !ok || got != "The user's son is 12 years old." {
+		t.Errorf("Apply = %q, %v", got, ok)
+	}
+	if _, ok := c.Apply("The user lives in Paris."); ok {
+		t.Error("a fact without an age must not be corrected")
+	}
+}

@@ -34,7 +34,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we)\b.*\b(live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
 
 func tagEN(sent string) []tok {
 	s := contractions.Replace(sent)
@@ -181,7 +181,8 @@ func workContext(ts []tok) bool {
 
 // extractEN reads one English sentence.
 func extractEN(sent string) []Fact {
-	if !enCue.MatchString(contractions.Replace(sent)) {
+	implicit := implicitRe.MatchString(sent)
+	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) {
 		return nil
 	}
 	var out []Fact
@@ -189,30 +190,63 @@ func extractEN(sent string) []Fact {
 		out = append(out, Fact{Triple: tripleOf("user", "age", m[1])})
 	}
 	ts := tagEN(sent)
+	// userClause reads the user's verb phrase at k and the ones after
+	// "and" that share its subject ("I quit Acme and joined Globex").
+	userClause := func(k int) {
+		out = append(out, clause(ts, k, "user", "")...)
+		for m := k; m+1 < len(ts); m++ {
+			if ts[m].low == "i" || ts[m].low == "we" || ts[m].low == "my" || ts[m].low == "our" || ts[m].tag == "." {
+				break
+			}
+			if ts[m].low == "and" && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low]) {
+				out = append(out, clause(ts, m+1, "user", "")...)
+			}
+		}
+	}
+	if implicit && len(ts) > 0 {
+		// "Sold the Civic and bought a Tesla": a diary-style sentence
+		// whose subject, left out, is the user.
+		userClause(0)
+	}
 	for i := 0; i < len(ts); i++ {
 		switch ts[i].low {
 		case "i", "we":
-			out = append(out, clause(ts, i+1, "user", "")...)
-			// "I quit Acme and joined Globex": a verb after "and" shares
-			// the subject.
-			for k := i + 1; k+1 < len(ts); k++ {
-				if ts[k].low == "i" || ts[k].low == "we" || ts[k].low == "my" || ts[k].tag == "." {
-					break
-				}
-				if ts[k].low == "and" && strings.HasPrefix(ts[k+1].tag, "VB") {
-					out = append(out, clause(ts, k+1, "user", "")...)
-				}
-			}
-		case "my":
+			userClause(i + 1)
+		case "my", "our":
 			out = append(out, possessive(ts, i+1, sent)...)
+		case "me":
+			// "my doctor told me to cut out gluten": what the user is
+			// to do is the user's.
+			if i+2 < len(ts) && ts[i+1].low == "to" && strings.HasPrefix(ts[i+2].tag, "VB") {
+				out = append(out, clause(ts, i+2, "user", "")...)
+			}
 		case "call":
 			if i == 0 {
 				out = append(out, clause(ts, 0, "user", "")...)
 			}
 		}
 	}
+	if len(out) == 0 {
+		out = append(out, valueIsMine(ts)...)
+	}
+	if len(out) == 0 {
+		out = append(out, atAs(ts)...)
+	}
 	return out
 }
+
+// implicitRe: a statement that starts with a past-tense verb and no
+// subject ("Sold the Civic and bought a Tesla", "Caved and bought an
+// iPhone").
+var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took)\b`)
+
+// aboutRe: a sentence that is about one of the user's things without a
+// first-person subject ("Ethiopian food is my new favourite", "First week
+// at Brightwave as a product manager").
+var aboutRe = regexp.MustCompile(`(?i)\bis (?:now )?my (?:new |current |main |go-to |preferred )?|\bat [A-Z]\w+.* as an? `)
+
+var pastVerbs = map[string]bool{"sold": true, "bought": true, "got": true, "moved": true, "switched": true, "started": true,
+	"quit": true, "joined": true, "adopted": true, "left": true, "dropped": true, "traded": true, "upgraded": true, "replaced": true}
 
 func tripleOf(subject, attribute, value string) memory.Triple {
 	return memory.Triple{Subject: subject, Attribute: attribute, Value: value, Multi: IsMulti(attribute)}
@@ -242,6 +276,26 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 		}
 	case "moved", "relocated", "move":
+		// "I moved my gym days to Tuesdays": the slot is what was moved.
+		if next(j+1, "my", "our") {
+			var name []string
+			k := j + 2
+			for ; k < len(ts) && (strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")) && len(name) < 3; k++ {
+				name = append(name, ts[k].low)
+			}
+			if len(name) > 0 && next(k, "to") {
+				val, _ := weekdayList(ts, k+1)
+				if val == "" {
+					val, _, _ = np(ts, k+1)
+				}
+				if val != "" {
+					f := mk(strings.Join(name, "_"), val)
+					f.aword, f.Open, f.Change = strings.Join(name, " "), !InVocabulary(strings.Join(name, "_")), true
+					return []Fact{f}
+				}
+			}
+			return nil
+		}
 		var prior, to string
 		for k := j + 1; k < len(ts) && k < j+12; k++ {
 			if ts[k].low == "from" {
@@ -289,6 +343,10 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{mk("member_of", val)}
 		}
 	case "started", "took", "picked":
+		// "I've started eating meat again": a diet, not a hobby.
+		if v == "started" && next(j+1, "eating") && j+2 < len(ts) && foods[ts[j+2].low] {
+			return []Fact{mk("diet", "eats "+ts[j+2].low)}
+		}
 		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "working" && ts[j+1].low != "using" {
 			if val, _, ok := np(ts, j+1); ok {
 				return []Fact{mk("activity", val)}
@@ -327,7 +385,43 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{f}
 			}
 		}
+		if kids := children(ts, j+1, subject); len(kids) > 0 && !neg {
+			return kids
+		}
+		if d := device(ts, j+1, subject, word); len(d) > 0 && !neg {
+			return d
+		}
 		return petFact(ts, j+1, subject, word, neg)
+	case "bought", "buy", "ordered", "upgraded", "replaced":
+		k := j + 1
+		if next(k, "to") || next(k, "with") {
+			k++
+		}
+		if !neg {
+			return device(ts, k, subject, word)
+		}
+	case "drive", "drives", "driving":
+		if val, _, ok := np(ts, j+1); ok && !neg {
+			f := mk("car", val)
+			return []Fact{f}
+		}
+	case "go", "goes", "going":
+		// "I go to the gym on Mondays and Wednesdays": a weekly habit,
+		// its days in a slot of their own (gym_days).
+		if next(j+1, "to") {
+			k := j + 2
+			for next(k, "the", "a", "my") {
+				k++
+			}
+			if k < len(ts) && strings.HasPrefix(ts[k].tag, "NN") && next(k+1, "on") {
+				if days, _ := weekdayList(ts, k+2); days != "" && !neg {
+					f := mk(ts[k].low+"_days", days)
+					f.aword = ts[k].low + " days"
+					f.Open = true
+					return []Fact{f}
+				}
+			}
+		}
 	case "adopted":
 		return petFact(ts, j+1, subject, word, neg)
 	case "quit", "left":
@@ -350,9 +444,10 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 			k++
 		}
-		if val, _, ok := np(ts, k); ok {
+		if val, end, ok := np(ts, k); ok {
 			f := mk("uses", val)
 			f.Ended = neg
+			f.qual = purpose(ts, end)
 			return []Fact{f}
 		}
 	case "switched", "changed", "migrated", "moving":
@@ -367,8 +462,22 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 		}
 		if to != "" && v != "moving" {
-			f := mk("uses", to)
+			a := "uses"
+			switch {
+			case deviceKind(to) != "":
+				a = deviceKind(to)
+			case studyContext(ts):
+				a = "studies"
+				to = strings.ToLower(to)
+			}
+			f := mk(a, to)
 			f.Replace, f.Change, f.Prior = true, true, prior
+			return []Fact{f}
+		}
+	case "dropped":
+		if val, _, ok := np(ts, j+1); ok && studyContext(ts) {
+			f := mk("studies", strings.ToLower(val))
+			f.Ended, f.Change = true, true
 			return []Fact{f}
 		}
 	case "like", "likes", "love", "loves", "enjoy", "enjoys", "prefer", "prefers", "adore", "hate", "hates", "dislike", "dislikes", "stand", "eat", "drink":
@@ -422,6 +531,15 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("studies_at", val)}
 			}
 		}
+		if val, end, ok := np(ts, j+1); ok && !neg {
+			out := []Fact{mk("studies", strings.ToLower(val))}
+			if next(end, "at") && end+1 < len(ts) && ts[end+1].capital {
+				if org, _, ok := np(ts, end+1); ok {
+					out = append(out, mk("studies_at", org))
+				}
+			}
+			return out
+		}
 	case "am", "is", "are", "was", "been":
 		if v == "was" {
 			return nil
@@ -457,6 +575,35 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	case t.low == "allergic" && j+1 < len(ts) && ts[j+1].low == "to":
 		if val, _, ok := np(ts, j+2); ok {
 			return []Fact{mk("allergy", val)}
+		}
+	case t.low == "back" && j+1 < len(ts) && ts[j+1].low == "to":
+		// "I'm back to being vegetarian"
+		k := j + 2
+		if k < len(ts) && ts[k].low == "being" {
+			k++
+		}
+		fs := copula(ts, k, subject, word, neg)
+		for i := range fs {
+			fs[i].Change = true
+		}
+		return fs
+	case t.low == "in" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP":
+		// "I'm in Tokyo": where the user is, not where they live.
+		if val, _, ok := np(ts, j+1); ok && !neg {
+			return []Fact{mk("staying_in", val)}
+		}
+	case t.low == "on" && j+2 < len(ts) && ts[j+1].capital && (ts[j+2].low == "time" || j+3 < len(ts) && ts[j+3].low == "time"):
+		// "I'm on Pacific time"
+		if val, end, ok := np(ts, j+1); ok && !neg {
+			if !strings.HasSuffix(strings.ToLower(val), "time") && end < len(ts) && ts[end].low == "time" {
+				val += " time"
+			}
+			return []Fact{mk("timezone", val)}
+		}
+	case t.tag == "CD" && atoi(t.w) > 0 && atoi(t.w) < 120 && (j+1 == len(ts) || !strings.HasPrefix(ts[j+1].tag, "NN") || ts[j+1].low == "years"):
+		// "My daughter is 7", "I'm 34"
+		if !neg {
+			return []Fact{mk("age", t.w)}
 		}
 	case (t.low == "based" || t.low == "located") && j+1 < len(ts) && ts[j+1].low == "in":
 		if val, _, ok := np(ts, j+2); ok {
@@ -499,6 +646,9 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 
 func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	k := j
+	if k < len(ts) && (ts[k].low == "him" || ts[k].low == "her" || ts[k].low == "them") {
+		k++ // "we got him a rabbit": the pet is the family's
+	}
 	if k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "new") {
 		k++
 	}
@@ -551,13 +701,25 @@ func possessive(ts []tok, j int, sent string) []Fact {
 		return nil
 	}
 	var out []Fact
+	for j+1 < len(ts) && relAdj[ts[j].low] && (relations[ts[j+1].low] != "" || pets[ts[j+1].low] || relAdj[ts[j+1].low]) {
+		j++ // "our third baby", "my little sister", "my new puppy"
+	}
+	if pets[ts[j].low] && j+1 < len(ts) {
+		return possessivePet(ts, j)
+	}
 	if rel, ok := relations[ts[j].low]; ok {
 		word := ts[j].low
 		k := j + 1
+		if k+1 < len(ts) && ts[k].low == "," && ts[k+1].capital {
+			k++ // "our third baby, Lina, was born"
+		}
 		if k < len(ts) && ts[k].capital && ts[k].tag != "VBZ" {
 			name, end, _ := np(ts, k)
-			out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word})
+			out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word})
 			k = end
+			if k < len(ts) && ts[k].low == "," {
+				k++
+			}
 		}
 		if k < len(ts) && (ts[k].low == "'s" || ts[k].low == "s") {
 			return append(out, attribute(ts, k+1, rel, word, sent)...)
@@ -569,7 +731,7 @@ func possessive(ts []tok, j int, sent string) []Fact {
 			}
 			if m < len(ts) && ts[m].capital {
 				if name, _, ok := np(ts, m); ok {
-					return append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word})
+					return append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word})
 				}
 			}
 		}
@@ -597,16 +759,24 @@ var attrAlias = map[string]string{
 
 // attribute reads "<attribute> is <value>" at ts[j].
 func attribute(ts []tok, j int, subject, word, sent string) []Fact {
-	var words []string
+	var words, orig []string
 	k := j
-	for ; k < len(ts) && len(words) < 4; k++ {
+	for ; k < len(ts) && len(words) < 5; k++ {
 		if ts[k].low == "is" || ts[k].low == "are" {
 			break
+		}
+		// "my flight to Rome is …": a place is part of the attribute.
+		if len(words) > 0 && (ts[k].low == "to" || ts[k].low == "from") && k+1 < len(ts) && ts[k+1].capital {
+			words = append(words, ts[k].low, ts[k+1].low)
+			orig = append(orig, ts[k].w, ts[k+1].w)
+			k++
+			continue
 		}
 		if !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ") || ts[k].low == "favorite" || ts[k].low == "favourite") {
 			return nil
 		}
 		words = append(words, ts[k].low)
+		orig = append(orig, ts[k].w)
 	}
 	if len(words) == 0 || k >= len(ts) || (ts[k].low != "is" && ts[k].low != "are") {
 		return nil
@@ -615,15 +785,19 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	name = strings.ReplaceAll(name, "favourite", "favorite")
 	a, known := attrAlias[name]
 	if !known {
-		a = strings.ReplaceAll(name, " ", "_")
+		a = favoriteKey(strings.ReplaceAll(name, " ", "_"))
 	}
 	kind := a
 	if k := attrAlias[words[len(words)-1]]; k == "email" || k == "phone" {
 		kind = k // "my work email": an email address
 	}
 	k, _ = skipAdv(ts, k+1)
+	aw := ""
+	if !known || a == "partner" || a == "boss" {
+		aw = strings.Join(orig, " ")
+	}
 	mk := func(v string) []Fact {
-		return []Fact{{Triple: tripleOf(subject, a, v), word: word, Open: !InVocabulary(a)}}
+		return []Fact{{Triple: tripleOf(subject, a, v), word: word, aword: aw, Open: !InVocabulary(a)}}
 	}
 	switch kind {
 	case "email":

@@ -39,8 +39,21 @@ type Fact struct {
 	// happened ("The user passed the user's driving test on 9 Mar
 	// 2026."): free text for reconcile, Triple empty.
 	Note bool
+	// Expires is when a temporary state ends ("I'm in Tokyo this week":
+	// the end of that week); zero for a lasting fact. A temporary fact
+	// never supersedes a lasting one.
+	Expires time.Time
 	// word is how the sentence named the subject ("wife", "妹妹").
 	word string
+	// aword is how the sentence named the attribute ("manager" for boss,
+	// "gym days"), used in the stored sentence.
+	aword string
+	// detail is said about the value and kept in the sentence, not in
+	// the value (", a beagle").
+	detail string
+	// qual is what the value is for, kept in the sentence: "for their
+	// backend services".
+	qual string
 }
 
 // Key is the fact's slot.
@@ -108,7 +121,11 @@ func Extract(msg string, o Options) []Fact {
 	seen := map[string]bool{}
 	for _, sent := range text.Sentences(msg) {
 		if text.IsQuestion(sent) {
-			continue
+			// "I'm in Tokyo this week, any ramen tips?": the statement
+			// before the question still states.
+			if sent = statedPart(sent); sent == "" {
+				continue
+			}
 		}
 		var fs []Fact
 		if hasHan(sent) {
@@ -117,13 +134,29 @@ func Extract(msg string, o Options) []Fact {
 			fs = extractEN(sent)
 		}
 		refs := text.ResolveDates(sent, o.At, o.Loc)
+		until, temp := temporary(sent, o.At, o.Loc)
 		if len(fs) == 0 {
 			n := datedStatement(sent, refs)
 			if hasHan(sent) {
 				n = datedStatementZH(sent, refs)
 			}
+			if n == "" && temp {
+				n = presentStatement(sent)
+			}
+			if n == "" {
+				// A trip the user is about to make is a dated note that
+				// stays true as a record: no expiry.
+				n = plan(sent, o.At, o.Loc)
+			}
 			if n != "" {
-				out = append(out, Fact{Note: true, Text: n, ValidFrom: refs[0].Date, Dated: true, Change: HasChangeCue(sent, o.ChangeCues)})
+				f := Fact{Note: true, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
+				if len(refs) > 0 {
+					f.ValidFrom, f.Dated = refs[0].Date, true
+				}
+				if temp {
+					f.Expires = until
+				}
+				out = append(out, f)
 			}
 			continue
 		}
@@ -147,12 +180,45 @@ func Extract(msg string, o Options) []Fact {
 			if len(refs) > 0 && !refs[0].Date.After(o.At) {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
+			if f.Attribute == "staying_in" || temp && f.Attribute == "lives_in" {
+				// A temporary state: where the user is this week is not
+				// where they live.
+				if f.Attribute == "lives_in" {
+					f.Attribute, f.Multi = "staying_in", true
+				}
+				f.Expires = until
+				if !temp {
+					f.Expires = o.At.AddDate(0, 0, 7)
+				}
+			}
 			f.Text = render(&f, hasHan(sent))
-			if f.Dated {
+			switch {
+			case f.Attribute == "staying_in" && temp && len(refs) > 0:
+				f.Text = periodSuffix(f.Text, refs[0], hasHan(sent))
+			case f.Dated:
 				f.Text = dateSuffix(f.Text, refs[0], hasHan(sent))
 			}
 			out = append(out, f)
 		}
+	}
+	return lastPerSlot(out)
+}
+
+// lastPerSlot keeps, of a message's values for one single-valued slot,
+// the last ("I started eating fish again, so I guess I'm pescatarian").
+func lastPerSlot(fs []Fact) []Fact {
+	last := map[string]int{}
+	for i, f := range fs {
+		if !f.Note && !f.Multi && !f.Ended {
+			last[f.Key()] = i
+		}
+	}
+	out := fs[:0]
+	for i, f := range fs {
+		if !f.Note && !f.Multi && !f.Ended && last[f.Key()] != i {
+			continue
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -183,6 +249,15 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+// periodSuffix says when a temporary state holds: "The user is in Tokyo
+// (the week of 2 Mar 2026)."
+func periodSuffix(s string, d text.DateRef, zh bool) string {
+	if zh {
+		return strings.TrimSuffix(s, "。") + "（" + d.FormatZH() + "）。"
+	}
+	return strings.TrimSuffix(s, ".") + " (" + d.Format() + ")."
 }
 
 // dateSuffix adds when the value became true to the sentence: "The user

@@ -64,7 +64,13 @@ func datedStatement(sent string, refs []text.DateRef) string {
 		last = r.End
 	}
 	b.WriteString(sent[last:])
-	s := b.String()
+	return thirdPerson(b.String())
+}
+
+// thirdPerson rewrites a first-person sentence in the third person ("I
+// passed my test" → "The user passed their test."); "" when a
+// first-person word is left.
+func thirdPerson(s string) string {
 	for _, p := range pronouns {
 		s = p.re.ReplaceAllString(s, p.to)
 	}

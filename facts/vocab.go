@@ -16,36 +16,54 @@ type attr struct {
 // open ("my dentist is Dr. Okafor" → dentist): single-valued, superseded
 // only with a change cue and a close value.
 var vocab = map[string]attr{
-	"name":       {profile: true, en: "%S's name is %v.", zh: "%S叫%v。"},
-	"lives_in":   {en: "%S lives in %v.", ended: "%S no longer lives in %v.", zh: "%S住在%v。"},
-	"from":       {en: "%S is from %v.", zh: "%S来自%v。"},
-	"works_at":   {en: "%S works at %v.", ended: "%S no longer works at %v.", zh: "%S在%v工作。"},
-	"job_title":  {en: "%S works as %a %v.", ended: "%S no longer works as %a %v.", zh: "%S的职业是%v。"},
-	"studies_at": {en: "%S studies at %v.", zh: "%S在%v上学。"},
-	"diet":       {profile: true, en: "%S is %v.", zh: "%S%v。"},
-	"partner":    {en: "%S's partner is %v.", zh: "%S的伴侣是%v。"},
-	"email":      {en: "%S's email is %v.", zh: "%S的邮箱是%v。"},
-	"phone":      {en: "%S's phone number is %v.", zh: "%S的电话是%v。"},
-	"birthday":   {en: "%S's birthday is %v.", zh: "%S的生日是%v。"},
-	"age":        {en: "%S is %v years old.", zh: "%S%v岁。"},
-	"timezone":   {en: "%S's time zone is %v.", zh: "%S的时区是%v。"},
-	"uses":       {multi: true, en: "%S uses %v.", ended: "%S no longer uses %v.", zh: "%S使用%v。"},
-	"likes":      {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
-	"dislikes":   {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
-	"speaks":     {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
-	"member_of":  {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
-	"avoids":     {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
-	"plays":      {multi: true, en: "%S plays %v.", zh: "%S玩%v。"},
-	"activity":   {multi: true, en: "%S took up %v.", zh: "%S开始%v。"},
-	"allergy":    {multi: true, profile: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
-	"pet":        {multi: true, en: "%S has a %v.", ended: "%S no longer has a %v.", zh: "%S养了%v。"},
-	"sister":     {multi: true, en: "%S has a sister named %v.", zh: "%S有个姐妹叫%v。"},
-	"brother":    {multi: true, en: "%S has a brother named %v.", zh: "%S有个兄弟叫%v。"},
-	"child":      {multi: true, en: "%S has a child named %v.", zh: "%S的孩子叫%v。"},
-	"friend":     {multi: true, en: "%S has a friend named %v.", zh: "%S有个朋友叫%v。"},
-	"mother":     {en: "%S's mother is %v.", zh: "%S的母亲是%v。"},
-	"father":     {en: "%S's father is %v.", zh: "%S的父亲是%v。"},
-	"boss":       {en: "%S's boss is %v.", zh: "%S的老板是%v。"},
+	"name":        {profile: true, en: "%S's name is %v.", zh: "%S叫%v。"},
+	"lives_in":    {profile: true, en: "%S lives in %v.", ended: "%S no longer lives in %v.", zh: "%S住在%v。"},
+	"staying_in":  {multi: true, en: "%S is in %v.", zh: "%S在%v。"},
+	"from":        {en: "%S is from %v.", zh: "%S来自%v。"},
+	"works_at":    {profile: true, en: "%S works at %v.", ended: "%S no longer works at %v.", zh: "%S在%v工作。"},
+	"job_title":   {profile: true, en: "%S works as %a %v.", ended: "%S no longer works as %a %v.", zh: "%S的职业是%v。"},
+	"studies_at":  {profile: true, en: "%S studies at %v.", zh: "%S在%v上学。"},
+	"studies":     {profile: true, en: "%S studies %v.", ended: "%S no longer studies %v.", zh: "%S学%v。"},
+	"diet":        {profile: true, en: "%S is %v.", zh: "%S%v。"},
+	"email":       {en: "%S's email is %v.", zh: "%S的邮箱是%v。"},
+	"phone":       {en: "%S's phone number is %v.", zh: "%S的电话是%v。"},
+	"birthday":    {en: "%S's birthday is %v.", zh: "%S的生日是%v。"},
+	"age":         {en: "%S is %v years old.", zh: "%S%v岁。"},
+	"timezone":    {profile: true, en: "%S is on %v.", zh: "%S的时区是%v。"},
+	"uses":        {multi: true, en: "%S uses %v.", ended: "%S no longer uses %v.", zh: "%S使用%v。"},
+	"car":         {en: "%S drives %a %v.", ended: "%S no longer drives %a %v.", zh: "%S开%v。"},
+	"phone_model": {en: "%S's phone is %a %v.", ended: "%S no longer has %a %v phone.", zh: "%S用的手机是%v。"},
+	"computer":    {en: "%S's computer is %a %v.", ended: "%S no longer uses %a %v.", zh: "%S用的电脑是%v。"},
+	"likes":       {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
+	"dislikes":    {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
+	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
+	"member_of":   {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
+	"avoids":      {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
+	"plays":       {multi: true, en: "%S plays %v as a hobby.", ended: "%S no longer plays %v.", zh: "%S的爱好是%v。"},
+	"activity":    {multi: true, en: "%S took up %v as a hobby.", ended: "%S no longer does %v.", zh: "%S的爱好是%v。"},
+	"allergy":     {multi: true, profile: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
+	"pet":         {multi: true, en: "%S has a pet %v.", ended: "%S no longer has a pet %v.", zh: "%S养了宠物%v。"},
+	// People: the attribute names the relation; %A is the word the user
+	// used for it ("wife" for partner, "manager" for boss).
+	"partner":     {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"mother":      {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"father":      {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"boss":        {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"sister":      {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"brother":     {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"child":       {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"grandchild":  {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"grandparent": {multi: true, en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"aunt":        {multi: true, en: "%S has an %A named %v.", zh: "%S的%A叫%v。"},
+	"uncle":       {multi: true, en: "%S has an %A named %v.", zh: "%S的%A叫%v。"},
+	"cousin":      {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"niece":       {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"nephew":      {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"in_law":      {multi: true, en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"friend":      {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"colleague":   {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"roommate":    {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"neighbor":    {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
 }
 
 // IsProfile reports whether a fact of the attribute belongs to the
@@ -82,14 +100,24 @@ func NormKey(key string) string {
 
 // relations maps words for people to the subject (and attribute) they name.
 var relations = map[string]string{
-	"sister": "sister", "brother": "brother", "mother": "mother", "mom": "mother", "mum": "mother",
-	"father": "father", "dad": "father", "wife": "partner", "husband": "partner", "partner": "partner",
-	"girlfriend": "partner", "boyfriend": "partner", "fiance": "partner", "fiancee": "partner",
-	"son": "child", "daughter": "child", "friend": "friend", "boss": "boss", "colleague": "colleague",
-	"cousin": "cousin", "roommate": "roommate", "manager": "boss",
+	"sister": "sister", "brother": "brother", "mother": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
+	"father": "father", "dad": "father", "daddy": "father", "wife": "partner", "husband": "partner", "partner": "partner",
+	"spouse": "partner", "girlfriend": "partner", "boyfriend": "partner", "fiance": "partner", "fiancee": "partner", "fiancé": "partner", "fiancée": "partner",
+	"son": "child", "daughter": "child", "kid": "child", "child": "child", "baby": "child", "stepson": "child", "stepdaughter": "child",
+	"grandson": "grandchild", "granddaughter": "grandchild", "grandchild": "grandchild",
+	"grandmother": "grandparent", "grandma": "grandparent", "granny": "grandparent", "grandfather": "grandparent", "grandpa": "grandparent",
+	"aunt": "aunt", "uncle": "uncle", "cousin": "cousin", "niece": "niece", "nephew": "nephew",
+	"stepmother": "mother", "stepfather": "father", "stepsister": "sister", "stepbrother": "brother",
+	"mother-in-law": "in_law", "father-in-law": "in_law", "sister-in-law": "in_law", "brother-in-law": "in_law",
+	"friend": "friend", "boss": "boss", "manager": "boss", "supervisor": "boss", "colleague": "colleague", "coworker": "colleague",
+	"co-worker": "colleague", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate", "neighbor": "neighbor", "neighbour": "neighbor",
 	"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
-	"爸爸": "father", "父亲": "father", "老婆": "partner", "妻子": "partner", "老公": "partner", "丈夫": "partner",
-	"儿子": "child", "女儿": "child", "朋友": "friend", "老板": "boss", "同事": "colleague", "女朋友": "partner", "男朋友": "partner",
+	"爸爸": "father", "父亲": "father", "老婆": "partner", "妻子": "partner", "老公": "partner", "丈夫": "partner", "爱人": "partner",
+	"儿子": "child", "女儿": "child", "孩子": "child", "朋友": "friend", "老板": "boss", "领导": "boss", "经理": "boss", "同事": "colleague",
+	"女朋友": "partner", "男朋友": "partner", "爷爷": "grandparent", "奶奶": "grandparent", "外公": "grandparent", "外婆": "grandparent",
+	"姥姥": "grandparent", "姥爷": "grandparent", "孙子": "grandchild", "孙女": "grandchild", "叔叔": "uncle", "舅舅": "uncle", "伯伯": "uncle",
+	"阿姨": "aunt", "姑姑": "aunt", "姨妈": "aunt", "表哥": "cousin", "表姐": "cousin", "表弟": "cousin", "表妹": "cousin",
+	"堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "室友": "roommate", "邻居": "neighbor",
 }
 
 // subjectEN is how a subject reads in an English sentence.
@@ -125,9 +153,15 @@ func render(f *Fact, zh bool) string {
 	}
 	if !ok || tmpl == "" {
 		name := strings.ReplaceAll(f.Attribute, "_", " ")
-		if zh {
+		if f.aword != "" {
+			name = f.aword
+		}
+		switch {
+		case zh:
 			tmpl = "%S的" + name + "是%v。"
-		} else {
+		case strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss"):
+			tmpl = "%S's " + name + " are %v."
+		default:
 			tmpl = "%S's " + name + " is %v."
 		}
 	}
@@ -138,9 +172,39 @@ func render(f *Fact, zh bool) string {
 	if f.Ended && zh {
 		tmpl = strings.Replace(tmpl, "%S", "%S不再", 1)
 	}
+	aw := f.aword
+	if aw == "" {
+		aw = strings.ReplaceAll(f.Attribute, "_", " ")
+		if f.Attribute == "in_law" {
+			aw = "in-law"
+		}
+	}
 	out := strings.Replace(tmpl, "%S", subj, 1)
+	out = strings.Replace(out, "%A", aw, 1)
+	if f.Attribute == "diet" && !zh && strings.HasPrefix(f.Value, "eats ") {
+		out = strings.Replace(out, " is %v", " %v", 1) // "The user eats meat."
+	}
 	out = strings.Replace(out, "%a", article(f.Value), 1)
 	out = strings.Replace(out, "%v", f.Value, 1)
+	if f.Attribute == "uses" && progLangs[strings.ToLower(f.Value)] {
+		// The kind of thing the value is, in words a question uses
+		// ("which programming languages …", "什么编程语言").
+		if zh {
+			out = strings.Replace(out, "使用"+f.Value, "使用编程语言"+f.Value, 1)
+		} else {
+			out = strings.Replace(out, "uses "+f.Value, "uses the programming language "+f.Value, 1)
+		}
+	}
+	if f.qual != "" && !zh {
+		out = strings.TrimSuffix(out, ".") + " " + f.qual + "."
+	}
+	if f.detail != "" {
+		if zh {
+			out = strings.TrimSuffix(out, "。") + "，" + f.detail + "。"
+		} else {
+			out = strings.TrimSuffix(out, ".") + ", " + f.detail + "."
+		}
+	}
 	if strings.HasPrefix(out, "The user's 's") {
 		out = strings.Replace(out, "The user's 's", "The user's", 1)
 	}
@@ -152,4 +216,15 @@ func article(v string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// progLangs are the programming languages a "uses" value is read as.
+var progLangs = map[string]bool{
+	"python": true, "go": true, "golang": true, "rust": true, "java": true, "javascript": true, "typescript": true,
+	"c": true, "c++": true, "c#": true, "ruby": true, "php": true, "swift": true, "kotlin": true, "scala": true,
+	"haskell": true, "elixir": true, "erlang": true, "clojure": true, "perl": true, "r": true, "julia": true,
+	"matlab": true, "lua": true, "dart": true, "ocaml": true, "f#": true, "zig": true, "nim": true, "fortran": true,
+	"cobol": true, "groovy": true, "objective-c": true, "visual basic": true, "vb.net": true, "sql": true,
+	"bash": true, "powershell": true, "assembly": true, "lisp": true, "scheme": true, "prolog": true, "crystal": true,
+	"solidity": true, "delphi": true, "pascal": true, "ada": true,
 }

@@ -16,10 +16,12 @@ type zhRule struct {
 }
 
 const (
-	zhVal  = `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)`
-	zhEnd  = `(?:了|市)?(?:[，。,.!！；;]|$|工作|上班)`
-	zhFree = `[^，。,.!！？?；;]{0,8}?` // a time word or adverb between 我 and the verb
-	zhRels = `(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事|女朋友|男朋友)`
+	zhVal    = `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)`
+	zhEnd    = `(?:了|市)?(?:[，。,.!！；;]|$|工作|上班)`
+	zhFree   = `[^，。,.!！？?；;的]{0,8}?` // a time word or adverb between 我 and the verb
+	zhRels   = `(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|爱人|儿子|女儿|孩子|朋友|同事|女朋友|男朋友|老板|领导|爷爷|奶奶|外公|外婆|姥姥|姥爷|孙子|孙女|叔叔|舅舅|伯伯|阿姨|姑姑|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|室友|邻居)`
+	zhJobs   = `(?:程序员|工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计师|会计|厨师|记者|司机|销售|警察|工人|演员|歌手|画家|翻译|编辑|主播|博士生|研究生|大学生|公务员|建筑师|分析师|顾问|教授|架构师|运营|摄影师|飞行员|兽医|药剂师|牙医|店长|老板|创业者|自由职业者)`
+	zhBrands = `(华为|小米|苹果|iPhone|OPPO|vivo|三星|荣耀|一加|魅族|Pixel|特斯拉|比亚迪|丰田|本田|宝马|奔驰|大众|奥迪|蔚来|理想|小鹏)`
 )
 
 var zhRelRe = regexp.MustCompile(`我(?:的)?` + zhRels)
@@ -30,24 +32,31 @@ var zhRules = []zhRule{
 	{re: zh(`我叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "name"},
 	{re: zh(`我的名字(?:是|叫)` + zhVal + `(?:[，。,.!！]|$)`), attr: "name"},
 	{re: zh(`我` + zhFree + `(?:住在|住|生活在|定居在|定居)` + zhVal + zhEnd), attr: "lives_in"},
+	{re: zh(`我` + zhFree + `在` + zhVal + `(?:生活|定居|安家)`), attr: "lives_in"},
+	{re: zh(`我` + zhFree + `在` + zhVal + `(?:出差|旅游|旅行|度假|开会|玩|参加|培训|访学)`), attr: "staying_in"},
 	{re: zh(`我` + zhFree + `搬(?:到|去|回)(?:了)?` + zhVal + zhEnd), attr: "lives_in"},
 	{re: zh(`我` + zhRels + zhFree + `(?:住在|搬到了?|搬去了?)` + zhVal + zhEnd), attr: "lives_in", rel: true},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at"},
+	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)` + `[\p{Han}]{0,4}?` + zhJobs), attr: "works_at"},
+	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)(` + `[\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
 	{re: zh(`我` + zhFree + `(?:加入了?|入职了?|跳槽到了?|跳槽去了?)` + zhVal + zhEnd), attr: "works_at"},
 	{re: zh(`我` + zhFree + `(?:从)` + zhVal + `(?:辞职|离职)`), attr: "works_at", ended: true},
 	{re: zh(`我` + zhFree + `(?:辞掉了|离开了)` + zhVal + `的工作`), attr: "works_at", ended: true},
-	{re: zh(`我` + zhFree + `是(?:一名|一个|个|名)?(程序员|工程师|软件工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计|产品经理|厨师|记者|司机)`), attr: "job_title"},
+	{re: zh(`我` + zhFree + `(?:是|当)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
+	{re: zh(`我` + zhFree + `(?:用的是|用|使用|换了|换成了?|换回了?|换回|买了|入手了)(?:一部|一台|一辆|个|部|台|辆)?` + zhBrands + `(?:[\p{Han}A-Za-z0-9 ]{0,6}?)(?:手机|了|[，。,.!！]|$)`), attr: "{device}"},
 	{re: zh(`我` + zhFree + `(?:改用|换成了?|换用|转用|开始用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses", repl: true},
-	{re: zh(`我(?:现在|也|主要|平时)?(?:用|使用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses"},
+	{re: zh(`我` + zhFree + `(?:用|使用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses"},
+	{re: zh(`^` + zhVal + `(?:现在)?(?:是|成了)我` + `[\p{Han}]{0,4}?` + `的?(?:主力|主要|常用|首选)?(?:编程)?(?:语言|工具|编辑器)`), attr: "uses"},
+	{re: zh(`我` + zhFree + `会说(?:一点|一些|点|流利的)?` + zhVal + `(?:[，。,.!！]|$)`), attr: "speaks"},
 	{re: zh(`我(?:现在|也)?(?:很|非常|特别)?(?:喜欢|爱|偏好|更喜欢)` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "likes"},
 	{re: zh(`我(?:不再|不|讨厌)喜欢` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
 	{re: zh(`我(?:很)?讨厌` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
-	{re: zh(`我` + zhFree + `(吃素|素食者|不吃肉|吃全素)`), attr: "diet"},
+	{re: zh(`我` + zhFree + `(吃素|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
-	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
+	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年)?(\d{1,3})岁`), attr: "age"},
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是` + zhVal + `(?:[，。,.!！]|$)`), attr: "favorite_{a}", rel: true},
-	{re: zh(`我的(邮箱|电话|手机号|生日|地址|时区)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
+	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
 	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
 }
 
@@ -61,10 +70,22 @@ var zhAttrs = map[string]string{
 // is the user's too.
 func extractZH(sent string) []Fact {
 	var out []Fact
-	mine := false
+	// A sentence without any subject is the user's ("最近工作上都用Rust"):
+	// Chinese leaves the speaker out.
+	mine := !strings.Contains(sent, "我") && !zhSubjectRe.MatchString(sent) && !zhOtherRe.MatchString(sent)
+	work := zhWorkRe.MatchString(sent)
 	for _, c := range zhClauseRe.Split(sent, -1) {
-		if strings.TrimSpace(c) == "" {
+		c = strings.TrimRight(strings.TrimSpace(c), "。！!~～…")
+		if c == "" {
 			continue
+		}
+		// "我养了一只猫，叫咪咪": a name clause names the pet or the
+		// relative just mentioned, not the user.
+		if m := zhNameRe.FindStringSubmatch(c); m != nil && len(out) > 0 {
+			if f := &out[len(out)-1]; f.Attribute == "pet" && !strings.Contains(f.Value, "（") {
+				f.Value += "（名叫" + m[1] + "）"
+				continue
+			}
 		}
 		switch {
 		case strings.Contains(c, "我"):
@@ -75,9 +96,61 @@ func extractZH(sent string) []Fact {
 		if zhNotNowRe.MatchString(c) {
 			continue // what was ("以前") or is only planned ("下个月") is not the value now
 		}
-		out = append(out, extractZHClause(c+"。")...)
+		fs := extractZHClause(c + "。")
+		if len(fs) == 0 && work {
+			// "我又换工作了，现在在小米": where the user is, said about work.
+			if m := zhAtRe.FindStringSubmatch(c); m != nil && !strings.Contains(c, "出差") {
+				fs = append(fs, Fact{Triple: tripleOf("user", "works_at", strings.TrimPrefix(m[1], "在")), Change: true})
+			}
+		}
+		if len(fs) == 0 {
+			fs = zhPossessive(c)
+		}
+		out = append(out, fs...)
 	}
 	return dedupAttr(out)
+}
+
+var (
+	zhNameRe  = regexp.MustCompile(`^(?:它|他|她)?(?:叫|名叫|名字叫|名字是)([\p{Han}A-Za-z]{1,8}?)[。！!]*$`)
+	zhWorkRe  = regexp.MustCompile(`工作|上班|公司|跳槽|入职|辞职|离职|换工作|上岗`)
+	zhAtRe    = regexp.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
+	zhOtherRe = regexp.MustCompile(`他|她|它|你|他们|她们|咱`)
+	// zhPossRe: "我(妹妹)的生日聚会在周一", "我的牙医是王医生": an open
+	// attribute of the user or a relative.
+	zhPossRe = regexp.MustCompile(`^我(?:的)?` + zhRels + `?的([\p{Han}]{1,6}?)(?:现在|已经|也)?(?:是|在|改到了?|改成了?|换到了?|定在了?)([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 @.\-]{0,15}?)了?[。！!]*$`)
+)
+
+// zhNotUse reports a 用 that is part of another word (调用, 费用, 不用):
+// not "uses".
+func zhNotUse(sent, match string) bool {
+	i := strings.Index(match, "用")
+	if i < len("我") {
+		return false
+	}
+	prev := []rune(match[:i])
+	switch prev[len(prev)-1] {
+	case '调', '作', '费', '利', '采', '引', '信', '适', '通', '运', '应', '不', '享', '占', '试', '备', '专', '公', '常', '有', '没', '好', '难', '实':
+		return true
+	}
+	return false
+}
+
+// zhPossessive reads an open attribute: "我的牙医是王医生" → 牙医 = 王医生.
+func zhPossessive(c string) []Fact {
+	m := zhPossRe.FindStringSubmatch(c)
+	if m == nil || strings.ContainsAny(m[2], "我你他她它") {
+		return nil
+	}
+	subject, word := "user", ""
+	if m[1] != "" {
+		subject, word = relations[m[1]], m[1]
+	}
+	a := m[2]
+	if k, ok := zhAttrs[a]; ok {
+		a = k
+	}
+	return []Fact{{Triple: tripleOf(subject, a, m[3]), word: word, Open: !InVocabulary(a)}}
 }
 
 var (
@@ -102,6 +175,7 @@ func extractZHClause(sent string) []Fact {
 		val = strings.TrimSuffix(val, "了")
 		val = strings.TrimPrefix(val, "在")
 		subject, word, a := "user", "", r.attr
+		ended := false
 		if r.rel {
 			switch {
 			case a == "favorite_{a}":
@@ -119,11 +193,36 @@ func extractZHClause(sent string) []Fact {
 				subject, word = relations[m[1]], m[1]
 			}
 		}
+		switch a {
+		case "{device}":
+			a = deviceKind(val)
+			if val == "苹果" || val == "iPhone" || val == "华为" || val == "荣耀" || val == "OPPO" || val == "vivo" || val == "三星" || val == "一加" || val == "魅族" || val == "小米" || val == "Pixel" {
+				a = "phone_model"
+			}
+			if a == "" {
+				a = "car"
+			}
+		case "diet":
+			i := strings.Index(sent, val)
+			if i >= len("不") && sent[i-len("不"):i] == "不" {
+				ended = true // "我现在不吃素了"
+			}
+			switch val {
+			case "素食者", "不吃肉", "吃全素":
+				val = "吃素"
+			case "吃荤":
+				val = "吃肉"
+			}
+		case "uses":
+			if strings.HasPrefix(val, "的") || zhNotUse(sent, m[0]) {
+				continue
+			}
+		}
 		if val == "" || a == "" {
 			continue
 		}
 		f := Fact{Triple: tripleOf(subject, a, val), word: word, Replace: r.repl}
-		f.Ended = r.ended
+		f.Ended = r.ended || ended
 		if r.repl {
 			f.Change = true
 		}

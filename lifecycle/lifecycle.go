@@ -112,6 +112,11 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		out = append(out, Write{Op: Supersede, Memory: old, By: m.ID, At: at, Reason: why})
 	}
 	for _, old := range live {
+		// A temporary state ("in Tokyo this week") never takes the place
+		// of a lasting fact.
+		if m.ExpiresAt != nil && old.ExpiresAt == nil {
+			continue
+		}
 		same := sameValue(old, f)
 		if opposite(old, f) {
 			// "I no longer like coffee" after "I like coffee".
@@ -138,6 +143,14 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 				sup(old, f.Key()+" replaced by "+f.Value)
 			}
 		}
+	}
+	if f.Ended && len(out) > 0 {
+		// "I no longer work at Deloitte" closes the live value; the
+		// statement itself is history from the start (valid_to = when it
+		// ended), not a live fact naming the old value.
+		end := at
+		m.ValidTo = &end
+		return append([]Write{{Op: Insert, Memory: m, At: now, Reason: f.Key() + " " + f.Value + " ended"}}, out...)
 	}
 	return append([]Write{{Op: Insert, Memory: m, At: now, Reason: insertReason(f, len(out))}}, out...)
 }

@@ -88,6 +88,12 @@ func (r Redactor) Text(s string) string {
 			}
 		}
 	}
+	if r.APIKey {
+		low := strings.ToLower(s)
+		if strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "token") || strings.Contains(low, "passw") || strings.Contains(s, "密") {
+			s = redactNamedSecrets(s)
+		}
+	}
 	if r.Card && countDigits(s) >= 13 {
 		s = redactCards(s)
 	}
@@ -203,4 +209,48 @@ func countDigits(s string) int {
 		}
 	}
 	return n
+}
+
+// namedSecretRe: a credential named in prose without ":" or "=" ("key
+// AKIA… and secret wJalr…", "my password is Tr0ub4dor&3", "密钥是…").
+var namedSecretRe = regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|access[_\-\s]?key|secret(?:[_\-\s]?(?:access[_\-\s]?)?key)?|key|token|password|passwd|passphrase)\s+(?:is\s+|was\s+)?([^\s,;'"]{12,})|(?:密钥|密码|口令|令牌)(?:是|为|：|:)\s*([^\s，。,;；'"]{8,})`)
+
+// redactNamedSecrets replaces the value of a named credential when it
+// looks like one: long, mixing letters with digits or symbols (a word
+// such as "authentication" stays).
+func redactNamedSecrets(s string) string {
+	return namedSecretRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := namedSecretRe.FindStringSubmatch(m)
+		v := sub[1]
+		if v == "" {
+			v = sub[2]
+		}
+		if v == Secret || !secretLike(v) {
+			return m
+		}
+		return strings.Replace(m, v, Secret, 1)
+	})
+}
+
+func secretLike(v string) bool {
+	var lower, upper, digit, other bool
+	for _, c := range v {
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			digit = true
+		default:
+			other = true
+		}
+	}
+	kinds := 0
+	for _, b := range []bool{lower, upper, digit, other} {
+		if b {
+			kinds++
+		}
+	}
+	return kinds >= 3 || (kinds == 2 && digit && len(v) >= 16)
 }

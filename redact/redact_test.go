@@ -78,3 +78,21 @@ func BenchmarkText(b *testing.B) {
 		r.Text(in)
 	}
 }
+
+func TestNamedSecrets(t *testing.T) {
+	r := Redactor{APIKey: true}
+	for in, gone := range map[string]string{
+		"boto3 says access denied with key AKIAIOSFODNN7EXAMPLE and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "wJalrXUtnFEMI",
+		"my password is Tr0ub4dor&3xyz, keep it safe":                                                                "Tr0ub4dor",
+		"数据库密码是Xk29dLq7zPw4，连不上":                                                                                     "Xk29dLq7zPw4",
+	} {
+		if out := r.Text(in); strings.Contains(out, gone) {
+			t.Errorf("Text(%q) = %q, still holds %q", in, out, gone)
+		}
+	}
+	for _, keep := range []string{"the secret ingredient is cinnamon", "token authentication failed", "my key insight was simple"} {
+		if out := r.Text(keep); out != keep {
+			t.Errorf("Text(%q) = %q, want it unchanged", keep, out)
+		}
+	}
+}

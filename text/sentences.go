@@ -55,8 +55,12 @@ func IsQuestion(s string) bool {
 			return true
 		}
 	}
-	return questionStart.MatchString(s)
+	return questionStart.MatchString(s) || requestStart.MatchString(s)
 }
+
+// requestStart: a sentence that asks for something without a question
+// mark ("Recommend a good sci-fi novel", "推荐一本好看的科幻小说").
+var requestStart = regexp.MustCompile(`(?i)^(?:please |pls |can you |could you )?(?:recommend|suggest|tell me|give me|explain|show me|list|help me|remind me)\b|^(?:请|麻烦|能不能|可以)?(?:推荐|介绍一下|告诉我|帮我|给我推荐|解释一下|请问)`)
 
 // OnlyAsks reports whether a message only asks: every sentence of it is a
 // question (or a bare politeness around one: "thanks", "please"). An

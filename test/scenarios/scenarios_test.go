@@ -301,8 +301,11 @@ func (h *harness) run(stories []story) map[string][]string {
 			block := h.ask(st, j, a)
 			blocks[st.Name] = append(blocks[st.Name], block)
 			lines := strings.Split(eval.MemoryLines(block), "\n")
-			failures[st.Name] = append(failures[st.Name],
-				a.check.problems(fmt.Sprintf("block for %q", a.Ask), lines, true)...)
+			probs := a.check.problems(fmt.Sprintf("block for %q", a.Ask), lines, true)
+			if len(probs) > 0 && os.Getenv("SCENARIO_BLOCKS") != "" {
+				probs = append(probs, "block: "+strings.ReplaceAll(block, "\n", "\n    | "))
+			}
+			failures[st.Name] = append(failures[st.Name], probs...)
 		}
 	}
 	h.idle()

@@ -1,0 +1,301 @@
+package facts
+
+import (
+	"strings"
+)
+
+// relAdj are the words between "my" and a relative or a pet that do not
+// change who it is ("my little sister", "our third baby").
+var relAdj = map[string]bool{
+	"little": true, "big": true, "baby": true, "older": true, "younger": true, "oldest": true, "eldest": true, "youngest": true,
+	"new": true, "old": true, "best": true, "twin": true, "first": true, "second": true, "third": true, "fourth": true,
+	"fifth": true, "only": true, "late": true, "dear": true, "lovely": true, "sweet": true, "newborn": true, "adopted": true,
+}
+
+// foods a diet can start or stop ("I started eating meat again").
+var foods = map[string]bool{"meat": true, "fish": true, "chicken": true, "pork": true, "beef": true, "dairy": true,
+	"eggs": true, "seafood": true, "sugar": true, "gluten": true}
+
+// childWords name the user's children in "we have two kids, …".
+var childWords = map[string]bool{"kid": true, "kids": true, "child": true, "children": true, "son": true, "sons": true,
+	"daughter": true, "daughters": true, "boys": true, "girls": true, "baby": true, "babies": true, "twins": true}
+
+var countWord = map[string]bool{"a": true, "an": true, "one": true, "two": true, "three": true, "four": true, "five": true,
+	"six": true, "little": true, "young": true, "grown": true, "lovely": true, "wonderful": true, "teenage": true}
+
+// children reads "have two kids, Sofia and Leo" / "a son named Tom".
+func children(ts []tok, j int, subject string) []Fact {
+	k := j
+	for k < len(ts) && (countWord[ts[k].low] || ts[k].tag == "CD") {
+		k++
+	}
+	if k >= len(ts) || !childWords[ts[k].low] || subject != "user" {
+		return nil
+	}
+	word := strings.TrimSuffix(ts[k].low, "s")
+	if word == "kid" || word == "children" || word == "boy" || word == "girl" || word == "babie" || word == "twin" {
+		word = "child"
+	}
+	k++
+	var out []Fact
+	for ; k < len(ts); k++ {
+		t := ts[k]
+		switch {
+		case t.low == "," || t.low == "and" || t.low == "named" || t.low == "called" || t.low == ":" || t.tag == ":":
+			continue
+		case t.capital:
+			out = append(out, Fact{Triple: tripleOf("user", "child", t.w), word: word, aword: word})
+			continue
+		}
+		break
+	}
+	return out
+}
+
+// brands name what a device is: a car, a phone, a computer.
+var brands = map[string]string{
+	"honda": "car", "toyota": "car", "tesla": "car", "ford": "car", "bmw": "car", "audi": "car", "mercedes": "car",
+	"volkswagen": "car", "vw": "car", "nissan": "car", "hyundai": "car", "kia": "car", "subaru": "car", "mazda": "car",
+	"volvo": "car", "chevrolet": "car", "chevy": "car", "jeep": "car", "porsche": "car", "fiat": "car", "peugeot": "car",
+	"renault": "car", "skoda": "car", "lexus": "car", "mini": "car", "rivian": "car", "polestar": "car", "byd": "car",
+	"civic": "car", "corolla": "car", "camry": "car", "prius": "car", "golf": "car", "jaguar": "car", "land": "car",
+	"iphone": "phone_model", "pixel": "phone_model", "galaxy": "phone_model", "samsung": "phone_model", "oneplus": "phone_model",
+	"xiaomi": "phone_model", "huawei": "phone_model", "nokia": "phone_model", "motorola": "phone_model", "android": "phone_model",
+	"macbook": "computer", "thinkpad": "computer", "chromebook": "computer", "imac": "computer", "xps": "computer", "surface": "computer",
+	"laptop": "computer", "car": "car", "phone": "phone_model", "smartphone": "phone_model", "computer": "computer",
+	"suv": "car", "truck": "car", "minivan": "car",
+}
+
+// deviceKind is the slot a thing the user owns goes to ("Tesla Model 3"
+// → car), "" when it is none of them.
+func deviceKind(v string) string {
+	for _, w := range strings.Fields(strings.ToLower(v)) {
+		if k := brands[strings.Trim(w, ",.")]; k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// device reads a thing the user has or bought: "an Android phone, a
+// Pixel 7" (the named one wins), "an iPhone 16 to replace the Pixel".
+func device(ts []tok, j int, subject, word string) []Fact {
+	val, end, ok := np(ts, j)
+	if !ok {
+		return nil
+	}
+	kind := deviceKind(val)
+	if kind == "" {
+		return nil
+	}
+	if end+2 < len(ts) && ts[end].low == "," && (ts[end+1].low == "a" || ts[end+1].low == "an" || ts[end+1].low == "the") {
+		if v2, e2, ok := np(ts, end+1); ok && ts[end+2].capital {
+			val, end = v2, e2
+		}
+	}
+	f := Fact{Triple: tripleOf(subject, kind, val), word: word}
+	for k := end; k+1 < len(ts) && k < end+4; k++ {
+		if ts[k].low == "replace" || ts[k].low == "replacing" || ts[k].low == "instead" {
+			f.Change = true
+			if p, _, ok := np(ts, k+1); ok {
+				f.Prior = p
+			}
+		}
+	}
+	return []Fact{f}
+}
+
+// studyContext: the sentence is about studies ("this term").
+func studyContext(ts []tok) bool {
+	for _, t := range ts {
+		switch t.low {
+		case "term", "semester", "degree", "major", "course", "courses", "university", "college", "studying", "study",
+			"studies", "dropped", "minor", "phd", "masters", "bachelor", "school", "module":
+			return true
+		}
+	}
+	return false
+}
+
+// weekdayList reads "Mondays and Wednesdays", "Tuesday, Thursday".
+func weekdayList(ts []tok, j int) (string, int) {
+	var days []string
+	k := j
+	for ; k < len(ts); k++ {
+		l := strings.TrimSuffix(ts[k].low, "s")
+		if _, ok := dayNames[l]; ok {
+			days = append(days, ts[k].w)
+			continue
+		}
+		if (ts[k].low == "and" || ts[k].low == "," || ts[k].low == "or") && len(days) > 0 {
+			continue
+		}
+		break
+	}
+	switch len(days) {
+	case 0:
+		return "", j
+	case 1:
+		return days[0], k
+	}
+	return strings.Join(days[:len(days)-1], ", ") + " and " + days[len(days)-1], k
+}
+
+// possessivePet reads "our dog Biscuit is a beagle", "my cat Luna".
+func possessivePet(ts []tok, j int) []Fact {
+	kind := ts[j].low
+	k := j + 1
+	if k < len(ts) && (ts[k].low == "named" || ts[k].low == "called" || ts[k].low == ",") {
+		k++
+	}
+	if k >= len(ts) || !ts[k].capital {
+		return nil
+	}
+	name := ts[k].w
+	f := Fact{Triple: tripleOf("user", "pet", kind+" named "+name)}
+	k++
+	if k < len(ts) && ts[k].low == "," {
+		k++
+	}
+	if k+1 < len(ts) && ts[k].low == "is" && (ts[k+1].low == "a" || ts[k+1].low == "an") {
+		if what, _, ok := np(ts, k+1); ok && !strings.EqualFold(what, kind) {
+			f.detail = article(what) + " " + what
+		}
+	}
+	if k < len(ts) && (ts[k].low == "died" || ts[k].low == "passed") {
+		f.Ended = true
+	}
+	return []Fact{f}
+}
+
+// favoriteKey folds the words for one kind of favourite: favorite_cuisine,
+// favorite_dish → favorite_food.
+func favoriteKey(a string) string {
+	a = strings.ReplaceAll(a, "favourite", "favorite")
+	for _, w := range []string{"cuisine", "dish", "meal", "food"} {
+		if a == "favorite_"+w {
+			return "favorite_food"
+		}
+	}
+	switch a {
+	case "favorite_film":
+		return "favorite_movie"
+	case "favorite_colour":
+		return "favorite_color"
+	case "favorite_tune":
+		return "favorite_song"
+	}
+	return a
+}
+
+// toolWords name what the user works with ("Python is my go-to
+// language").
+var toolWords = map[string]bool{"language": true, "editor": true, "tool": true, "stack": true, "framework": true,
+	"database": true, "ide": true, "os": true, "distro": true, "browser": true, "shell": true}
+
+// valueIsMine reads "<value> is my <attribute>": "Ethiopian food is my new
+// favourite", "Priya is my manager", "Python is my go-to language".
+func valueIsMine(ts []tok) []Fact {
+	for i := 1; i+2 < len(ts); i++ {
+		if ts[i].low != "is" || (ts[i+1].low != "my" && ts[i+1].low != "our") {
+			continue
+		}
+		// The value: the noun phrase that ends before "is".
+		s := i
+		for s > 0 && (strings.HasPrefix(ts[s-1].tag, "NN") || strings.HasPrefix(ts[s-1].tag, "JJ") || ts[s-1].tag == "CD" || ts[s-1].capital) &&
+			ts[s-1].tag != "RB" && !stopNP[ts[s-1].low] {
+			s--
+		}
+		if s == i {
+			return nil
+		}
+		if s < i-1 && ts[s].tag == "RB" || ts[s].tag == "UH" {
+			s++
+		}
+		val := joinW(ts[s:i])
+		var name []string
+		fav := false
+		for k := i + 2; k < len(ts); k++ {
+			l := ts[k].low
+			if l == "favorite" || l == "favourite" {
+				fav = true
+				continue
+			}
+			if relAdj[l] || l == "current" || l == "main" || l == "go-to" || l == "preferred" || l == "primary" {
+				continue
+			}
+			if !strings.HasPrefix(ts[k].tag, "NN") {
+				break
+			}
+			name = append(name, l)
+		}
+		head := strings.ToLower(val[strings.LastIndexByte(val, ' ')+1:])
+		switch {
+		case fav && len(name) == 0:
+			a := favoriteKey("favorite_" + head)
+			return []Fact{{Triple: tripleOf("user", a, val), aword: "favorite " + head, Open: !InVocabulary(a), Change: true}}
+		case fav:
+			a := favoriteKey("favorite_" + strings.Join(name, "_"))
+			return []Fact{{Triple: tripleOf("user", a, val), aword: "favorite " + strings.Join(name, " "), Open: !InVocabulary(a)}}
+		case len(name) == 1 && relations[name[0]] != "" && ts[s].capital:
+			return []Fact{{Triple: tripleOf("user", relAttr(relations[name[0]]), val), word: name[0], aword: name[0]}}
+		case len(name) > 0 && toolWords[name[len(name)-1]]:
+			return []Fact{{Triple: tripleOf("user", "uses", val)}}
+		}
+		return nil
+	}
+	return nil
+}
+
+// atAs reads "at <Org> as a <job>" in a sentence without a subject:
+// "First week at Brightwave as a product manager".
+func atAs(ts []tok) []Fact {
+	for _, t := range ts {
+		switch t.low {
+		case "he", "she", "they", "his", "her", "their", "you", "your":
+			return nil
+		}
+	}
+	for i := 0; i+3 < len(ts); i++ {
+		if ts[i].low != "at" || !ts[i+1].capital {
+			continue
+		}
+		org, end, ok := np(ts, i+1)
+		if !ok || end+1 >= len(ts) || ts[end].low != "as" {
+			continue
+		}
+		job, _, ok := np(ts, end+1)
+		if !ok {
+			continue
+		}
+		return []Fact{
+			{Triple: tripleOf("user", "works_at", org), Change: true},
+			{Triple: tripleOf("user", "job_title", strings.ToLower(job)), Change: true},
+		}
+	}
+	return nil
+}
+
+// purpose reads what a value is for, after it: "for our backend
+// services" → "for their backend services"; "" when the sentence goes on
+// otherwise.
+func purpose(ts []tok, j int) string {
+	if j+1 >= len(ts) || ts[j].low != "for" {
+		return ""
+	}
+	k := j + 1
+	owner := ""
+	switch ts[k].low {
+	case "my", "our":
+		owner = "their "
+		k++
+	case "the", "a", "an":
+		owner = ts[k].low + " "
+		k++
+	}
+	v, _, ok := np(ts, k)
+	if !ok || strings.EqualFold(v, "everything") {
+		return ""
+	}
+	return "for " + owner + v
+}

@@ -1,0 +1,170 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/memproxy/memproxy/text"
+)
+
+// A temporary state is said in the present about a current, bounded
+// period: "I'm in Tokyo this week", "I've got a cold today", "I'm at my
+// parents' until Sunday", 我这周在东京出差, 我这几天感冒了. Its memory
+// expires when the period ends and never takes the place of a lasting
+// fact (where the user lives).
+var (
+	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)))\b`)
+	// presentEN: the sentence states how things are, not what happened.
+	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b`)
+	tempZH    = regexp.MustCompile(`(这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚)`)
+	// stateZH: a state that lasts a while (being somewhere, being ill).
+	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
+)
+
+var dayNames = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+}
+
+var countWords = map[string]int{"few": 3, "couple of": 2, "couple": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+// temporary reports whether sent states a temporary state, and when it
+// ends (midnight in loc after the period it names).
+func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	at = at.In(loc)
+	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, loc)
+	nextMonday := day.AddDate(0, 0, 7-(int(day.Weekday())+6)%7)
+	if hasHan(sent) {
+		m := tempZH.FindString(sent)
+		if m == "" || !strings.Contains(sent, "我") || !stateZH.MatchString(sent) {
+			return time.Time{}, false
+		}
+		switch m {
+		case "今天", "今晚":
+			return day.AddDate(0, 0, 1), true
+		case "这几天", "这两天", "最近几天":
+			return day.AddDate(0, 0, 3), true
+		}
+		return nextMonday, true
+	}
+	m := tempEN.FindString(sent)
+	if m == "" || !presentEN.MatchString(contractions.Replace(sent)) && !presentEN.MatchString(sent) {
+		return time.Time{}, false
+	}
+	m = strings.ToLower(m)
+	switch {
+	case m == "today" || m == "tonight" || strings.HasPrefix(m, "this ") && m != "this week" && m != "this weekend":
+		return day.AddDate(0, 0, 1), true
+	case strings.HasPrefix(m, "for ") && strings.HasSuffix(m, " days"):
+		n := 3
+		for w, k := range countWords {
+			if strings.Contains(m, " "+w+" ") {
+				n = k
+			}
+		}
+		for _, f := range strings.Fields(m) {
+			if d := atoi(f); d > 0 {
+				n = d
+			}
+		}
+		return day.AddDate(0, 0, n), true
+	case strings.HasPrefix(m, "until "):
+		w := strings.TrimPrefix(m, "until ")
+		if wd, ok := dayNames[w]; ok {
+			diff := (int(wd) - int(day.Weekday()) + 7) % 7
+			if diff == 0 {
+				diff = 7
+			}
+			return day.AddDate(0, 0, diff+1), true
+		}
+		switch w {
+		case "tomorrow":
+			return day.AddDate(0, 0, 2), true
+		case "the end of the month":
+			return time.Date(day.Year(), day.Month()+1, 1, 0, 0, 0, 0, loc), true
+		}
+		return nextMonday, true
+	}
+	return nextMonday, true
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
+
+// presentStatement is a temporary state said without a date the resolver
+// reads, in the third person: "我这几天感冒了" → "用户这几天感冒了。".
+func presentStatement(sent string) string {
+	if hasHan(sent) {
+		if !strings.Contains(sent, "我") || strings.Contains(sent, "你") {
+			return ""
+		}
+		s := strings.NewReplacer("我们", "用户", "我的", "用户的", "我", "用户").Replace(sent)
+		s = strings.TrimRight(strings.TrimSpace(s), "。！!？?，,；;…~")
+		if s == "" {
+			return ""
+		}
+		return s + "。"
+	}
+	if !firstPersonRe.MatchString(sent) || secondPersonRe.MatchString(sent) {
+		return ""
+	}
+	return thirdPerson(sent)
+}
+
+// statedPart is the statement before a trailing question in one
+// sentence ("I'm in Tokyo this week for a conference, any ramen
+// recommendations?" → "I'm in Tokyo this week for a conference"), "" when
+// the sentence only asks.
+func statedPart(sent string) string {
+	i := strings.LastIndexAny(sent, ",，")
+	if i <= 0 {
+		return ""
+	}
+	head := strings.TrimSpace(sent[:i])
+	if text.IsQuestion(head) || strings.ContainsAny(head, "?？") {
+		return ""
+	}
+	return head
+}
+
+// planRe: the user says where they are going ("I'm flying to Madrid on
+// Friday").
+var planRe = regexp.MustCompile(`(?i)\b(?:i'm|i am|we're|we are|i'll be|we'll be)\s+(?:flying|going|travell?ing|heading|driving|leaving|off|taking the train)\s+(?:back\s+)?to\s+[A-Z]`)
+
+var onDayRe = regexp.MustCompile(`(?i)\bon (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+
+// plan reads a trip the user is about to make as a third-person note,
+// the weekday it names resolved ("on Friday 17 Apr 2026").
+func plan(sent string, at time.Time, loc *time.Location) string {
+	if !planRe.MatchString(sent) || secondPersonRe.MatchString(sent) {
+		return ""
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	at = at.In(loc)
+	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, loc)
+	s := sent
+	if m := onDayRe.FindStringSubmatchIndex(sent); m != nil {
+		wd := dayNames[strings.ToLower(sent[m[2]:m[3]])]
+		diff := (int(wd) - int(day.Weekday()) + 7) % 7
+		if diff == 0 {
+			diff = 7
+		}
+		d := day.AddDate(0, 0, diff)
+		s = sent[:m[0]] + "on " + sent[m[2]:m[3]] + " " + d.Format("2 Jan 2006") + sent[m[1]:]
+	}
+	return thirdPerson(s)
+}
