@@ -200,9 +200,7 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		q.met.dropped.WithLabelValues("empty").Inc()
 		return nil
 	}
-	// A question answered by a reply that says nothing ("Thanks,
-	// noted.") leaves nothing to remember either.
-	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || empty || text.OnlyAsks(t.User)) &&
+	if class, noise := q.gate.Classify(t.User); (noise || class == gate.ClassGreeting || empty) &&
 		Informativeness(t.Assistant) < keepReplyValue {
 		q.met.dropped.WithLabelValues(cmpStr(class, "empty")).Inc()
 		return nil
@@ -211,6 +209,12 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		b.sessions[t.Session] = t
 	}
 	found := q.extractFacts(t.User, t.Time)
+	if len(found) == 0 && text.OnlyAsks(t.User) && Informativeness(t.Assistant) < keepReplyValue {
+		// A question answered by a reply that says nothing ("Thanks,
+		// noted.") leaves nothing to remember.
+		q.met.dropped.WithLabelValues("question").Inc()
+		return nil
+	}
 	for i, f := range found {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		fp := &f

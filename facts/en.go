@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -182,7 +183,7 @@ func workContext(ts []tok) bool {
 // extractEN reads one English sentence.
 func extractEN(sent string) []Fact {
 	implicit := implicitRe.MatchString(sent)
-	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) {
+	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) {
 		return nil
 	}
 	var out []Fact
@@ -234,6 +235,22 @@ func extractEN(sent string) []Fact {
 	}
 	return out
 }
+
+// relCue: the user names one of their people or pets ("our second
+// child, Iris, arrived").
+var relCue = func() *regexp.Regexp {
+	var words []string
+	for w := range relations {
+		if w[0] < 0x80 {
+			words = append(words, regexp.QuoteMeta(w))
+		}
+	}
+	for w := range pets {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	return regexp.MustCompile(`(?i)\b(?:my|our)\s+(?:\w+\s+)?(?:` + strings.Join(words, "|") + `)s?\b`)
+}()
 
 // implicitRe: a statement that starts with a past-tense verb and no
 // subject ("Sold the Civic and bought a Tesla", "Caved and bought an
@@ -413,7 +430,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			for next(k, "the", "a", "my") {
 				k++
 			}
-			if k < len(ts) && strings.HasPrefix(ts[k].tag, "NN") && next(k+1, "on") {
+			// The tagger reads some activities as verbs ("yoga/VB"): in
+			// this position the word is the place or the activity.
+			if k < len(ts) && (strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "VB")) && next(k+1, "on") {
 				if days, _ := weekdayList(ts, k+2); days != "" && !neg {
 					f := mk(ts[k].low+"_days", days)
 					f.aword = ts[k].low + " days"
@@ -808,6 +827,12 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	case "phone":
 		if m := phoneRe.FindString(sent); m != "" {
 			return mk(strings.TrimSpace(m))
+		}
+		// "My phone is a Galaxy S22": the phone itself.
+		if subject == "user" && a == "phone" {
+			if d := device(ts, k, subject, word); len(d) > 0 && d[0].Attribute == "phone_model" {
+				return d
+			}
 		}
 		return nil
 	}

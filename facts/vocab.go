@@ -36,7 +36,7 @@ var vocab = map[string]attr{
 	"computer":    {en: "%S's computer is %a %v.", ended: "%S no longer uses %a %v.", zh: "%S用的电脑是%v。"},
 	"likes":       {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
 	"dislikes":    {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
-	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
+	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v这门语言。"},
 	"member_of":   {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
 	"avoids":      {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
 	"plays":       {multi: true, en: "%S plays %v as a hobby.", ended: "%S no longer plays %v.", zh: "%S的爱好是%v。"},

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -130,7 +131,7 @@ func zhNotUse(sent, match string) bool {
 	}
 	prev := []rune(match[:i])
 	switch prev[len(prev)-1] {
-	case '调', '作', '费', '利', '采', '引', '信', '适', '通', '运', '应', '不', '享', '占', '试', '备', '专', '公', '常', '有', '没', '好', '难', '实':
+	case '调', '费', '利', '采', '引', '信', '适', '通', '运', '应', '不', '享', '占', '试', '备', '专', '公', '有', '没', '好', '难', '实':
 		return true
 	}
 	return false
@@ -230,6 +231,13 @@ func extractZHClause(sent string) []Fact {
 			f.Change = true
 		}
 		out = append(out, f)
+	}
+	// "我换成了华为": a device, not a tool the user works with.
+	for _, f := range out {
+		if f.Attribute == "phone_model" || f.Attribute == "car" || f.Attribute == "computer" {
+			out = slices.DeleteFunc(out, func(g Fact) bool { return g.Attribute == "uses" && g.Value == f.Value })
+			break
+		}
 	}
 	return out
 }
