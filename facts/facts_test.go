@@ -57,6 +57,36 @@ func TestExtract(t *testing.T) {
 		{"我妹妹搬到柏林了", "sister.lives_in", "柏林"},
 		{"我改用Rust了", "user.uses", "Rust"},
 		{"我现在吃素", "user.diet", "吃素"},
+		{"We have two kids, Sofia and Leo.", "user.child", "Leo"},
+		{"Our third baby, Lina, was born yesterday!", "user.child", "Lina"},
+		{"My daughter is 7 and loves dinosaurs.", "child.age", "7"},
+		{"My grandma lives in Seville.", "grandparent.lives_in", "Seville"},
+		{"My cousin Marta works at Siemens.", "cousin.works_at", "Siemens"},
+		{"Our dog Biscuit is a beagle.", "user.pet", "dog named Biscuit"},
+		{"Anna is my manager.", "user.boss", "Anna"},
+		{"Ethiopian food is my new favourite.", "user.favorite_food", "Ethiopian food"},
+		{"I drive a 2015 Honda Civic.", "user.car", "2015 Honda Civic"},
+		{"Sold the Civic and bought a Tesla Model 3 last week.", "user.car", "Tesla Model 3"},
+		{"I've got an Android phone, a Pixel 7.", "user.phone_model", "Pixel 7"},
+		{"I go to the gym on Mondays and Wednesdays.", "user.gym_days", "Mondays and Wednesdays"},
+		{"I moved my gym days to Tuesdays and Thursdays.", "user.gym_days", "Tuesdays and Thursdays"},
+		{"I'm on Pacific time.", "user.timezone", "Pacific time"},
+		{"I'm studying law at Edinburgh.", "user.studies", "law"},
+		{"First week at Brightwave as a product manager!", "user.works_at", "Brightwave"},
+		{"My doctor told me to cut out gluten.", "user.avoids", "gluten"},
+		{"I'm back to being vegetarian.", "user.diet", "vegetarian"},
+		{"I'm in Tokyo this week for a conference, any ramen tips?", "user.staying_in", "Tokyo"},
+		{"我在广州生活。", "user.lives_in", "广州"},
+		{"我是一名中学老师，教数学。", "user.job_title", "中学老师"},
+		{"我在美团做产品经理。", "user.works_at", "美团"},
+		{"我又换工作了，现在在小米。", "user.works_at", "小米"},
+		{"我用的是华为手机。", "user.phone_model", "华为"},
+		{"我也会说一点日语。", "user.speaks", "日语"},
+		{"Java是我工作的主力语言。", "user.uses", "Java"},
+		{"最近工作上都用Rust。", "user.uses", "Rust"},
+		{"我养了一只猫，叫咪咪。", "user.pet", "猫（名叫咪咪）"},
+		{"我的牙医是王医生。", "user.牙医", "王医生"},
+		{"我的工作邮箱是li.wei@example.cn。", "user.email", "li.wei@example.cn"},
 	}
 	for _, c := range cases {
 		fs := extract(c.in)
@@ -162,6 +192,42 @@ func TestChangeCue(t *testing.T) {
 	for _, s := range []string{"I live in New York", "I know it", "snowboarding"} {
 		if HasChangeCue(s, nil) {
 			t.Errorf("HasChangeCue(%q) = true", s)
+		}
+	}
+}
+
+// Nothing of these is a fact of the user's: a compound word with 用, a
+// pet's name, a business trip.
+func TestExtractNotFacts(t *testing.T) {
+	for in, key := range map[string]string{
+		"调用接口总是报401错误。":                             "user.uses",
+		"我养了一只猫，叫咪咪。":                               "user.name",
+		"我这周在东京出差，住在新宿。":                            "user.lives_in",
+		"I'm in Tokyo this week for a conference.":  "user.lives_in",
+		"My wife just started a new job at Google.": "user.works_at",
+	} {
+		for _, f := range extract(in) {
+			if f.Key() == key {
+				t.Errorf("Extract(%q) has %s = %q", in, key, f.Value)
+			}
+		}
+	}
+}
+
+func TestTemporaryExpires(t *testing.T) {
+	for in, days := range map[string]int{
+		"I'm in Tokyo this week for a conference.": 6, // at is a Tuesday: next Monday
+		"I've got a bad cold today.":               1,
+		"我这几天感冒了，嗓子特别疼。":                           3,
+	} {
+		fs := extract(in)
+		if len(fs) != 1 || fs[0].Expires.IsZero() {
+			t.Errorf("Extract(%q) = %+v: want one expiring memory", in, fs)
+			continue
+		}
+		day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
+		if want := day.AddDate(0, 0, days); !fs[0].Expires.Equal(want) {
+			t.Errorf("Extract(%q) expires %v, want %v", in, fs[0].Expires, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +25,10 @@ func (st *store) say(t *testing.T, s string, at time.Time) []Op {
 	for i, f := range facts.Extract(s, facts.Options{At: at}) {
 		m := &memory.Memory{ID: fmt.Sprintf("%s/%d", s, i), Tier: memory.TierSemantic, Text: f.Text, Key: f.Key(),
 			CreatedAt: at, ValidFrom: f.ValidFrom}
+		if !f.Expires.IsZero() {
+			e := f.Expires
+			m.ExpiresAt = &e
+		}
 		tr := f.Triple
 		m.Provenance.Fact = &tr
 		var slot []*memory.Memory
@@ -94,6 +99,17 @@ var contradictions = [][2]string{
 	{"My sister lives in Rome", "My sister moved to Berlin"},
 	{"I use Python", "I no longer use Python"},
 	{"My dentist is Dr. Okafor", "My dentist is now Dr. Lee"},
+	{"I drive a Honda Civic", "Sold the Civic and bought a Tesla Model 3"},
+	{"My phone is a Pixel 7", "Just got an iPhone 16 to replace the Pixel"},
+	{"I'm on Pacific time", "I'm on Eastern time now"},
+	{"I'm studying law at Edinburgh", "I switched to architecture this semester"},
+	{"My favourite cuisine is Thai", "Ethiopian food is my new favourite"},
+	{"I go to the gym on Mondays", "I moved my gym days to Thursdays"},
+	{"I work at Acme", "First week at Globex as a designer"},
+	{"My son is 7", "My son is 8 now"},
+	{"我用的是华为手机", "我换了iPhone"},
+	{"我在美团做产品经理", "我又换工作了，现在在小米"},
+	{"我吃素", "我现在不吃素了，开始吃肉了"},
 }
 
 // additions: the second statement adds to the first.
@@ -109,6 +125,11 @@ var additions = [][2]string{
 	{"My dentist is Dr. Okafor", "Please remember that my dentist appointment is now on Friday"},
 	{"My dentist is Dr. Okafor", "My dentist is Dr. Lee"}, // open attribute, no change cue
 	{"I have a cat named Luna", "I have a dog named Rex"},
+	{"I live in Lyon", "I'm in Tokyo this week for a conference"},
+	{"我住在杭州", "我这周在东京出差，住在新宿"},
+	{"We have two kids, Sofia and Leo", "Our third baby, Lina, was born yesterday"},
+	{"I use Go for our backend", "I also use TypeScript for the dashboard"},
+	{"我养了一只猫，叫咪咪", "我们又领养了一只狗，叫旺财"},
 }
 
 func TestDecideSupersedes(t *testing.T) {
@@ -165,8 +186,52 @@ func TestDecideSwitchBackAndForth(t *testing.T) {
 		st.say(t, s, t0.AddDate(0, 0, i))
 	}
 	live := st.live()
-	if len(live) != 1 || live[0] != "The user uses Rust." {
+	if len(live) != 1 || live[0] != "The user uses the programming language Rust." {
 		t.Errorf("live %q", live)
+	}
+}
+
+// An ended value closes the live one and is history itself: nothing live
+// names the old employer.
+func TestDecideEndedIsHistory(t *testing.T) {
+	st := &store{}
+	st.say(t, "I'm a consultant at Deloitte.", t0)
+	ops := st.say(t, "I no longer work at Deloitte; I've gone freelance.", t0.AddDate(0, 1, 0))
+	if !has(ops, Supersede) {
+		t.Fatalf("ops %v", ops)
+	}
+	for _, l := range st.live() {
+		if strings.Contains(l, "Deloitte") {
+			t.Errorf("%q live", l)
+		}
+	}
+	var hist int
+	for _, m := range st.ms {
+		if strings.Contains(m.Text, "Deloitte") && m.ValidTo != nil {
+			hist++
+		}
+	}
+	if hist != 2 {
+		t.Errorf("%d Deloitte memories in history, want the old value and its end", hist)
+	}
+}
+
+// A temporary state expires and leaves the lasting fact live.
+func TestDecideTemporaryState(t *testing.T) {
+	st := &store{}
+	st.say(t, "I live in Lyon.", t0)
+	st.say(t, "I'm in Tokyo this week for a conference.", t0.AddDate(0, 1, 0))
+	var tokyo *memory.Memory
+	for _, m := range st.ms {
+		if strings.Contains(m.Text, "Tokyo") {
+			tokyo = m
+		}
+	}
+	if tokyo == nil || tokyo.ExpiresAt == nil || !tokyo.Live(t0.AddDate(0, 1, 1)) || tokyo.Live(t0.AddDate(0, 1, 8)) {
+		t.Fatalf("Tokyo memory %+v: want one that holds this week only", tokyo)
+	}
+	if live := st.live(); len(live) != 1 || !strings.Contains(live[0], "Lyon") {
+		t.Errorf("live %q, want Lyon only", live)
 	}
 }
 
