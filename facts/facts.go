@@ -251,13 +251,18 @@ func hasHan(s string) bool {
 	return false
 }
 
-// periodSuffix says when a temporary state holds: "The user is in Tokyo
-// (the week of 2 Mar 2026)."
+// periodSuffix says when a temporary state holds, in the words the user
+// used and as a date: "The user is in Tokyo this week (the week of 2 Mar
+// 2026).", "用户这周在东京（2026年4月6日那周）。". The relative words stay
+// right for as long as the memory lives: it expires with the period.
 func periodSuffix(s string, d text.DateRef, zh bool) string {
 	if zh {
+		if strings.HasPrefix(s, "用户") && !strings.HasPrefix(s, "用户的") {
+			s = "用户" + d.Text + strings.TrimPrefix(s, "用户")
+		}
 		return strings.TrimSuffix(s, "。") + "（" + d.FormatZH() + "）。"
 	}
-	return strings.TrimSuffix(s, ".") + " (" + d.Format() + ")."
+	return strings.TrimSuffix(s, ".") + " " + strings.ToLower(d.Text) + " (" + d.Format() + ")."
 }
 
 // dateSuffix adds when the value became true to the sentence: "The user
