@@ -209,7 +209,7 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		b.sessions[t.Session] = t
 	}
 	found := q.extractFacts(t.User, t.Time)
-	if len(found) == 0 && text.OnlyAsks(t.User) && Informativeness(t.Assistant) < keepReplyValue {
+	if len(found) == 0 && t.Arm != importArm && text.OnlyAsks(t.User) && Informativeness(t.Assistant) < keepReplyValue {
 		// A question answered by a reply that says nothing ("Thanks,
 		// noted.") leaves nothing to remember.
 		q.met.dropped.WithLabelValues("question").Inc()
@@ -279,6 +279,7 @@ func (q *core) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) 
 		Tier:       tier,
 		Text:       f.Text,
 		ExpiresAt:  expires,
+		Context:    f.Context,
 		Value:      0.6,
 		Confidence: 0.7,
 		Source:     src,

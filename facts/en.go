@@ -568,6 +568,10 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if next(j+1, "freelance") && !neg {
 			return []Fact{mk("job_title", "freelancer")}
 		}
+		// "My mum just turned 60"
+		if v == "turned" && j+1 < len(ts) && ts[j+1].tag == "CD" && atoi(ts[j+1].w) > 0 && atoi(ts[j+1].w) < 120 {
+			return []Fact{mk("age", ts[j+1].w)}
+		}
 	case "call":
 		if subject == "user" && next(j+1, "me") && j+2 < len(ts) && ts[j+2].capital {
 			if val, _, ok := np(ts, j+2); ok {
@@ -802,6 +806,31 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	}
 	name := strings.Join(words, " ")
 	name = strings.ReplaceAll(name, "favourite", "favorite")
+	// "Our kids are Mia and Sam": people of one relation, by name.
+	if len(words) == 1 && subject == "user" {
+		if rel := relations[strings.TrimSuffix(words[0], "s")]; rel != "" || words[0] == "children" {
+			if words[0] == "children" {
+				rel = "child"
+			}
+			var out []Fact
+			w := strings.TrimSuffix(words[0], "s")
+			if w == "kid" || w == "children" {
+				w = "child"
+			}
+			for m := k + 1; m < len(ts); m++ {
+				switch {
+				case ts[m].capital:
+					out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), ts[m].w), word: w, aword: w})
+				case ts[m].low == "," || ts[m].low == "and":
+				default:
+					m = len(ts)
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
 	a, known := attrAlias[name]
 	if !known {
 		a = favoriteKey(strings.ReplaceAll(name, " ", "_"))

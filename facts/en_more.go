@@ -88,6 +88,9 @@ func device(ts []tok, j int, subject, word string) []Fact {
 	if kind == "" {
 		return nil
 	}
+	if w, rest, ok := strings.Cut(val, " "); ok && relAdj[strings.ToLower(w)] {
+		val = rest // "a new MacBook Pro": the MacBook Pro
+	}
 	if end+2 < len(ts) && ts[end].low == "," && (ts[end+1].low == "a" || ts[end+1].low == "an" || ts[end+1].low == "the") {
 		if v2, e2, ok := np(ts, end+1); ok && ts[end+2].capital {
 			val, end = v2, e2

@@ -51,6 +51,10 @@ type Fact struct {
 	// detail is said about the value and kept in the sentence, not in
 	// the value (", a beagle").
 	detail string
+	// Context is search-only text: the words for the kind of thing the
+	// value is ("programming language", "child"), which a question uses
+	// and the stored sentence need not.
+	Context string
 	// qual is what the value is for, kept in the sentence: "for their
 	// backend services".
 	qual string
@@ -177,7 +181,7 @@ func Extract(msg string, o Options) []Fact {
 				f.Replace = true
 			}
 			f.ValidFrom = o.At
-			if len(refs) > 0 && !refs[0].Date.After(o.At) {
+			if len(refs) > 0 && !refs[0].Date.After(o.At) && !thisYear(refs[0]) {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
 			if f.Attribute == "staying_in" || temp && f.Attribute == "lives_in" {
@@ -192,6 +196,7 @@ func Extract(msg string, o Options) []Fact {
 				}
 			}
 			f.Text = render(&f, hasHan(sent))
+			f.Context = kindWords(&f)
 			switch {
 			case f.Attribute == "staying_in" && temp && len(refs) > 0:
 				f.Text = periodSuffix(f.Text, refs[0], hasHan(sent))
@@ -249,6 +254,13 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+// thisYear: "今年28岁", "this year": the year names no date a value
+// became true.
+func thisYear(r text.DateRef) bool {
+	l := strings.ToLower(r.Text)
+	return r.Text == "今年" || l == "this year"
 }
 
 // periodSuffix says when a temporary state holds, in the words the user

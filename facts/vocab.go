@@ -36,7 +36,7 @@ var vocab = map[string]attr{
 	"computer":    {en: "%S's computer is %a %v.", ended: "%S no longer uses %a %v.", zh: "%S用的电脑是%v。"},
 	"likes":       {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
 	"dislikes":    {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
-	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v这门语言。"},
+	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
 	"member_of":   {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
 	"avoids":      {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
 	"plays":       {multi: true, en: "%S plays %v as a hobby.", ended: "%S no longer plays %v.", zh: "%S的爱好是%v。"},
@@ -186,15 +186,6 @@ func render(f *Fact, zh bool) string {
 	}
 	out = strings.Replace(out, "%a", article(f.Value), 1)
 	out = strings.Replace(out, "%v", f.Value, 1)
-	if f.Attribute == "uses" && progLangs[strings.ToLower(f.Value)] {
-		// The kind of thing the value is, in words a question uses
-		// ("which programming languages …", "什么编程语言").
-		if zh {
-			out = strings.Replace(out, "使用"+f.Value, "使用编程语言"+f.Value, 1)
-		} else {
-			out = strings.Replace(out, "uses "+f.Value, "uses the programming language "+f.Value, 1)
-		}
-	}
 	if f.qual != "" && !zh {
 		out = strings.TrimSuffix(out, ".") + " " + f.qual + "."
 	}
@@ -216,6 +207,23 @@ func article(v string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// kindWords are the words for the kind of thing a fact's value is, for
+// search only: "programming language 编程语言" for Rust, "child children
+// kids 孩子" for a son named Oscar.
+func kindWords(f *Fact) string {
+	switch {
+	case f.Attribute == "uses" && progLangs[strings.ToLower(f.Value)]:
+		return "programming language languages 编程语言"
+	case f.Attribute == "child" || f.Attribute == "grandchild":
+		return "child children kid kids 孩子"
+	case f.Attribute == "speaks":
+		return "language languages 语言"
+	case f.Attribute == "pet":
+		return "pet pets animal 宠物"
+	}
+	return ""
 }
 
 // progLangs are the programming languages a "uses" value is read as.

@@ -59,6 +59,8 @@ var zhRules = []zhRule{
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是` + zhVal + `(?:[，。,.!！]|$)`), attr: "favorite_{a}", rel: true},
 	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
 	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
+	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
+	{re: zh(`我` + zhRels + `(?:今年)?(\d{1,3}|[一二三四五六七八九十]{1,3})岁`), attr: "age", rel: true},
 }
 
 var zhAttrs = map[string]string{
@@ -75,6 +77,7 @@ func extractZH(sent string) []Fact {
 	// Chinese leaves the speaker out.
 	mine := !strings.Contains(sent, "我") && !zhSubjectRe.MatchString(sent) && !zhOtherRe.MatchString(sent)
 	work := zhWorkRe.MatchString(sent)
+	rel := ""
 	for _, c := range zhClauseRe.Split(sent, -1) {
 		c = strings.TrimRight(strings.TrimSpace(c), "。！!~～…")
 		if c == "" {
@@ -91,14 +94,18 @@ func extractZH(sent string) []Fact {
 		switch {
 		case strings.Contains(c, "我"):
 			mine = true
+			rel = ""
+			if m := zhRelRe.FindStringSubmatch(c); m != nil && strings.HasPrefix(c[strings.Index(c, "我"):], m[0]) {
+				rel = m[1] // "我儿子叫小宝，今年5岁": the son is five
+			}
 		case mine && !zhSubjectRe.MatchString(c):
-			c = "我" + c
+			c = "我" + rel + c
 		}
 		if zhNotNowRe.MatchString(c) {
 			continue // what was ("以前") or is only planned ("下个月") is not the value now
 		}
 		fs := extractZHClause(c + "。")
-		if len(fs) == 0 && work {
+		if len(fs) == 0 && work && !zhRelRe.MatchString(c) {
 			// "我又换工作了，现在在小米": where the user is, said about work.
 			if m := zhAtRe.FindStringSubmatch(c); m != nil && !strings.Contains(c, "出差") {
 				fs = append(fs, Fact{Triple: tripleOf("user", "works_at", strings.TrimPrefix(m[1], "在")), Change: true})
@@ -147,11 +154,14 @@ func zhPossessive(c string) []Fact {
 	if m[1] != "" {
 		subject, word = relations[m[1]], m[1]
 	}
-	a := m[2]
+	a, aword := m[2], ""
 	if k, ok := zhAttrs[a]; ok {
 		a = k
 	}
-	return []Fact{{Triple: tripleOf(subject, a, m[3]), word: word, Open: !InVocabulary(a)}}
+	if r := relations[a]; r != "" && subject == "user" {
+		a, aword = relAttr(r), m[2] // "我的老板是张总"
+	}
+	return []Fact{{Triple: tripleOf(subject, a, m[3]), word: word, aword: aword, Open: !InVocabulary(a)}}
 }
 
 var (
@@ -175,7 +185,7 @@ func extractZHClause(sent string) []Fact {
 		val := strings.TrimSpace(m[len(m)-1])
 		val = strings.TrimSuffix(val, "了")
 		val = strings.TrimPrefix(val, "在")
-		subject, word, a := "user", "", r.attr
+		subject, word, aword, a := "user", "", "", r.attr
 		ended := false
 		if r.rel {
 			switch {
@@ -189,7 +199,7 @@ func extractZHClause(sent string) []Fact {
 				a = zhAttrs[m[1]]
 			case a == "{relname}":
 				a = relAttr(relations[m[1]])
-				word = m[1]
+				word, aword = m[1], m[1]
 			default:
 				subject, word = relations[m[1]], m[1]
 			}
@@ -222,7 +232,11 @@ func extractZHClause(sent string) []Fact {
 		if val == "" || a == "" {
 			continue
 		}
-		f := Fact{Triple: tripleOf(subject, a, val), word: word, Replace: r.repl}
+		// "我不再用微信了": the value ended.
+		if i := strings.Index(m[0], val); i > 0 && a != "diet" && (strings.Contains(m[0][:i], "不再") || strings.Contains(m[0][:i], "不用")) {
+			ended = true
+		}
+		f := Fact{Triple: tripleOf(subject, a, val), word: word, aword: aword, Replace: r.repl}
 		f.Ended = r.ended || ended
 		if r.repl {
 			f.Change = true

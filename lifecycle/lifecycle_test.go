@@ -186,7 +186,7 @@ func TestDecideSwitchBackAndForth(t *testing.T) {
 		st.say(t, s, t0.AddDate(0, 0, i))
 	}
 	live := st.live()
-	if len(live) != 1 || live[0] != "The user uses the programming language Rust." {
+	if len(live) != 1 || live[0] != "The user uses Rust." {
 		t.Errorf("live %q", live)
 	}
 }
