@@ -209,12 +209,6 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		b.sessions[t.Session] = t
 	}
 	found := q.extractFacts(t.User, t.Time)
-	if len(found) == 0 && t.Arm != importArm && text.OnlyAsks(t.User) && Informativeness(t.Assistant) < keepReplyValue {
-		// A question answered by a reply that says nothing ("Thanks,
-		// noted.") leaves nothing to remember.
-		q.met.dropped.WithLabelValues("question").Inc()
-		return nil
-	}
 	for i, f := range found {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		fp := &f

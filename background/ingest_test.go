@@ -58,7 +58,7 @@ func TestIngestPaths(t *testing.T) {
 			return nil
 		}
 		m := byReq(fact.RequestID)
-		if m.Tier != memory.TierSemantic || m.Key != "user.lives_in" || m.Source != memory.SourceExtracted || !slices.Equal(m.Provenance.TurnRefs, fact.Refs) {
+		if (m.Tier != memory.TierSemantic && m.Tier != memory.TierProfile) || m.Key != "user.lives_in" || m.Source != memory.SourceExtracted || !slices.Equal(m.Provenance.TurnRefs, fact.Refs) {
 			t.Errorf("implicit fact: %+v", m)
 		}
 		m = byReq(remember.RequestID)
@@ -100,7 +100,7 @@ func TestExplicitForget(t *testing.T) {
 		e.say(s, "I work at Initech.")
 		e.say(s, "I like sailing.")
 		e.wait()
-		if n := len(e.list(s, memory.StateLive, memory.TierSemantic)); n != 2 {
+		if n := len(e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)); n != 2 {
 			t.Fatalf("%d facts before forget, want 2", n)
 		}
 		e.say(s, "Please forget that I work at Initech.")
@@ -131,7 +131,7 @@ func TestUsageFeedback(t *testing.T) {
 	e.say(s, "I live in Porto.")
 	e.say(s, "I like tennis.")
 	e.wait()
-	facts := e.list(s, memory.StateLive, memory.TierSemantic)
+	facts := e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)
 	if len(facts) != 2 {
 		t.Fatalf("%d facts", len(facts))
 	}

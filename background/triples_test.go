@@ -48,7 +48,7 @@ func TestTriplesStored(t *testing.T) {
 				n++
 			}
 		}
-		if n > 1 {
+		if n != 1 {
 			t.Errorf("%d events for one question asked three times", n)
 		}
 	})
