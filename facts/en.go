@@ -737,7 +737,13 @@ func possessive(ts []tok, j int, sent string) []Fact {
 			k++ // "our third baby, Lina, was born"
 		}
 		if k < len(ts) && ts[k].capital && ts[k].tag != "VBZ" {
-			name, end, _ := np(ts, k)
+			// The name: its capitalised words ("Ana", "Mary Jane"), not
+			// the verb the tagger may read as a noun ("Ana visits").
+			end := k
+			for end < len(ts) && ts[end].capital && end < k+3 {
+				end++
+			}
+			name := joinW(ts[k:end])
 			out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word})
 			k = end
 			if k < len(ts) && ts[k].low == "," {
@@ -758,7 +764,13 @@ func possessive(ts []tok, j int, sent string) []Fact {
 				}
 			}
 		}
-		return append(out, clause(ts, k, rel, word)...)
+		rest := clause(ts, k, rel, word)
+		if len(rest) == 0 && len(out) > 0 && k < len(ts) && ts[k].tag != "." && ts[k].low != "is" {
+			// "My sister Ana visits in June": the name is a fact, what
+			// the sentence says of her a note beside it.
+			out = append(out, Fact{Note: true})
+		}
+		return append(out, rest...)
 	}
 	return attribute(ts, j, "user", "", sent)
 }

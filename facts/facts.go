@@ -166,6 +166,20 @@ func Extract(msg string, o Options) []Fact {
 		}
 		change := HasChangeCue(sent, o.ChangeCues)
 		for _, f := range fs {
+			if f.Note {
+				// The rest of a sentence no triple holds, as said.
+				if n := thirdPerson(sent); n != "" && !hasHan(sent) {
+					nf := Fact{Note: true, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
+					if len(refs) > 0 {
+						nf.ValidFrom, nf.Dated = refs[0].Date, true
+						if d := datedStatement(sent, refs); d != "" {
+							nf.Text = d
+						}
+					}
+					out = append(out, nf)
+				}
+				continue
+			}
 			if !valid(&f) {
 				continue
 			}
