@@ -29,3 +29,17 @@ func dotI8(q []int16, v []int8) int32 {
 	}
 	return dotI8Generic(q, v)
 }
+
+//go:noescape
+func dotI8BatchAVX2(q *int16, v *int8, n, rows int, out *int32)
+
+// dotI8Batch writes to out[r] the inner product of q and row r of v (rows
+// of len(q) each, len(v) == len(out)*len(q)).
+func dotI8Batch(q []int16, v []int8, out []int32) {
+	if useAVX2 && len(q) > 0 && len(out) > 0 {
+		v = v[:len(out)*len(q)]
+		dotI8BatchAVX2(&q[0], &v[0], len(q), len(out), &out[0])
+		return
+	}
+	dotI8BatchGeneric(q, v, out)
+}

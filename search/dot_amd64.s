@@ -103,3 +103,62 @@ reduce:
 	VZEROUPPER
 	MOVL X0, ret+24(FP)
 	RET
+
+// func dotI8BatchAVX2(q *int16, v *int8, n int, rows int, out *int32)
+// The kernel above over rows consecutive rows of n int8 each (n a
+// multiple of 16), one int32 per row into out: one call per block of
+// rows instead of one per row.
+TEXT ·dotI8BatchAVX2(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), SI
+	MOVQ v+8(FP), DI
+	MOVQ n+16(FP), DX
+	MOVQ rows+24(FP), R8
+	MOVQ out+32(FP), R9
+
+row:
+	CMPQ R8, $0
+	JE   bdone
+	MOVQ SI, R10
+	MOVQ DX, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y2, Y2, Y2
+
+bloop32:
+	CMPQ CX, $32
+	JL   bloop16
+	VPMOVSXBW (DI), Y1
+	VPMADDWD (R10), Y1, Y1
+	VPADDD Y1, Y0, Y0
+	VPMOVSXBW 16(DI), Y3
+	VPMADDWD 32(R10), Y3, Y3
+	VPADDD Y3, Y2, Y2
+	ADDQ $32, DI
+	ADDQ $64, R10
+	SUBQ $32, CX
+	JMP  bloop32
+
+bloop16:
+	CMPQ CX, $16
+	JL   breduce
+	VPMOVSXBW (DI), Y1
+	VPMADDWD (R10), Y1, Y1
+	VPADDD Y1, Y0, Y0
+	ADDQ $16, DI
+	ADDQ $32, R10
+	SUBQ $16, CX
+	JMP  bloop16
+
+breduce:
+	VPADDD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPHADDD X0, X0, X0
+	VPHADDD X0, X0, X0
+	MOVL X0, (R9)
+	ADDQ $4, R9
+	DECQ R8
+	JMP  row
+
+bdone:
+	VZEROUPPER
+	RET

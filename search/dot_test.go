@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 func TestDot(t *testing.T) {
@@ -55,6 +57,56 @@ func TestDotI8(t *testing.T) {
 		}
 		if got := dotI8Generic(q, v); int64(got) != want {
 			t.Errorf("dotI8Generic n=%d = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// BenchmarkVecSearch is one recall's vector scan of a 10k-row scope of
+// 256 dimensions (the local embedder's), every row passing the filter.
+func BenchmarkVecSearch(b *testing.B) {
+	const n, dim = 10000, 256
+	r := rand.New(rand.NewPCG(5, 6))
+	ix := NewVec(dim)
+	v := make([]float32, dim)
+	for i := range n {
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		ix.Upsert(string(rune('a'+i%26))+string(rune(i)), int64(i), Meta{}, v)
+	}
+	q := make([]float32, dim)
+	for j := range q {
+		q[j] = float32(r.NormFloat64())
+	}
+	q, _ = Normalise(q)
+	f := NewFilter(memory.SearchOptions{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(ix.Search(q, &f, 66, 1)) != 66 {
+			b.Fatal("short result")
+		}
+	}
+}
+
+func TestDotI8Batch(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{16, 48, 256} {
+		for _, rows := range []int{1, 3, 128} {
+			q, v := make([]int16, n), make([]int8, n*rows)
+			for i := range q {
+				q[i] = int16(r.IntN(2*16383+1) - 16383)
+			}
+			for i := range v {
+				v[i] = int8(r.IntN(255) - 127)
+			}
+			got, gen := make([]int32, rows), make([]int32, rows)
+			dotI8Batch(q, v, got)
+			dotI8BatchGeneric(q, v, gen)
+			for k := range rows {
+				if want := dotI8Generic(q, v[k*n:(k+1)*n]); got[k] != want || gen[k] != want {
+					t.Errorf("n=%d rows=%d row %d: batch %d, generic batch %d, want %d", n, rows, k, got[k], gen[k], want)
+				}
+			}
 		}
 	}
 }

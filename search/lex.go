@@ -2,7 +2,6 @@ package search
 
 import (
 	"cmp"
-	"container/heap"
 	"math"
 	"slices"
 	"strings"
@@ -220,15 +219,15 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 			}
 			x := LexHit{sl, lx.seqs[sl], score}
 			if len(h) < limit {
-				heap.Push(&h, x)
+				hPush(&h, x)
 			} else if worse(h[0], x) {
 				h[0] = x
-				heap.Fix(&h, 0)
+				hFix(h, 0)
 			}
 		}
 		out := make([]LexHit, len(h))
 		for i := len(h) - 1; i >= 0; i-- {
-			out[i] = heap.Pop(&h).(LexHit)
+			out[i] = hPop(&h)
 		}
 		return out
 	}
@@ -254,10 +253,10 @@ func (lx *Lex) newestBound(slots []int32) int64 {
 	for _, sl := range slots {
 		q := lx.seqs[sl]
 		if len(h) < LexNewest {
-			heap.Push(&h, q)
+			hPush(&h, q)
 		} else if q > h[0] {
 			h[0] = q
-			heap.Fix(&h, 0)
+			hFix(h, 0)
 		}
 	}
 	return h[0]
@@ -266,29 +265,11 @@ func (lx *Lex) newestBound(slots []int32) int64 {
 // lexHeap keeps the best hits with the worst on top.
 type lexHeap []LexHit
 
-func (h lexHeap) Len() int           { return len(h) }
 func (h lexHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
-func (h lexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *lexHeap) Push(x any)        { *h = append(*h, x.(LexHit)) }
-func (h *lexHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 type seqHeap []int64
 
-func (h seqHeap) Len() int           { return len(h) }
 func (h seqHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h seqHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *seqHeap) Push(x any)        { *h = append(*h, x.(int64)) }
-func (h *seqHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 // PickTerms returns the terms to match, rarest first, and the sum of their
 // document frequencies (df), under the postings budget; terms no row

@@ -11,7 +11,6 @@ package search
 
 import (
 	"cmp"
-	"container/heap"
 	"math"
 	"slices"
 	"sync"
@@ -168,39 +167,40 @@ type Hit struct {
 // minHeap keeps the best k hits with the worst on top.
 type minHeap []Hit
 
-func (h minHeap) Len() int           { return len(h) }
 func (h minHeap) Less(i, j int) bool { return h[i].Score < h[j].Score }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 // parallelMin is the number of multiply-adds above which a search splits
 // the scan across goroutines.
 const parallelMin = 1 << 23
 
+// scanBlock is how many rows the scan scores per kernel call.
+const scanBlock = 128
+
 // topK scans slots [lo, hi) and returns the best k that pass f.
 func (ix *Vec) topK(q []int16, f *Filter, k, lo, hi int) minHeap {
 	h := make(minHeap, 0, k+1)
 	d := ix.stride
-	for i := lo; i < hi; i++ {
-		if !f.Keep(&ix.meta[i]) {
-			continue
-		}
-		sc := float32(dotI8(q, ix.vecs[i*d:(i+1)*d])) * ix.scale[i]
-		if len(h) == k {
-			if sc <= h[0].Score {
+	var buf [scanBlock]int32
+	for b := lo; b < hi; b += scanBlock {
+		e := min(b+scanBlock, hi)
+		dots := buf[:e-b]
+		dotI8Batch(q, ix.vecs[b*d:e*d], dots)
+		for j, dot := range dots {
+			i := b + j
+			if !f.Keep(&ix.meta[i]) {
 				continue
 			}
-			h[0] = Hit{i, sc}
-			heap.Fix(&h, 0)
-			continue
+			sc := float32(dot) * ix.scale[i]
+			if len(h) == k {
+				if sc <= h[0].Score {
+					continue
+				}
+				h[0] = Hit{i, sc}
+				hFix(h, 0)
+				continue
+			}
+			hPush(&h, Hit{i, sc})
 		}
-		heap.Push(&h, Hit{i, sc})
 	}
 	return h
 }
@@ -229,17 +229,17 @@ func (ix *Vec) Search(q []float32, f *Filter, k, workers int) []Hit {
 		for _, p := range parts {
 			for _, x := range p {
 				if len(h) < k {
-					heap.Push(&h, x)
+					hPush(&h, x)
 				} else if x.Score > h[0].Score {
 					h[0] = x
-					heap.Fix(&h, 0)
+					hFix(h, 0)
 				}
 			}
 		}
 	}
 	out := make([]Hit, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(Hit)
+		out[i] = hPop(&h)
 	}
 	return out
 }
@@ -300,6 +300,14 @@ func dotI8Generic(q []int16, v []int8) int32 {
 		s += int32(q[i]) * int32(v[i])
 	}
 	return s
+}
+
+// dotI8BatchGeneric is the portable batch kernel.
+func dotI8BatchGeneric(q []int16, v []int8, out []int32) {
+	d := len(q)
+	for r := range out {
+		out[r] = dotI8Generic(q, v[r*d:(r+1)*d])
+	}
 }
 
 // Dim is the vector length the index holds.
