@@ -1,0 +1,79 @@
+package search
+
+import (
+	"container/heap"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+type refHeap []Hit
+
+func (h refHeap) Len() int           { return len(h) }
+func (h refHeap) Less(i, j int) bool { return h[i].Score < h[j].Score }
+func (h refHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *refHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func refSearch(ix *Vec, q []float32, f *Filter, k int) []Hit {
+	qq := quantQuery(q, ix.stride)
+	h := make(refHeap, 0, k+1)
+	d := ix.stride
+	for i := 0; i < len(ix.ids); i++ {
+		if !f.Keep(&ix.meta[i]) {
+			continue
+		}
+		sc := float32(dotI8(qq, ix.vecs[i*d:(i+1)*d])) * ix.scale[i]
+		if len(h) == k {
+			if sc <= h[0].Score {
+				continue
+			}
+			h[0] = Hit{i, sc}
+			heap.Fix(&h, 0)
+			continue
+		}
+		heap.Push(&h, Hit{i, sc})
+	}
+	out := make([]Hit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(Hit)
+	}
+	return out
+}
+
+func TestTopKRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, dim := range []int{3, 16, 256} {
+		ix := NewVec(dim)
+		v := make([]float32, dim)
+		for i := range 1000 {
+			if i%3 != 0 {
+				for j := range v {
+					v[j] = float32(r.IntN(5) - 2)
+				}
+			}
+			ix.Upsert(string(rune(0x100+i)), int64(i), NewMeta(memory.TierEvent, i%7 == 0, 0, false), v)
+		}
+		for range 20 {
+			q := make([]float32, dim)
+			for j := range q {
+				q[j] = float32(r.IntN(5) - 2)
+			}
+			q[0] = 1
+			q, _ = Normalise(q)
+			f := NewFilter(memory.SearchOptions{})
+			for _, k := range []int{1, 5, 66, 500} {
+				if got, want := ix.Search(q, &f, k, 1), refSearch(ix, q, &f, k); !slices.Equal(got, want) {
+					t.Fatalf("dim %d k %d: differ\n%v\n%v", dim, k, got[:min(10, len(got))], want[:min(10, len(want))])
+				}
+			}
+		}
+	}
+}
