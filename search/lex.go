@@ -173,9 +173,12 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 		return nil
 	}
 	// The matches, each with its count of every chosen term.
-	idx := make(map[int32]int32)
-	var slots []int32
-	var freq [][lexMaxTerms]int32
+	// Sized for every posting up front (the most distinct matches there
+	// can be), so neither the map nor the slices grow while they fill.
+	n := min(postings, len(lx.ids))
+	idx := make(map[int32]int32, n)
+	slots := make([]int32, 0, n)
+	freq := make([][lexMaxTerms]int32, 0, n)
 	for ti, t := range chosen {
 		for _, p := range lx.post[lx.terms[t]] {
 			k, ok := idx[p.slot]
