@@ -3,41 +3,20 @@ package memory_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/memproxy/memproxy/embed"
 	"github.com/memproxy/memproxy/entity"
-	"github.com/memproxy/memproxy/internal/testpg"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
-	"github.com/memproxy/memproxy/store/postgres"
-	"github.com/memproxy/memproxy/store/sqlite"
 )
 
 // TestRecallEntityFirst: a message naming an entity, by name or alias,
 // gets that entity's live facts first, on both stores; its superseded
 // facts and another user's entity of the same name never.
 func TestRecallEntityFirst(t *testing.T) {
-	emb := embed.NewLocal(256)
-	opts := memory.OpenOptions{Model: emb.Model(), Dim: emb.Dim()}
-	t.Run("sqlite", func(t *testing.T) {
-		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		testEntityFirst(t, st, emb)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		st, err := postgres.Open(context.Background(), testpg.New(t), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		testEntityFirst(t, st, emb)
-	})
+	onBothStores(t, testEntityFirst)
 }
 
 func testEntityFirst(t *testing.T, st memory.Memories, emb *embed.Local) {

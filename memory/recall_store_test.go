@@ -18,6 +18,12 @@ import (
 // TestRecallOnStores runs the recall path (local embedder, real store
 // search, score, render) end to end on both stores.
 func TestRecallOnStores(t *testing.T) {
+	onBothStores(t, testRecallOn)
+}
+
+// onBothStores runs f on a fresh SQLite store and a fresh PostgreSQL
+// store, both sized for the local embedder it hands f.
+func onBothStores(t *testing.T, f func(*testing.T, memory.Memories, *embed.Local)) {
 	emb := embed.NewLocal(256)
 	opts := memory.OpenOptions{Model: emb.Model(), Dim: emb.Dim()}
 	t.Run("sqlite", func(t *testing.T) {
@@ -26,7 +32,7 @@ func TestRecallOnStores(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		testRecallOn(t, st, emb)
+		f(t, st, emb)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		st, err := postgres.Open(context.Background(), testpg.New(t), opts)
@@ -34,7 +40,7 @@ func TestRecallOnStores(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		testRecallOn(t, st, emb)
+		f(t, st, emb)
 	})
 }
 
