@@ -194,8 +194,11 @@ func (ix *scopeIndex) cache(m *memory.Memory, ver int64, t time.Time) {
 }
 
 // readFeed reads the scope's rows ids and every change since mark, in one
-// Read, and applies the changes. It returns the rows read by id.
-func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, mark Mark, ids []string) (map[string]*memory.Memory, error) {
+// Read, and applies the changes. It returns the rows read by id. Without
+// delta (a search ranking again after its first read, which already
+// brought every change committed before the search began), a read whose
+// rows are all cached and fresh costs no round trip.
+func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, mark Mark, ids []string, delta bool) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
 	var need, stale []string
 	now := e.now()
@@ -214,6 +217,9 @@ func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, 
 		}
 	}
 	ix.mu.RUnlock()
+	if !delta && len(need) == 0 && len(stale) == 0 {
+		return found, nil
+	}
 	e.Counters.Fetched.Add(int64(len(need)))
 	d, err := e.feed.Read(ctx, sc, mark, need, stale)
 	if err != nil {
@@ -339,7 +345,7 @@ func (e *Engine) feedSearch(ctx context.Context, sc memory.Scope, rank rankFunc)
 		if try > 0 && len(need) == 0 {
 			return ids, scores, found, nil
 		}
-		got, err := e.readFeed(ctx, sc, ix, mark, need)
+		got, err := e.readFeed(ctx, sc, ix, mark, need, try == 0)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -317,3 +317,38 @@ func TestFeedEviction(t *testing.T) {
 		t.Errorf("after reloading: %v", v)
 	}
 }
+
+// TestFeedRerankCached: when a search's read brings a change that moves
+// its ranking, it ranks again; rows the new ranking needs that the cache
+// holds fresh cost no second read (the first one already brought every
+// change committed before the search began), and the result is the
+// ranking after the change.
+func TestFeedRerankCached(t *testing.T) {
+	f, e := feedEngine(t)
+	f.put(mem("x", "tea tea", 1, 0))
+	f.put(mem("y", "tea green", 0, 1))
+	lex := func() []string {
+		t.Helper()
+		cs, err := e.Lexical(context.Background(), scA, "tea", memory.SearchOptions{At: at, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return candIDs(cs)
+	}
+	if got := lex(); !slices.Equal(got, []string{"x"}) {
+		t.Fatalf("before the deletion: %v", got)
+	}
+	d := f.begin()
+	f.delete(d, "x") // another process
+	f.commit(d)
+	reads := f.reads
+	if got := lex(); !slices.Equal(got, []string{"y"}) {
+		t.Fatalf("after another process deleted x: %v, want [y]", got)
+	}
+	if n := f.reads - reads; n != 1 {
+		t.Errorf("the search read %d times, want 1 (y was cached at load)", n)
+	}
+	if n := e.Counters.Fetched.Load(); n != 0 {
+		t.Errorf("fetched %d rows, want 0", n)
+	}
+}
