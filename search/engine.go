@@ -249,17 +249,13 @@ func (e *Engine) Hybrid(ctx context.Context, sc memory.Scope, vec []float32, que
 // return and change nothing.
 func (e *Engine) read(ctx context.Context, sc memory.Scope, ids []string, seqs []int64) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
-	var missIDs []string
-	var miss []int64
-	for i, id := range ids {
-		if m, ok := e.rows.peek(sc, id); ok {
-			found[id] = m
-		} else {
-			missIDs, miss = append(missIDs, id), append(miss, seqs[i])
-		}
-	}
-	if len(miss) == 0 {
+	at := e.rows.peekInto(sc, ids, found)
+	if len(at) == 0 {
 		return found, nil
+	}
+	missIDs, miss := make([]string, len(at)), make([]int64, len(at))
+	for k, i := range at {
+		missIDs[k], miss[k] = ids[i], seqs[i]
 	}
 	note := e.rows.note()
 	read, err := e.src.Memories(ctx, sc, missIDs, miss)

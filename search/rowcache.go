@@ -88,6 +88,22 @@ func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 	return m, true
 }
 
+// peekInto adds to found the cached rows of ids in scope sc (immutable,
+// as peek's) under one lock, and returns the positions in ids of those it
+// does not hold.
+func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*memory.Memory) (miss []int) {
+	c.mu.Lock()
+	for i, id := range ids {
+		if m, ok := c.m[id]; ok && m.Scope == sc {
+			found[id] = m
+		} else {
+			miss = append(miss, i)
+		}
+	}
+	c.mu.Unlock()
+	return miss
+}
+
 // put keeps rows read from the database after note was taken, but for
 // rows changed since or in flight. The rows become the cache's: the
 // caller changes them no more.

@@ -187,14 +187,14 @@ func (ix *Vec) topK(q []int16, f *Filter, k, lo, hi int) minHeap {
 		dotI8Batch(q, ix.vecs[b*d:e*d], dots)
 		for j, dot := range dots {
 			i := b + j
-			if !f.Keep(&ix.meta[i]) {
+			sc := float32(dot) * ix.scale[i]
+			// Once the heap is full most rows score under its worst:
+			// the filter is asked only of a row that would enter.
+			full := len(h) == k
+			if full && sc <= h[0].Score || !f.Keep(&ix.meta[i]) {
 				continue
 			}
-			sc := float32(dot) * ix.scale[i]
-			if len(h) == k {
-				if sc <= h[0].Score {
-					continue
-				}
+			if full {
 				h[0] = Hit{i, sc}
 				hFix(h, 0)
 				continue
