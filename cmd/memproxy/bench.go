@@ -55,6 +55,9 @@ type overheadOpts struct {
 	// BlockProfile and MutexProfile: where the measured rounds waited.
 	BlockProfile string
 	MutexProfile string
+	// MemProfile: what the measured rounds allocated (with a .base
+	// written as they start, for pprof -base).
+	MemProfile string
 	// IngestTurns is how many turns the ingest measurement enqueues after
 	// the run (0: none).
 	IngestTurns int
@@ -82,6 +85,7 @@ func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Wri
 	fs.DurationVar(&o.LagLimit, "lag-limit", 2*time.Minute, "longest wait for the background queue to empty after the run")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured rounds (the whole process: clients, server, background) to this file; {store} in the name is replaced by the store")
 	fs.StringVar(&o.BlockProfile, "blockprofile", "", "write a blocking profile of the measured rounds (where goroutines waited: locks, channels, pools) to this file; {store} as in --cpuprofile")
+	fs.StringVar(&o.MemProfile, "memprofile", "", "write an allocation profile to this file after the measured rounds, and one as they start to this file plus .base (go tool pprof -sample_index=alloc_space -base FILE.base FILE: what the rounds allocated); {store} as in --cpuprofile")
 	fs.StringVar(&o.MutexProfile, "mutexprofile", "", "write a mutex contention profile of the measured rounds to this file; {store} as in --cpuprofile")
 	fs.IntVar(&o.IngestTurns, "ingest-turns", 2000, "after the run, enqueue this many distinct turns as capture does (32 at a time) and time the background ingesting them into the loaded scopes: turns/s (0: skip)")
 	short := fs.Bool("short", false, "the target figures only, in a few minutes: the on arm and gate skips, 3 rounds, 24s per store (flags given explicitly win)")

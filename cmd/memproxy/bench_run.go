@@ -283,6 +283,12 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		runtime.SetMutexProfileFraction(5)
 		defer writeProfile("mutex", strings.ReplaceAll(o.MutexProfile, "{store}", store), func() { runtime.SetMutexProfileFraction(0) })
 	}
+	if o.MemProfile != "" {
+		path := strings.ReplaceAll(o.MemProfile, "{store}", store)
+		runtime.GC() // the profile is as of the last collection
+		writeProfile("allocs", path+".base", func() {})
+		defer func() { runtime.GC(); writeProfile("allocs", path, func() {}) }()
+	}
 	for r := range o.Rounds {
 		for _, api := range apis {
 			rs := rows[api.Name]
