@@ -23,7 +23,7 @@ func TestImportBatches(t *testing.T) {
 			turns = append(turns, &memory.Turn{
 				RequestID: fmt.Sprintf("imp-%d", i), Scope: scope(fmt.Sprintf("imp%d", i%users)),
 				Time: e.clock.Now().Add(time.Duration(i) * time.Minute),
-				User: oneOff(i), Assistant: "Here is an answer about it.",
+				User: oneOff(i), Assistant: oneOffReply(i),
 			})
 		}
 		// A client's retries inside one import: one lands in another job
@@ -97,7 +97,7 @@ func TestIngestRetryLogsOnce(t *testing.T) {
 		n := maxTurnsPerJob*2 + 5
 		var turns []*memory.Turn
 		for i := range n {
-			tu := &memory.Turn{Scope: s, Time: at.Add(time.Duration(i/2) * time.Second), User: oneOff(i), Assistant: "Here is an answer about it."}
+			tu := &memory.Turn{Scope: s, Time: at.Add(time.Duration(i/2) * time.Second), User: oneOff(i), Assistant: oneOffReply(i)}
 			if i%2 == 0 {
 				tu.RequestID = fmt.Sprintf("rt-%d", i) // imports may have none
 			}

@@ -37,7 +37,7 @@ func benchIngest(b *testing.B, backend string) {
 		turns[i] = &memory.Turn{
 			RequestID: fmt.Sprintf("b-%d", i), Scope: scope(fmt.Sprintf("u%d", i%benchScopes)),
 			Time: e.clock.Now().Add(time.Duration(i) * time.Second),
-			User: oneOff(i), Assistant: "Here is an answer about it.",
+			User: oneOff(i), Assistant: oneOffReply(i),
 		}
 	}
 	b.ResetTimer()
@@ -73,7 +73,7 @@ func benchIngestLive(b *testing.B, backend string) {
 		turns <- &memory.Turn{
 			RequestID: fmt.Sprintf("b-%d", i), Scope: scope(fmt.Sprintf("u%d", i%benchScopes)),
 			Time: e.clock.Now().Add(time.Duration(i) * time.Second),
-			User: oneOff(i), Assistant: "Here is an answer about it.",
+			User: oneOff(i), Assistant: oneOffReply(i),
 		}
 	}
 	close(turns)

@@ -239,6 +239,14 @@ func oneOff(i int) string {
 	return strings.Replace(strings.Replace(tmpl, "{n}", n, 1), "{t}", c, 1)
 }
 
+// oneOffReply is an assistant's answer to oneOff(i): informative, as a
+// model's answers are, so the turn is kept as an event for it (a question
+// answered by "ok" leaves nothing to remember).
+func oneOffReply(i int) string {
+	n := oneOffNouns[i%len(oneOffNouns)]
+	return "Short answer: " + n + " works well there if you plan about 2 hours ahead and check the conditions first."
+}
+
 var oneOffForms = []string{
 	"What do you think about {n} for {t}?", "Is {n} a good idea when {t}?", "How does {n} work with {t}?",
 	"Tell me something about {n} and {t}.", "Why is {n} so hard in {t}?", "Should I try {n} before {t}?",

@@ -370,7 +370,7 @@ func TestLiveLeaseNotStolen(t *testing.T) {
 	ctx := context.Background()
 	var turns []*memory.Turn
 	for i := range 5 {
-		turns = append(turns, &memory.Turn{RequestID: fmt.Sprintf("l-%d", i), Scope: s, User: oneOff(i), Assistant: "ok"})
+		turns = append(turns, &memory.Turn{RequestID: fmt.Sprintf("l-%d", i), Scope: s, User: oneOff(i), Assistant: oneOffReply(i)})
 	}
 	if err := a.q.ImportTurns(ctx, turns); err != nil { // one commit: one claim takes all
 		t.Fatal(err)

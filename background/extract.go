@@ -6,6 +6,8 @@ import (
 	_ "time/tzdata" // ingest.time_zone resolves without the system database
 
 	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/lifecycle"
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/text"
 )
 
@@ -52,3 +54,21 @@ func (q *core) loc() *time.Location {
 var zones sync.Map // zone name → *time.Location
 
 func factsIsProfile(f Fact) bool { return facts.IsProfile(f.Subject, f.Attribute) && !f.Ended }
+
+// turnEvent is the event a turn becomes, or nil when the decision core
+// (lifecycle.DecideEvent) drops it: a question answered by nothing worth
+// keeping. stated is how many facts the turn stated.
+func (q *ingester) turnEvent(t *memory.Turn, stated int) *memory.Memory {
+	w := lifecycle.DecideEvent(lifecycle.Turn{
+		Event:            q.eventMemory(t),
+		OnlyAsks:         text.OnlyAsks(t.User),
+		Stated:           stated,
+		ReplyInformative: Informativeness(t.Assistant) >= keepReplyValue,
+		Imported:         t.Arm == importArm,
+	})
+	if w.Op != lifecycle.Insert {
+		q.met.dropped.WithLabelValues("question").Inc()
+		return nil
+	}
+	return w.Memory
+}

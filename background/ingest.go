@@ -229,7 +229,9 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 	}
 	// A turn that only asks states nothing: it may still be kept as an
 	// event for its reply, but never starts or joins a cluster.
-	b.events = append(b.events, q.eventMemory(t))
+	if ev := q.turnEvent(t, len(found)); ev != nil {
+		b.events = append(b.events, ev)
+	}
 	return nil
 }
 

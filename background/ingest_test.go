@@ -27,7 +27,14 @@ func TestIngestPaths(t *testing.T) {
 		fact := e.say(s, "I live in Lisbon.")
 		remember := e.say(s, "Please remember that I'm allergic to peanuts.")
 		profile := e.say(s, "From now on, answer in French.")
-		ev := e.say(s, "Can you explain how the Raft election timeout works with 150ms intervals?")
+		// A question is kept for an informative reply; one answered by
+		// nothing to keep leaves no memory.
+		ev := e.turn(s, "Can you explain how the Raft election timeout works with 150ms intervals?",
+			"Each follower waits a random 150 to 300ms without a heartbeat before it starts an election, so split votes are rare.")
+		if err := e.q.Enqueue(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		asked := e.say(s, "What's the capital of Australia?")
 		fenced := e.turn(s, "<memory>\n- [fact] The user lives in Lisbon.\n</memory>\nWhat about Paxos then", "Paxos is…")
 		if err := e.q.Enqueue(ctx, fenced); err != nil {
 			t.Fatal(err)
@@ -35,8 +42,8 @@ func TestIngestPaths(t *testing.T) {
 		e.wait()
 
 		all := e.list(s, memory.StateLive)
-		if got := e.q.IngestedTurns(); got != int64(len(noise)+5) {
-			t.Errorf("ingested %d turns, want %d", got, len(noise)+5)
+		if got := e.q.IngestedTurns(); got != int64(len(noise)+6) {
+			t.Errorf("ingested %d turns, want %d", got, len(noise)+6)
 		}
 		for _, m := range all {
 			for _, n := range noise {
@@ -57,6 +64,11 @@ func TestIngestPaths(t *testing.T) {
 			t.Fatalf("no memory from %s among %d", id, len(all))
 			return nil
 		}
+		for _, m := range all {
+			if slices.Contains(m.Provenance.RequestIDs, asked.RequestID) {
+				t.Errorf("a question answered by nothing to keep stored as %s: %q", m.Tier, m.Text)
+			}
+		}
 		m := byReq(fact.RequestID)
 		if (m.Tier != memory.TierSemantic && m.Tier != memory.TierProfile) || m.Key != "user.lives_in" || m.Source != memory.SourceExtracted || !slices.Equal(m.Provenance.TurnRefs, fact.Refs) {
 			t.Errorf("implicit fact: %+v", m)
@@ -76,8 +88,8 @@ func TestIngestPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(turns.Data) != len(noise)+5 {
-			t.Errorf("turn log has %d turns, want %d", len(turns.Data), len(noise)+5)
+		if len(turns.Data) != len(noise)+6 {
+			t.Errorf("turn log has %d turns, want %d", len(turns.Data), len(noise)+6)
 		}
 		audit, err := e.st.Audit(ctx, s, e.clock.Now().AddDate(-1, 0, 0), 100)
 		if err != nil {

@@ -1,6 +1,7 @@
 package background
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -38,14 +39,22 @@ func TestTriplesStored(t *testing.T) {
 			old[0].ValidTo == nil || !old[0].ValidTo.Equal(lisbon.ValidFrom) {
 			t.Errorf("history %s, want Berlin closed at %v by %s", texts(old), lisbon.ValidFrom, lisbon.ID)
 		}
+		// A question answered by nothing to keep leaves nothing; one
+		// answered informatively, asked three times, is one event.
+		e.say(s, "What's a good capital for a board game country?")
 		for range 3 {
-			e.say(s, "What's a good name for a cat?")
+			if err := e.q.Enqueue(context.Background(), e.turn(s, "What's a good name for a cat?", "Popular picks are Luna, Milo and Oliver; short names of 2 syllables are easiest to call.")); err != nil {
+				t.Fatal(err)
+			}
 			e.wait()
 		}
 		n := 0
 		for _, m := range e.list(s, memory.StateLive, memory.TierEvent) {
 			if strings.Contains(m.Text, "name for a cat") {
 				n++
+			}
+			if strings.Contains(m.Text, "board game") {
+				t.Errorf("a question answered by nothing to keep is an event: %q", m.Text)
 			}
 		}
 		if n != 1 {

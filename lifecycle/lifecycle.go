@@ -245,3 +245,31 @@ func DecideCorrection(target, fixed *memory.Memory, now time.Time) []Write {
 		{Op: Supersede, Memory: target, By: fixed.ID, At: fixed.ValidFrom, Reason: "corrected by the user"},
 	}
 }
+
+// Turn is what the event decision knows about one captured turn.
+type Turn struct {
+	// Event is the event memory the turn would become.
+	Event *memory.Memory
+	// OnlyAsks: every sentence of the user's message asks (text.OnlyAsks).
+	OnlyAsks bool
+	// Stated is how many facts the turn stated.
+	Stated int
+	// ReplyInformative: the reply says something worth keeping by itself.
+	ReplyInformative bool
+	// Imported: history handed over through the turn import (a
+	// conversation between people, kept as it was said).
+	Imported bool
+}
+
+// DecideEvent says whether a turn becomes an event. A turn that only asks
+// and is answered by nothing worth keeping ("What's the capital of
+// Australia?" — "Thanks, noted.") leaves nothing to remember: no event,
+// so a question asked again is never served back as a memory. A question
+// whose reply is informative is kept for the reply (it never starts or
+// joins a consolidation cluster), and imported history is kept as said.
+func DecideEvent(t Turn) Write {
+	if t.OnlyAsks && t.Stated == 0 && !t.ReplyInformative && !t.Imported {
+		return Write{Op: Drop, Reason: "the turn only asks and the reply says nothing to keep"}
+	}
+	return Write{Op: Insert, Memory: t.Event, Reason: "a turn"}
+}

@@ -293,3 +293,21 @@ func TestDecideOpposites(t *testing.T) {
 		t.Errorf("dislikes coffee after likes coffee: %+v", ws)
 	}
 }
+
+func TestDecideEvent(t *testing.T) {
+	ev := &memory.Memory{ID: "e"}
+	for _, tc := range []struct {
+		t    Turn
+		want Op
+	}{
+		{Turn{Event: ev, OnlyAsks: true}, Drop},
+		{Turn{Event: ev, OnlyAsks: true, ReplyInformative: true}, Insert},
+		{Turn{Event: ev, OnlyAsks: true, Imported: true}, Insert},
+		{Turn{Event: ev, OnlyAsks: true, Stated: 1}, Insert},
+		{Turn{Event: ev}, Insert},
+	} {
+		if w := DecideEvent(tc.t); w.Op != tc.want || (w.Op == Insert && w.Memory != ev) || w.Reason == "" {
+			t.Errorf("%+v: %+v, want %s", tc.t, w, tc.want)
+		}
+	}
+}
