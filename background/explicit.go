@@ -3,9 +3,12 @@ package background
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/lifecycle"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -54,7 +57,7 @@ func (q *explicit) explicitForget(ctx context.Context, t *memory.Turn) (err erro
 	if len(contentTerms(content)) == 0 {
 		return nil
 	}
-	ids, err := q.matchForget(ctx, t.Scope, content)
+	ids, err := q.matchForget(ctx, t.Scope, content, t.Time)
 	if err != nil {
 		return fmt.Errorf("explicit forget: %w", err)
 	}
@@ -78,14 +81,47 @@ func (q *explicit) explicitForget(ctx context.Context, t *memory.Turn) (err erro
 	return nil
 }
 
-// matchForget finds live memories the forget request names: most of the
-// request's content words appear in the memory, or the vectors are near
-// duplicates.
-func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content string) ([]string, error) {
+// matchForget finds the live memories the forget request names: it
+// reads the request's topic (facts.ForgetTopic), gathers candidates by
+// the topic's words, the slots it names and the request's vector, and
+// lets the decision core (lifecycle.DecideForget) choose; then the texts
+// holding a specific forgotten value ("42 Harbour Lane") are chased once.
+func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content string, at time.Time) ([]string, error) {
 	st := q.cfg.Store
-	lex, err := st.LexicalSearch(ctx, s, content, memory.SearchOptions{Limit: 50})
-	if err != nil {
+	topic := facts.ForgetTopic(content)
+	var cands []lifecycle.Neighbour
+	lexical := func(query string) error {
+		if strings.TrimSpace(query) == "" {
+			return nil
+		}
+		lex, err := st.LexicalSearch(ctx, s, query, memory.SearchOptions{Limit: 50})
+		if err != nil {
+			return err
+		}
+		for _, c := range lex {
+			cands = append(cands, lifecycle.Neighbour{Memory: c.Memory})
+		}
+		return nil
+	}
+	query := strings.Join(topic.Phrases, " ")
+	if query == "" {
+		query = content
+	}
+	if err := lexical(query); err != nil {
 		return nil, err
+	}
+	// The slots the topic names, whatever their text says ("my job" for
+	// "The user works at Initech").
+	for _, key := range forgetKeys(topic) {
+		h, err := st.History(ctx, s, key)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range h {
+			if m.Live(at) {
+				cands = append(cands, lifecycle.Neighbour{Memory: m})
+			}
+		}
 	}
 	vec, err := q.cfg.Embedder.Embed(ctx, []string{content})
 	if err != nil {
@@ -95,25 +131,47 @@ func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content stri
 	if err != nil {
 		return nil, err
 	}
+	for _, c := range vs {
+		cands = append(cands, lifecycle.Neighbour{Memory: c.Memory, Score: c.Score})
+	}
+	pol := lifecycle.Policy{DupThreshold: q.reconcileDup()}
+	ws := lifecycle.DecideForget(topic, cands, nil, pol, at)
+	if vals := lifecycle.SpecificValues(ws); len(vals) > 0 {
+		n := len(cands)
+		for _, v := range vals {
+			if err := lexical(v); err != nil {
+				return nil, err
+			}
+		}
+		ws = append(ws, lifecycle.DecideForget(facts.Topic{}, cands[n:], vals, lifecycle.Policy{}, at)...)
+	}
 	seen := map[string]bool{}
 	var ids []string
-	add := func(m *memory.Memory) {
-		if !seen[m.ID] {
-			seen[m.ID] = true
-			ids = append(ids, m.ID)
-		}
-	}
-	for _, c := range lex {
-		if coverage(content, c.Memory.Text) >= 0.6 {
-			add(c.Memory)
-		}
-	}
-	for _, c := range vs {
-		if c.Score >= q.reconcileDup() {
-			add(c.Memory)
+	for _, w := range ws {
+		if w.Op == lifecycle.Forget && !seen[w.Memory.ID] {
+			seen[w.Memory.ID] = true
+			ids = append(ids, w.Memory.ID)
+			q.log.DebugContext(ctx, "forget", "memory", w.Memory.ID, "reason", w.Reason)
 		}
 	}
 	return ids, nil
+}
+
+// forgetKeys are the slot keys of the user's facts a topic names by an
+// attribute word ("my job": user.works_at, user.job_title), and of the
+// facts it states.
+func forgetKeys(t facts.Topic) []string {
+	var keys []string
+	for _, a := range facts.AttributesNamed(t) {
+		keys = append(keys, "user."+a)
+	}
+	for _, f := range t.Facts {
+		if !f.Note {
+			keys = append(keys, f.Key())
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func hasAny(low string, cues []string) bool {

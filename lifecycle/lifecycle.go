@@ -273,3 +273,98 @@ func DecideEvent(t Turn) Write {
 	}
 	return Write{Op: Insert, Memory: t.Event, Reason: "a turn"}
 }
+
+// DecideForget says which memories a forget request takes, each with its
+// reason (no I/O: the worker finds the candidates by the topic's words,
+// the slots it names and the request's vector):
+//
+//   - a fact the topic names: its slot ("my address" takes the home
+//     address), the person it is about ("my sister"), its value (an
+//     entity: "Biscuit"), or the same fact stated ("that I work at
+//     Initech");
+//   - a text about the topic (facts.Topic.Covers: "what I said about the
+//     therapist" takes "I'm seeing a therapist on Thursdays"). When the
+//     topic is a slot, a text must rather hold a value being forgotten
+//     ("42 Harbour Lane"): "forget my address" leaves "the IP address of
+//     the router" alone;
+//   - a near-duplicate of the request (score ≥ the policy's
+//     DupThreshold).
+//
+// values are the specific values (a number, an e-mail, several words) of
+// the facts forgotten so far: texts holding one go too, wherever they
+// are. The memories of the same turns and the same slots' history go
+// with them when the worker erases them.
+func DecideForget(t facts.Topic, cands []Neighbour, values []string, p Policy, now time.Time) []Write {
+	// The topic is a slot when it names one of the vocabulary or of a
+	// stored fact (an open attribute: "address" for home_address).
+	slot := t.NamesSlot()
+	for _, c := range cands {
+		if f := c.Memory.Fact(); !slot && f != nil && strings.HasPrefix(t.Names(f), facts.NamesSlotReason) {
+			slot = true
+		}
+	}
+	var out []Write
+	seen := map[string]bool{}
+	for _, c := range cands {
+		m := c.Memory
+		if seen[m.ID] {
+			continue
+		}
+		why := ""
+		switch {
+		case m.Fact() != nil && t.Names(m.Fact()) != "":
+			why = t.Names(m.Fact())
+		case holdsValue(m.Text, values) != "":
+			why = "holds the forgotten value " + holdsValue(m.Text, values)
+		case m.Fact() == nil && (!slot || m.Tier != memory.TierEvent) && t.Covers(m.Text):
+			why = "is about " + strings.Join(t.Phrases, ", ")
+		case m.Fact() != nil && !slot && t.Covers(m.Text):
+			why = "is about " + strings.Join(t.Phrases, ", ")
+		case p.DupThreshold > 0 && c.Score >= p.DupThreshold:
+			why = "near-identical to the request"
+		}
+		if why != "" {
+			seen[m.ID] = true
+			out = append(out, Write{Op: Forget, Memory: m, At: now, Reason: why})
+		}
+	}
+	return out
+}
+
+// SpecificValues are the values of the forgotten facts worth chasing in
+// other texts: one with a digit or an @, or of several words ("42
+// Harbour Lane", "jane@example.com"), not a common word ("Go") that
+// other texts use for other things.
+func SpecificValues(ws []Write) []string {
+	var out []string
+	for _, w := range ws {
+		f := w.Memory.Fact()
+		if w.Op != Forget || f == nil {
+			continue
+		}
+		v := strings.TrimSpace(f.Value)
+		if strings.ContainsAny(v, "0123456789@") || len(strings.Fields(v)) >= 2 || (len([]rune(v)) >= 3 && strings.IndexFunc(v, unicode.IsLetter) >= 0 && !isASCII(v)) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func holdsValue(s string, values []string) string {
+	low := normText(s)
+	for _, v := range values {
+		if nv := normText(v); nv != "" && strings.Contains(" "+low+" ", " "+nv+" ") {
+			return v
+		}
+	}
+	return ""
+}
+
+func isASCII(s string) bool {
+	for _, r := range s {
+		if r > unicode.MaxASCII {
+			return false
+		}
+	}
+	return true
+}

@@ -311,3 +311,66 @@ func TestDecideEvent(t *testing.T) {
 		}
 	}
 }
+
+func TestDecideForget(t *testing.T) {
+	fact := func(id, text, attr, value string) *memory.Memory {
+		return &memory.Memory{ID: id, Tier: memory.TierSemantic, Text: text,
+			Provenance: memory.Provenance{Fact: &memory.Triple{Subject: "user", Attribute: attr, Value: value}}}
+	}
+	ev := func(id, text string) *memory.Memory {
+		return &memory.Memory{ID: id, Tier: memory.TierEvent, Text: text}
+	}
+	ms := []*memory.Memory{
+		fact("home", "The user's home address is 42 Harbour Lane.", "home_address", "42 Harbour Lane"),
+		fact("email", "The user's email is jane@example.com.", "email", "jane@example.com"),
+		fact("job", "The user works at Initech.", "works_at", "Initech"),
+		ev("therapist", "I'm seeing a therapist on Thursdays for my anxiety."),
+		ev("swim", "I go swimming on Thursdays."),
+		ev("router", "How do I find the IP address of my router?"),
+		ev("summary", "The user shared their home address, 42 Harbour Lane, to get directions."),
+		ev("zh", "我每周四去看心理医生。"),
+		ev("zh-swim", "我每周四去游泳。"),
+	}
+	var near []Neighbour
+	for _, m := range ms {
+		near = append(near, Neighbour{Memory: m})
+	}
+	for _, tc := range []struct {
+		payload string
+		want    []string
+	}{
+		{"my address, I shouldn't have shared it", []string{"home", "summary"}},
+		{"I said about the therapist, I'd rather you didn't keep that", []string{"therapist"}},
+		{"my email", []string{"email"}},
+		{"that I work at Initech", []string{"job"}},
+		{"我说的看心理医生的事吧", []string{"zh"}},
+		{"my dentist", nil},
+	} {
+		topic := facts.ForgetTopic(tc.payload)
+		ws := DecideForget(topic, near, nil, pol, t0)
+		if vals := SpecificValues(ws); len(vals) > 0 {
+			ws = append(ws, DecideForget(facts.Topic{}, near, vals, Policy{}, t0)...)
+		}
+		var got []string
+		for _, w := range ws {
+			if w.Op != Forget || w.Reason == "" {
+				t.Errorf("%q: %+v", tc.payload, w)
+			}
+			if !slicesContains(got, w.Memory.ID) {
+				got = append(got, w.Memory.ID)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%q forgets %q, want %q", tc.payload, got, tc.want)
+		}
+	}
+}
+
+func slicesContains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,258 @@
+package facts
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/text"
+)
+
+// Topic is what a forget request names, without the talk around it:
+// "my address, I shouldn't have shared it" names "address"; "what I said
+// about the therapist" names "therapist"; "我说的看心理医生的事吧" names
+// "看心理医生"; "that I work at Initech" states works_at = Initech.
+type Topic struct {
+	// Phrases are the things named, one per item of a list ("my address
+	// and my phone number"), with determiners and possessives dropped.
+	Phrases []string
+	// Terms are the phrases' content words (text.ContentWords).
+	Terms []string
+	// Facts are the facts the request states ("forget that I live in
+	// Whitby").
+	Facts []Fact
+}
+
+// forgetLead is talk before the topic: "I said about", "what I told you
+// about", "everything about", "about".
+var forgetLead = regexp.MustCompile(`(?i)^(?:(?:what|everything|anything|all|the (?:stuff|thing|things|bit|part)s?)\s+)?(?:(?:i|we)\s+(?:said|told you|mentioned|shared|wrote|was saying|were saying|talked|said to you|told you earlier|mentioned earlier)\s*)?(?:(?:about|regarding|concerning|on|of)\s+)?`)
+
+// forgetDet are words before a topic noun that do not name it.
+var forgetDet = map[string]bool{
+	"my": true, "our": true, "the": true, "a": true, "an": true, "that": true, "this": true, "those": true,
+	"these": true, "all": true, "old": true, "previous": true, "current": true, "about": true, "whole": true,
+	"stuff": true, "thing": true, "things": true, "info": true, "details": true, "everything": true,
+}
+
+// reasonStart: a clause after the topic that gives a reason or talks to
+// the assistant ("…, I shouldn't have shared it", "…, it's private").
+var reasonStart = regexp.MustCompile(`(?i)^(?:i|i'd|i'm|i've|i'll|it|it's|its|that|that's|this|you|please|thanks|thank|because|since|as|so|cause|'cause|we|we'd|no|ok|okay|actually|sorry|never)\b`)
+
+// zhForgetLead and zhForgetTail are the Chinese talk around a topic:
+// 我说的 … 的事吧.
+var (
+	zhForgetLead = []string{"我刚才说的", "我之前说的", "我以前说的", "我说过的", "我说的", "我提到的", "我提过的", "我告诉你的", "关于", "有关", "所有", "一切", "掉"}
+	zhForgetTail = []string{"吧", "的事情", "的事", "这件事", "那件事", "的那些", "的内容", "的信息", "的部分", "这些", "那些"}
+)
+
+// ForgetTopic reads what a forget request's payload (the gate's explicit
+// content) names.
+func ForgetTopic(payload string) Topic {
+	var t Topic
+	p := strings.TrimSpace(payload)
+	if strings.IndexFunc(p, text.IsCJK) >= 0 {
+		if i := strings.IndexAny(p, "，。！？；,.!?;"); i > 0 {
+			p = p[:i]
+		}
+		for changed := true; changed; {
+			changed = false
+			for _, l := range zhForgetLead {
+				if strings.HasPrefix(p, l) && len(p) > len(l) {
+					p, changed = strings.TrimPrefix(p, l), true
+				}
+			}
+			for _, tl := range zhForgetTail {
+				if strings.HasSuffix(p, tl) && len(p) > len(tl) {
+					p, changed = strings.TrimSuffix(p, tl), true
+				}
+			}
+		}
+		if q := strings.TrimPrefix(p, "我的"); q != "" {
+			p = q
+		}
+		t.Phrases = []string{p}
+	} else {
+		p = strings.TrimSpace(forgetLead.ReplaceAllString(p, ""))
+		for i, cl := range splitClauses(p) {
+			if i > 0 && reasonStart.MatchString(cl) {
+				break
+			}
+			for _, item := range listSep.Split(cl, -1) {
+				if n := topicNoun(item); n != "" {
+					t.Phrases = append(t.Phrases, n)
+				}
+			}
+		}
+	}
+	for _, ph := range t.Phrases {
+		t.Terms = append(t.Terms, text.ContentWords(ph)...)
+	}
+	t.Terms = slices.Compact(t.Terms)
+	t.Facts = Extract(payload, Options{})
+	return t
+}
+
+var (
+	clauseSep = regexp.MustCompile(`\s*[,;:.!?—–]+\s*|\s+-\s+`)
+	listSep   = regexp.MustCompile(`(?i)\s+(?:and|&)\s+`)
+)
+
+func splitClauses(s string) []string {
+	var out []string
+	for _, c := range clauseSep.Split(s, -1) {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// topicNoun is an item without the determiners before it ("my home
+// address" → "home address").
+func topicNoun(item string) string {
+	w := strings.Fields(strings.ToLower(item))
+	for len(w) > 0 && forgetDet[strings.Trim(w[0], "'\"")] {
+		w = w[1:]
+	}
+	return strings.Trim(strings.Join(w, " "), "'\"")
+}
+
+// attrWords are words the user may name an attribute by, beside its name
+// ("where I live" is lives_in, "my number" the phone).
+var attrWords = map[string][]string{
+	"name":        {"name", "名字"},
+	"lives_in":    {"where i live", "city", "hometown", "home", "住址", "住在哪", "住哪"},
+	"works_at":    {"job", "work", "employer", "company", "workplace", "where i work", "工作", "公司", "单位"},
+	"job_title":   {"job", "work", "occupation", "profession", "job title", "role", "工作", "职业"},
+	"email":       {"email", "e-mail", "email address", "mail", "邮箱", "电子邮件"},
+	"phone":       {"phone", "phone number", "number", "mobile", "mobile number", "cell", "cell number", "电话", "手机号", "电话号码"},
+	"birthday":    {"birthday", "date of birth", "birth date", "生日"},
+	"age":         {"age", "年龄"},
+	"diet":        {"diet", "饮食"},
+	"avoids":      {"diet", "饮食"},
+	"allergy":     {"allergy", "allergies", "过敏"},
+	"phone_model": {"phone", "手机"},
+	"computer":    {"computer", "laptop", "电脑"},
+	"car":         {"car", "车"},
+	"pet":         {"pet", "pets", "宠物"},
+	"partner":     {"partner", "wife", "husband", "girlfriend", "boyfriend", "spouse"},
+	"boss":        {"boss", "manager", "supervisor"},
+	"child":       {"kids", "children", "child", "son", "daughter"},
+	"timezone":    {"time zone", "timezone", "时区"},
+	"studies":     {"studies", "major", "degree"},
+	"staying_in":  {"trip", "travel", "where i am"},
+}
+
+// NamesSlotReason starts the reason Names gives for a fact whose slot
+// the topic names.
+const NamesSlotReason = "names the slot "
+
+// Names reports why the topic names a stored fact, "" when it does not:
+// the phrase is the fact's attribute, one of the attribute's words or
+// its head noun ("address" for home_address), the relative the fact is
+// about ("my sister"), or the fact's value (an entity: "Biscuit"); or the
+// request states the same fact.
+func (t Topic) Names(tr *memory.Triple) string {
+	if tr == nil {
+		return ""
+	}
+	attr := strings.ReplaceAll(tr.Attribute, "_", " ")
+	head := attr[strings.LastIndexByte(attr, ' ')+1:]
+	value := text.ContentWords(tr.Value)
+	for _, ph := range t.Phrases {
+		switch {
+		case ph == "":
+		case ph == attr || (ph == head && len(strings.Fields(attr)) > 1 && !InVocabulary(tr.Attribute)):
+			return NamesSlotReason + tr.Attribute
+		case slices.Contains(attrWords[tr.Attribute], ph):
+			return NamesSlotReason + tr.Attribute
+		case relations[ph] != "" && (relations[ph] == tr.Subject || relations[ph] == tr.Attribute || ph == tr.Subject):
+			return "names the person " + ph
+		case ph == tr.Subject:
+			return "names the subject " + ph
+		}
+		if pt := text.ContentWords(ph); len(pt) > 0 && len(value) > 0 && subset(pt, value) {
+			return "names the value " + tr.Value
+		}
+	}
+	for _, f := range t.Facts {
+		if NormKey(f.Key()) == NormKey(tr.Subject+"."+tr.Attribute) && strings.EqualFold(f.Value, tr.Value) {
+			return "states the fact " + tr.Attribute + " " + tr.Value
+		}
+	}
+	return ""
+}
+
+// NamesSlot reports whether a phrase of the topic is an attribute's
+// name or word (the topic is a slot: "my address", "my job"), so text
+// that merely shares the word ("the IP address") is not what is meant.
+func (t Topic) NamesSlot() bool {
+	for _, ph := range t.Phrases {
+		if InVocabulary(strings.ReplaceAll(ph, " ", "_")) {
+			return true
+		}
+		for _, ws := range attrWords {
+			if slices.Contains(ws, ph) {
+				return true
+			}
+		}
+		if _, ok := relations[ph]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether a text is about the topic: it holds every
+// content word of a short topic (three words or fewer), most (60%) of a
+// longer one's.
+func (t Topic) Covers(s string) bool {
+	if len(t.Terms) == 0 {
+		return false
+	}
+	have := map[string]bool{}
+	for _, w := range text.ContentWords(s) {
+		have[w] = true
+	}
+	n := 0
+	for _, w := range t.Terms {
+		if have[w] {
+			n++
+		}
+	}
+	if len(t.Terms) <= 3 {
+		return n == len(t.Terms)
+	}
+	return float64(n) >= 0.6*float64(len(t.Terms))
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// AttributesNamed are the vocabulary attributes a topic names by a word
+// ("my job": works_at and job_title; "my number": phone).
+func AttributesNamed(t Topic) []string {
+	var out []string
+	for _, ph := range t.Phrases {
+		if _, ok := vocab[strings.ReplaceAll(ph, " ", "_")]; ok {
+			out = append(out, strings.ReplaceAll(ph, " ", "_"))
+		}
+		for a, ws := range attrWords {
+			if slices.Contains(ws, ph) {
+				out = append(out, a)
+			}
+		}
+		if r := relations[ph]; r != "" {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,64 @@
+package facts
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+func TestForgetTopic(t *testing.T) {
+	for _, tc := range []struct {
+		payload string
+		phrases []string
+	}{
+		{"my address, I shouldn't have shared it", []string{"address"}},
+		{"I said about the therapist, I'd rather you didn't keep that", []string{"therapist"}},
+		{"what I told you about my sister", []string{"sister"}},
+		{"my home address and my phone number", []string{"home address", "phone number"}},
+		{"about my ex, it's over", []string{"ex"}},
+		{"我说的看心理医生的事吧", []string{"看心理医生"}},
+		{"我的地址", []string{"地址"}},
+		{"I work at Initech", []string{"i work at initech"}},
+	} {
+		if got := ForgetTopic(tc.payload); !slices.Equal(got.Phrases, tc.phrases) {
+			t.Errorf("%q: phrases %q, want %q", tc.payload, got.Phrases, tc.phrases)
+		}
+	}
+}
+
+func TestTopicNames(t *testing.T) {
+	home := &memory.Triple{Subject: "user", Attribute: "home_address", Value: "42 Harbour Lane"}
+	email := &memory.Triple{Subject: "user", Attribute: "email", Value: "jane@example.com"}
+	job := &memory.Triple{Subject: "user", Attribute: "works_at", Value: "Initech"}
+	sis := &memory.Triple{Subject: "sister", Attribute: "lives_in", Value: "Oslo"}
+	pet := &memory.Triple{Subject: "user", Attribute: "pet", Value: "dog named Biscuit"}
+	for _, tc := range []struct {
+		payload string
+		tr      *memory.Triple
+		want    bool
+	}{
+		{"my address, I shouldn't have shared it", home, true},
+		{"my address, I shouldn't have shared it", email, false},
+		{"my email address", email, true},
+		{"my email address", home, false},
+		{"my job", job, true},
+		{"that I work at Initech", job, true},
+		{"my job", home, false},
+		{"what I said about my sister", sis, true},
+		{"what I said about my sister", job, false},
+		{"Biscuit", pet, true},
+		{"the therapist", home, false},
+	} {
+		if got := ForgetTopic(tc.payload).Names(tc.tr) != ""; got != tc.want {
+			t.Errorf("%q names %+v: %v, want %v", tc.payload, tc.tr, got, tc.want)
+		}
+	}
+	th := ForgetTopic("I said about the therapist, I'd rather you didn't keep that")
+	if !th.Covers("I'm seeing a therapist on Thursdays for my anxiety.") || th.Covers("I go swimming on Thursdays.") {
+		t.Error("therapist topic covers the wrong texts")
+	}
+	if zh := ForgetTopic("我说的看心理医生的事吧"); !zh.Covers("我每周四去看心理医生。") || zh.Covers("我每周四去游泳。") {
+		t.Error("心理医生 topic covers the wrong texts")
+	}
+}
