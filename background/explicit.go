@@ -15,7 +15,8 @@ import (
 // explicitRemember stores the note at once: high value, no decay, profile
 // tier when it states a standing preference or constraint.
 func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
-	content := q.gate.ExplicitContent(t.User)
+	note := explicitNote(t.User, q.gate.ExplicitContent(t.User), q.gate.Intent)
+	content := facts.ThirdPerson(note)
 	if strings.TrimSpace(content) == "" {
 		return nil
 	}
@@ -39,7 +40,7 @@ func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
 		m.Tier = memory.TierProfile
 	}
 	var fp *Fact
-	if fs := ExtractFacts(content, q.pol.Reconcile.ChangeCues); len(fs) == 1 {
+	if fs := q.extractFacts(note, t.Time); len(fs) == 1 {
 		fp = &fs[0]
 		m.Key = fp.Key()
 	}
@@ -47,6 +48,53 @@ func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
 		return fmt.Errorf("explicit remember: %w", err)
 	}
 	return nil
+}
+
+// explicitNote is what an explicit note says: the payload the gate read,
+// or the whole sentence it is part of when the payload leans on the rest
+// ("My doctor told me to cut out gluten, so I'm avoiding it from now on":
+// the payload "so I'm avoiding it from now on" says nothing alone).
+// A payload after its cue ("Please remember it's Tuesday") is what the
+// user gave; the words before are the instruction.
+func explicitNote(msg, payload string, intent func(string) memory.Intent) string {
+	payload = strings.TrimSpace(payload)
+	if payload == "" || !leans(payload) {
+		return payload
+	}
+	for _, s := range splitSentences(msg) {
+		i := strings.Index(s, payload)
+		if i <= 0 || intent(s[:i]) != memory.IntentNone {
+			continue
+		}
+		return strings.TrimSpace(s)
+	}
+	return payload
+}
+
+// leans reports whether a clause needs the words before it: it starts
+// with a conjunction or refers back with a pronoun ("so …", "… avoiding
+// it", 所以…, 这个).
+func leans(clause string) bool {
+	low := strings.ToLower(clause)
+	w := strings.Fields(low)
+	if len(w) > 0 {
+		switch strings.Trim(w[0], ",;:") {
+		case "so", "and", "but", "because", "then", "which", "also", "hence", "therefore", "thus":
+			return true
+		}
+	}
+	for _, x := range w {
+		switch strings.Trim(x, ".,;:!?'\"") {
+		case "it", "them", "they", "there", "he", "she", "him", "her", "these", "those":
+			return true
+		}
+	}
+	for _, c := range []string{"所以", "因此", "这个", "那个", "它", "他", "她", "这样", "那样"} {
+		if strings.HasPrefix(clause, c) || (c != "所以" && c != "因此" && strings.Contains(clause, c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // explicitForget deletes the live memories that match what the user asked

@@ -62,3 +62,24 @@ func TestTopicNames(t *testing.T) {
 		t.Error("心理医生 topic covers the wrong texts")
 	}
 }
+
+func TestThirdPerson(t *testing.T) {
+	for in, want := range map[string]string{
+		"I drink about four coffees a day.":                                    "The user drinks about four coffees a day.",
+		"My doctor told me to cut out gluten, so I'm avoiding it from now on.": "The user's doctor told the user to cut out gluten, so the user is avoiding it from now on.",
+		"I also use Go for my backend.":                                        "The user also uses Go for their backend.",
+		"I don't eat pork.":                                                    "The user doesn't eat pork.",
+		"I go swimming on Thursdays and I study French at night.":              "The user goes swimming on Thursdays and the user studies French at night.",
+		"I moved to Lisbon and we bought a flat.":                              "The user moved to Lisbon and the user bought a flat.",
+		"I can't stand cilantro.":                                              "The user can't stand cilantro.",
+		"We were in Rome.":                                                     "The user was in Rome.",
+		"I have two cats.":                                                     "The user has two cats.",
+		"Let me know when I watch too much TV.":                                "Let the user know when the user watches too much TV.",
+		"我每周四去看心理医生。":                                                          "用户每周四去看心理医生。",
+		"我的猫叫咪咪":                                                               "用户的猫叫咪咪。",
+	} {
+		if got := ThirdPerson(in); got != want {
+			t.Errorf("ThirdPerson(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

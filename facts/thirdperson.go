@@ -67,10 +67,41 @@ func datedStatement(sent string, refs []text.DateRef) string {
 	return thirdPerson(b.String())
 }
 
+// ThirdPerson rewrites a user's sentence about themselves in the third
+// person, the way every stored sentence reads: "I drink about four
+// coffees a day" → "The user drinks about four coffees a day."; "My
+// doctor told me to cut out gluten, so I'm avoiding it" → "The user's
+// doctor told the user to cut out gluten, so the user is avoiding it.";
+// 我每周四去游泳 → 用户每周四去游泳。 The verb after "I" agrees with its new
+// subject. It returns "" when nothing is left.
+func ThirdPerson(s string) string {
+	if hasHan(s) {
+		s = strings.NewReplacer("我们", "用户", "我的", "用户的", "我", "用户").Replace(strings.TrimSpace(s))
+		s = strings.TrimRight(s, "。！!？?，,；;…~ ")
+		if s == "" {
+			return ""
+		}
+		return s + "。"
+	}
+	return thirdPerson(s)
+}
+
+// subjectVerb is "I" or "we" as a subject, the adverbs after it and the
+// verb: "I also use", "we really love".
+var subjectVerb = regexp.MustCompile(`\b(?:I|We|we)((?:\s+(?:also|really|just|still|usually|always|never|often|sometimes|only|mostly|actually|now|already|even|rarely|generally|normally|basically|totally|definitely|probably|mainly|finally|currently|typically|hardly|barely|seldom|truly|honestly|literally))*)\s+([A-Za-z][a-z']*)\b`)
+
 // thirdPerson rewrites a first-person sentence in the third person ("I
 // passed my test" → "The user passed their test."); "" when a
 // first-person word is left.
 func thirdPerson(s string) string {
+	s = subjectVerb.ReplaceAllStringFunc(s, func(m string) string {
+		g := subjectVerb.FindStringSubmatch(m)
+		v, ok := agree(g[2])
+		if !ok {
+			return m // "I'm", "I've": the rules below
+		}
+		return "the user" + g[1] + " " + v
+	})
 	for _, p := range pronouns {
 		s = p.re.ReplaceAllString(s, p.to)
 	}
@@ -106,4 +137,60 @@ func datedStatementZH(sent string, refs []text.DateRef) string {
 		return ""
 	}
 	return s + "。"
+}
+
+// agree is the verb v after a third-person singular subject ("use" →
+// "uses", "don't" → "doesn't", "were" → "was"); a past form or a modal
+// stays. It reports false for a word it leaves to the pronoun rules (a
+// contraction of "am" or "have").
+func agree(v string) (string, bool) {
+	low := strings.ToLower(v)
+	if w, ok := agreeWords[low]; ok {
+		return w, w != ""
+	}
+	switch {
+	case strings.Contains(low, "'"):
+		return v, true // "can't", "won't", "didn't"
+	case strings.HasSuffix(low, "ed") || pastForms[low] || unchangedVerbs[low]:
+		return v, true
+	case strings.HasSuffix(low, "y") && len(low) > 2 && !strings.ContainsRune("aeiou", rune(low[len(low)-2])):
+		return v[:len(v)-1] + "ies", true
+	case strings.HasSuffix(low, "s") || strings.HasSuffix(low, "x") || strings.HasSuffix(low, "z") ||
+		strings.HasSuffix(low, "ch") || strings.HasSuffix(low, "sh") || low == "go" || low == "do" || low == "veto" || low == "echo":
+		return v + "es", true
+	}
+	return v + "s", true
+}
+
+// agreeWords: verbs with their own third-person form; "" leaves the word
+// to the pronoun rules ("I am", "I have" are there).
+var agreeWords = map[string]string{
+	"am": "", "have": "", "was": "was", "were": "was", "are": "is", "aren't": "isn't", "weren't": "wasn't",
+	"don't": "doesn't", "haven't": "hasn't", "do": "does", "dont": "doesn't",
+	"'m": "", "'ve": "", "'ll": "", "'d": "", "'re": "",
+}
+
+// unchangedVerbs: modals and words whose past and present forms are one
+// ("I quit smoking" reads right either way), and words that are no verb.
+var unchangedVerbs = map[string]bool{
+	"can": true, "could": true, "will": true, "would": true, "shall": true, "should": true, "may": true,
+	"might": true, "must": true, "did": true, "had": true, "used": true, "put": true, "cut": true, "set": true,
+	"let": true, "hit": true, "quit": true, "read": true, "hurt": true, "cost": true, "shut": true, "spread": true,
+	"bet": true, "split": true, "and": true, "or": true, "but": true, "too": true, "myself": true, "ourselves": true,
+	"both": true, "all": true, "each": true, "the": true, "a": true, "an": true, "to": true, "in": true, "at": true,
+	"on": true, "for": true, "with": true, "who": true, "that": true, "which": true, "personally": true, "not": true,
+}
+
+// pastForms are irregular past tenses and participles.
+var pastForms = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`went got gotten had made took taken saw seen came left met bought sold told said thought
+	felt found gave given began begun ran wrote written ate eaten drank drunk flew flown grew grown knew known lost paid
+	sat spent stood taught understood won became brought built caught chose chosen drove driven fell fallen forgot forgotten
+	heard held kept led lent meant rode rose sang sung sent slept spoke spoken stole swam threw thrown woke wore worn broke
+	broken been bit bitten blew blown dealt dug drew drawn fed fought fled forgave froze frozen hid hidden hung lay laid lit
+	made rang sank shook shot shone shrank slid sought sold stuck stung struck swore swept swung tore torn wept wound`) {
+		pastForms[w] = true
+	}
 }
