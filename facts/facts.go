@@ -220,8 +220,19 @@ func Extract(msg string, o Options) []Fact {
 			out = append(out, f)
 		}
 	}
+	for i := range out {
+		if !out[i].Expires.IsZero() {
+			// A temporary state is how things are now: a question
+			// about today finds it by these words ("Should I take it
+			// easy at the gym today?" for "a bad cold this week").
+			out[i].Context = strings.TrimSpace(out[i].Context + " " + presentWords)
+		}
+	}
 	return lastPerSlot(out)
 }
+
+// presentWords are the search-only words of a temporary state.
+const presentWords = "now today tonight currently at the moment right now this week these days 现在 今天 今晚 目前 这几天 这周 最近"
 
 // lastPerSlot keeps, of a message's values for one single-valued slot,
 // the last ("I started eating fish again, so I guess I'm pescatarian").

@@ -21,8 +21,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,6 +173,13 @@ func TestStoriesAreEnough(t *testing.T) {
 
 func TestScenarios(t *testing.T) {
 	s := loadSuite(t)
+	// SCENARIO_ONLY=regexp replays only the stories it names (no floor).
+	only := os.Getenv("SCENARIO_ONLY")
+	if only != "" {
+		re := regexp.MustCompile(only)
+		s.Stories = slices.DeleteFunc(s.Stories, func(st story) bool { return !re.MatchString(st.Name) })
+		s.Floor = map[string]int{}
+	}
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			h := newHarness(t, backend)
@@ -231,7 +240,8 @@ func sortedKeys(m map[string][]string) []string {
 }
 
 type harness struct {
-	t    *testing.T
+	t     *testing.T
+	clock *replayClock
 	app  *app.App
 	fake *fakeupstream.Server
 	srv  *httptest.Server
@@ -241,6 +251,7 @@ type harness struct {
 // newHarness runs the real server wiring in front of the repo's fake
 // upstream on backend.
 func newHarness(t *testing.T, backend string) *harness {
+	clock := &replayClock{}
 	fake := fakeupstream.New()
 	up := httptest.NewServer(fake.Handler())
 	t.Cleanup(up.Close)
@@ -259,6 +270,10 @@ func newHarness(t *testing.T, backend string) *harness {
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Getenv:       func(string) string { return "" },
 		PollInterval: 20 * time.Millisecond,
+		// The background's "now" (decay passes, audit times) is the
+		// replay's: a story told in January must not be decayed at
+		// today's date between its sessions.
+		Clock: clock.Now,
 	}
 	switch backend {
 	case "sqlite":
@@ -277,7 +292,30 @@ func newHarness(t *testing.T, backend string) *harness {
 			t.Errorf("close app: %v", err)
 		}
 	})
-	return &harness{t: t, app: a, fake: fake, srv: srv, http: srv.Client()}
+	return &harness{t: t, clock: clock, app: a, fake: fake, srv: srv, http: srv.Client()}
+}
+
+// replayClock is the replay's "now": the time of the request being
+// replayed (stories run side by side, so it moves back and forth between
+// them, as their own clocks do); unset, the wall clock.
+type replayClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *replayClock) Set(at time.Time) {
+	c.mu.Lock()
+	c.at = at
+	c.mu.Unlock()
+}
+
+func (c *replayClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at.IsZero() {
+		return time.Now()
+	}
+	return c.at
 }
 
 func user(st story) string { return "story-" + st.Name }
@@ -286,6 +324,7 @@ func user(st story) string { return "story-" + st.Name }
 // problems. Stories are independent users, so they advance together:
 // session i of every story, then the queue drains, then session i+1.
 func (h *harness) run(stories []story) map[string][]string {
+	h.startupDecay(stories)
 	rounds := 0
 	for _, st := range stories {
 		rounds = max(rounds, len(st.Sessions))
@@ -313,6 +352,9 @@ func (h *harness) run(stories []story) map[string][]string {
 		}
 	}
 	h.idle()
+	// What stays is judged today, long after every story: temporary
+	// states have expired by then, lasting facts have not.
+	h.clock.Set(time.Time{})
 	for _, st := range stories {
 		failures[st.Name] = append(failures[st.Name], h.checkStore(st, blocks[st.Name])...)
 		if len(failures[st.Name]) == 0 {
@@ -320,6 +362,31 @@ func (h *harness) run(stories []story) map[string][]string {
 		}
 	}
 	return failures
+}
+
+// startupDecay sets the clock before the first story and waits for the
+// decay pass the queue runs when it starts, so that pass never lands in
+// the middle of the replay at some other story's time.
+func (h *harness) startupDecay(stories []story) {
+	first := time.Now()
+	for _, st := range stories {
+		for _, se := range st.Sessions {
+			if se.At.Before(first) {
+				first = se.At
+			}
+		}
+	}
+	h.clock.Set(first.Add(-time.Hour))
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for h.app.Queue.DecayRuns() == 0 {
+		select {
+		case <-h.t.Context().Done():
+			h.t.Fatal("the startup decay pass never ran")
+		case <-tick.C:
+		}
+	}
+	h.idle()
 }
 
 // session sends a session's messages as one conversation: each request
@@ -360,6 +427,7 @@ func (h *harness) ask(st story, j int, a ask) string {
 
 func (h *harness) chat(u, sess string, at time.Time, msgs []map[string]string) {
 	h.t.Helper()
+	h.clock.Set(at)
 	b, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": msgs})
 	req, err := http.NewRequestWithContext(h.t.Context(), http.MethodPost, h.srv.URL+"/v1/chat/completions", strings.NewReader(string(b)))
 	if err != nil {
@@ -459,6 +527,13 @@ func (h *harness) checkStore(st story, blocks []string) []string {
 	}
 	var out []string
 	out = append(out, st.Expect.Facts.problems("live facts", facts, true)...)
+	defer func() {
+		if len(out) > 0 && os.Getenv("SCENARIO_BLOCKS") != "" {
+			for _, m := range ms {
+				out = append(out, fmt.Sprintf("stored: %s %s %q", m.State, m.Tier, m.Text))
+			}
+		}
+	}()
 	out = append(out, st.Expect.History.problems("history", history, false)...)
 	for _, b := range st.Expect.AtMost {
 		n := 0
