@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -176,9 +177,21 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	// Sized for every posting up front (the most distinct matches there
 	// can be), so neither the map nor the slices grow while they fill.
 	n := min(postings, len(lx.ids))
-	idx := make(map[int32]int32, n)
-	slots := make([]int32, 0, n)
-	freq := make([][lexMaxTerms]int32, 0, n)
+	sc := lexScratchPool.Get().(*lexScratch)
+	defer lexScratchPool.Put(sc)
+	idx := sc.idx
+	if idx == nil || sc.size < n || sc.size > 4*n+64 {
+		// A map keeps the buckets it was sized for: one smaller than
+		// this search needs is started afresh at its size, so it does
+		// not grow while it fills, and so is one much larger, whose
+		// clearing would cost more than a new one.
+		idx, sc.size = make(map[int32]int32, n), n
+	} else {
+		clear(idx)
+	}
+	slots := slices.Grow(sc.slots[:0], n)
+	freq := slices.Grow(sc.freq[:0], n)
+	defer func() { sc.idx, sc.slots, sc.freq = idx, slots[:0], freq[:0] }()
 	for ti, t := range chosen {
 		for _, p := range lx.post[lx.terms[t]] {
 			k, ok := idx[p.slot]
@@ -241,6 +254,17 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	}
 	return out
 }
+
+// lexScratch is a search's table of matches, kept between searches: at
+// 10k rows it is some 20 KB a search, most of what recall allocates.
+type lexScratch struct {
+	idx   map[int32]int32
+	size  int // the matches idx was sized for
+	slots []int32
+	freq  [][lexMaxTerms]int32
+}
+
+var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
 
 // worse orders hits by score, then the older row (lower seq) first.
 func worse(a, b LexHit) bool {
