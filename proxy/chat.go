@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -252,10 +253,12 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, cp *capture) err
 	w := c.Response()
 	if !cp.wanted() {
 		w.WriteHeader(resp.StatusCode)
-		_, err := io.Copy(w, resp.Body)
+		buf := copyBufs.Get().(*[]byte)
+		_, err := io.CopyBuffer(w, resp.Body, *buf)
+		copyBufs.Put(buf)
 		return ignoreRelayErr(err)
 	}
-	body, err := io.ReadAll(resp.Body)
+	body, err := readReply(resp)
 	if err != nil {
 		w.Header().Del("Content-Length")
 		ae := upstreamError(c.Request().Context(), err)
@@ -265,6 +268,34 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, cp *capture) err
 	w.WriteHeader(resp.StatusCode)
 	_, err = w.Write(body)
 	return ignoreRelayErr(err)
+}
+
+// copyBufs are relay buffers: io.Copy would allocate 32 KB per reply,
+// most of what a request that memory skips allocates.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// readReply reads a reply whole, into a buffer of its announced length
+// when it has one (io.ReadAll grows from 512 bytes).
+func readReply(resp *http.Response) ([]byte, error) {
+	n := resp.ContentLength
+	if n <= 0 || n > 64<<20 {
+		return io.ReadAll(resp.Body)
+	}
+	b := make([]byte, 0, n+1) // +1: room for the read that sees EOF
+	for {
+		k, err := resp.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+k]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		case len(b) == cap(b):
+			// Longer than announced: the rest as it comes.
+			rest, err := io.ReadAll(resp.Body)
+			return append(b, rest...), err
+		}
+	}
 }
 
 // relayStream relays an SSE response event by event, flushing each at
