@@ -20,8 +20,12 @@ type consolidateWorker struct {
 
 func (w *consolidateWorker) Work(ctx context.Context, job *river.Job[ConsolidateArgs]) error {
 	w.q.yield(ctx)
+	h := w.q.pace.handle() // pace.go
+	defer h.release()
+	h.step(ctx)
 	start := time.Now()
-	err := w.q.cons.consolidate(ctx, &job.Args)
+	err := w.q.cons.consolidate(withPace(ctx, h), &job.Args)
+	h.step(ctx)
 	if !errors.As(err, new(*river.JobSnoozeError)) {
 		w.q.met.jobLatency.WithLabelValues(kindConsolidate).Observe(time.Since(start).Seconds())
 	}

@@ -208,6 +208,13 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 		}
 	}()
 	defer func() { stop(); <-renewed }()
+	// While requests are running the job paces itself (pace.go); the
+	// lane it may hold is given back after each round, so the jobs of
+	// other scopes take their turn.
+	h := q.pace.handle()
+	defer h.release()
+	ctx = withPace(ctx, h)
+	began := time.Now()
 	for {
 		q.yield(ctx)
 		turns, err := q.spool.ClaimTurns(ctx, s, owner, lease, maxTurnsPerJob)
@@ -217,7 +224,10 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 		if len(turns) == 0 {
 			return nil
 		}
+		h.round(q.roundLag(turns))
 		done, err := q.ing.ingestTurns(ctx, s, turns)
+		h.step(ctx)
+		h.release()
 		if len(done) > 0 {
 			// Once written, a turn is complete even if the job's context
 			// ended: completing it again later would be a harmless no-op,
@@ -248,7 +258,34 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if time.Since(began) > maxDrainJob {
+			// A long backlog (or a paced one) goes on in a new job, well
+			// inside River's job timeout; every claimed turn is complete.
+			q.dispatch.notify([]memory.Scope{s})
+			return nil
+		}
 	}
+}
+
+// maxDrainJob is how long one Drain job claims round after round before
+// it hands the scope's rest to a new job.
+const maxDrainJob = time.Minute
+
+// roundLag is how long the oldest of a round's turns has waited since it
+// was captured; turns with a time from elsewhere (an import's history, a
+// replay's clock ahead of it) count from now.
+func (q *core) roundLag(turns []*memory.Turn) time.Duration {
+	now := q.now()
+	var lag time.Duration
+	for _, t := range turns {
+		if t.Arm == importArm {
+			continue
+		}
+		if d := now.Sub(t.Time); d > lag {
+			lag = d
+		}
+	}
+	return lag
 }
 
 // legacyIngestWorker moves the turns of ingest jobs queued before the

@@ -76,6 +76,8 @@ type envOpts struct {
 	// poll is the workers' poll interval; 0 means 20ms, so tests whose
 	// jobs come from another process or a schedule do not wait long.
 	poll time.Duration
+	// load is Config.Load: the request path's activity.
+	load Load
 }
 
 var backends = []string{"sqlite", "postgres"}
@@ -141,7 +143,7 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		Store: e.st, Admin: e.st, Spool: e.spool, Embedder: emb, Policy: e.pol, Driver: e.driver, DB: e.river,
 		Logger: quiet(), Clock: e.clock.Now, LLM: o.llm, InsertOnly: o.insertOnly, ID: o.id,
 		PollInterval: cmp.Or(o.poll, 20*time.Millisecond), Lease: o.lease, SweepInterval: o.sweep,
-		MaxTurnAttempts: o.maxAttempts,
+		MaxTurnAttempts: o.maxAttempts, Load: o.load,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,7 @@ func (q *ingester) ingestRound(ctx context.Context, s memory.Scope, turns []*mem
 	var firstErr error
 	failed := 0
 	for _, src := range turns {
+		pace(ctx)
 		t := *src
 		if t.RequestID == "" && t.ID != "" {
 			// A stable key for the turn's memories: an import without
@@ -356,6 +357,7 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 	}
 	var near map[string][]memory.Candidate
 	if len(evs) > 0 {
+		pace(ctx)
 		texts := make([]string, len(evs))
 		for i, m := range evs {
 			// The whole event, reply included: it says as much as the
@@ -386,6 +388,7 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 		}
 		return q.appendTurns(ctx, log)
 	})
+	unpaced(ctx) // the wait for the shared commit is not this job's work
 	if err != nil || len(evs) == 0 {
 		return err
 	}
@@ -488,6 +491,7 @@ func (q *clusterer) clusterBatchNear(ctx context.Context, evs []*memory.Memory, 
 		if text.OnlyAsks(userPart(m.Text)) {
 			continue // questions are not a topic to consolidate
 		}
+		pace(ctx)
 		var cands []memory.Candidate
 		if n, ok := near[m.ID]; ok {
 			cands = withSiblings(m, n, evs, q.clusterLimit())
@@ -749,6 +753,7 @@ func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memor
 	near := make(map[string][]memory.Candidate, len(evs))
 	inBatch := make(map[string]bool, len(evs)) // one job's exact repeats
 	for _, ev := range evs {
+		pace(ctx)
 		k := strings.Join(sortedUnique(contentTerms(ev.Text)), " ")
 		if inBatch[k] {
 			continue

@@ -22,6 +22,7 @@ type metrics struct {
 	superseded     prometheus.Counter
 	reinforced     prometheus.Counter
 	parked         prometheus.Counter
+	yielded        prometheus.Counter
 	queueDepth     *prometheus.GaugeVec
 	tierGauge      *prometheus.GaugeVec
 
@@ -44,6 +45,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		superseded:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "memories_superseded_total", Help: "Memories superseded by newer facts or forgets."}),
 		reinforced:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "memories_reinforced_total", Help: "Reinforcements instead of inserts."}),
 		parked:         prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "ingest_parked_turns_total", Help: "Turns parked after failing Config.MaxTurnAttempts times (kept in the turn log, not ingested)."}),
+		yielded:        prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "background_yield_seconds_total", Help: "Time background work paused or waited for its turn while the request path was busy (policy ingest.yield)."}),
 		tierGauge:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "memories_live", Help: "Live memories by tier (refreshed by each decay pass)."}, []string{"tier"}),
 		queueDepth:     prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "queue_depth", Help: "Jobs by state (refreshed by Pending and decay)."}, []string{"state"}),
 	}
@@ -61,6 +63,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		m.superseded = register(reg, m.superseded)
 		m.reinforced = register(reg, m.reinforced)
 		m.parked = register(reg, m.parked)
+		m.yielded = register(reg, m.yielded)
 		m.queueDepth = register(reg, m.queueDepth)
 		m.tierGauge = register(reg, m.tierGauge)
 		register(reg, prometheus.Collector(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "llm_calls_per_ingested_turn", Help: "Consolidation model calls (real or would-be) per ingested turn of this process's first queue."}, m.callsPerTurn)))

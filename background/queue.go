@@ -118,6 +118,12 @@ type Config struct {
 	// a scope's turns, a consolidation); it may wait briefly while the
 	// request path is busy (loadshed.Gauge.Yield). nil never waits.
 	Yield func(ctx context.Context)
+	// Load tells the background when the request path is busy: its
+	// workers then pace themselves (policy ingest.yield, see Load). nil
+	// never paces.
+	Load Load
+	// PaceClock is the pacing's clock (tests); nil means real time.
+	PaceClock PaceClock
 	// Invalidator is told when an explicit note changed a scope's
 	// memories (profile entries among them), so the request path's cache
 	// of that scope is dropped at once; nil means none.
@@ -174,6 +180,7 @@ type core struct {
 	// process's leases.
 	dispatch *dispatcher
 	owner    string
+	pace     *pacer // nil: no Load, never paces
 	onRenew  func(renewed int) // tests: after each lease renewal
 }
 
@@ -206,6 +213,9 @@ func New(cfg Config) (*Queue, error) {
 		q.gate = gate.New(q.pol.Gate, q.pol.Explicit)
 	}
 	q.met = newMetrics(cfg.Registry)
+	if cfg.Load != nil {
+		q.pace = newPacer(cfg.Load, cfg.PaceClock, q.pol.Ingest.Yield, q.met)
+	}
 	if b, ok := cfg.Store.(Batcher); ok && !cfg.InsertOnly {
 		q.writer = newGroupWriter(b)
 	}

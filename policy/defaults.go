@@ -110,6 +110,7 @@ func Default() *Policy {
 			Workers:       16,
 			TimeZone:      "UTC",
 			MaxTurnBytes:  32 << 10,
+			Yield:         IngestYield{Share: 0.25, BusyWindow: Duration(50 * time.Millisecond), MaxLag: Duration(5 * time.Second)},
 		},
 		Consolidation: Consolidation{
 			APIKeyEnv:             "MEMPROXY_CONSOLIDATION_API_KEY",

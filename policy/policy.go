@@ -283,6 +283,27 @@ type Ingest struct {
 	// TimeZone is the users' IANA time zone ("Europe/Lisbon"): relative
 	// dates in a turn ("yesterday", 上个月) resolve in it. Default UTC.
 	TimeZone string `yaml:"time_zone"`
+	// Yield paces the background while the request path is busy.
+	Yield IngestYield `yaml:"yield"`
+}
+
+// IngestYield paces background work (ingest rounds, cluster checks,
+// consolidation) while requests are running, so a small machine spends
+// its cores on the request a user waits for.
+type IngestYield struct {
+	// Share is the part of wall time the background works while the
+	// request path is busy (a request's memory work in flight, or one
+	// ended within BusyWindow), one worker at a time: after each step it
+	// pauses (1-Share)/Share times as long as the step took. 1 turns
+	// pacing off.
+	Share float64 `yaml:"share"`
+	// BusyWindow is how long after its last request the request path
+	// still counts as busy.
+	BusyWindow Duration `yaml:"busy_window"`
+	// MaxLag bounds the pacing: the share rises with the age of the
+	// oldest turn being ingested, to 1 (no pauses, every worker) at
+	// MaxLag, so a steady stream of requests never starves ingest.
+	MaxLag Duration `yaml:"max_lag"`
 }
 
 // Redact lists what is scrubbed.

@@ -42,6 +42,7 @@ func printOverhead(w io.Writer, r *overheadResult) {
 		}
 		fmt.Fprintf(w, "ingest: %d turns ingested while the requests ran, %d after; %s\n", s.IngestedDuring, s.IngestedAfter, empty)
 		fmt.Fprintf(w, "background: yielded to rewrites in flight %d times, %.2f s in all\n", s.Yields, s.YieldSeconds)
+		fmt.Fprintf(w, "background: paced itself while requests ran (ingest.yield) %d times, %.2f s in all\n", s.Paces, s.PaceSeconds)
 		if r := s.Ingest; r != nil {
 			fmt.Fprintf(w, "ingest rate: %d distinct turns into the loaded scopes in %.1f s: %.0f turns/s (%.2f CPU ms per turn)\n", r.Turns, r.Seconds, r.TurnsPerSec, r.CPUMsPerTurn)
 		}

@@ -75,6 +75,11 @@ type storeResult struct {
 	// in all.
 	Yields       int64   `json:"background_yields"`
 	YieldSeconds float64 `json:"background_yield_seconds"`
+	// Paces is how often the background paused or waited for its turn
+	// while the request path was busy (policy ingest.yield), PaceSeconds
+	// for how long in all.
+	Paces       int64   `json:"background_paces"`
+	PaceSeconds float64 `json:"background_pace_seconds"`
 	// Ingest is the ingest measurement after the run (--ingest-turns).
 	Ingest *ingestRate `json:"ingest_rate,omitempty"`
 }
@@ -264,6 +269,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	fmt.Fprintf(log, "bench overhead: %s: %d rounds × %d APIs × %d paths, %v each…\n", store, o.Rounds, len(apis), len(paths), seg.Round(time.Millisecond))
 	ingested0 := a.Queue.IngestedTurns()
 	yields0, waited0 := a.Load.Stats()
+	paces0, paced0 := a.Queue.Yielded()
 	if o.CPUProfile != "" {
 		f, err := os.Create(strings.ReplaceAll(o.CPUProfile, "{store}", store))
 		if err != nil {
@@ -320,6 +326,8 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	ingested1 := a.Queue.IngestedTurns()
 	yields1, waited1 := a.Load.Stats()
 	sr.Yields, sr.YieldSeconds = yields1-yields0, (waited1 - waited0).Seconds()
+	paces1, paced1 := a.Queue.Yielded()
+	sr.Paces, sr.PaceSeconds = paces1-paces0, (paced1 - paced0).Seconds()
 	lctx, cancel := context.WithTimeout(ctx, o.LagLimit)
 	err = a.Queue.WaitIdle(lctx)
 	cancel()

@@ -193,7 +193,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	q, err := background.New(background.Config{
 		Store: bgStore, Admin: bgStore, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
-		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook, Yield: a.Load.Yield,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook, Yield: a.Load.Yield, Load: a.Load,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)

@@ -24,12 +24,15 @@ const DefaultMaxWait = 5 * time.Millisecond
 type Gauge struct {
 	// MaxWait bounds one Yield; 0 means DefaultMaxWait.
 	MaxWait time.Duration
+	// Now is the clock Busy reads; nil means time.Now.
+	Now func() time.Time
 
 	n      atomic.Int64
 	mu     sync.Mutex
 	idle   chan struct{} // closed when n drops to 0; nil when nobody waits
 	yields atomic.Int64
 	waited atomic.Int64 // nanoseconds
+	last   atomic.Int64 // when a request last left, Unix nanoseconds
 }
 
 // Enter marks a request's work started; call the returned func when it is
@@ -44,6 +47,7 @@ func (g *Gauge) Enter() (leave func()) {
 }
 
 func (g *Gauge) leave() {
+	g.last.Store(g.now().UnixNano())
 	if g.n.Add(-1) > 0 {
 		return
 	}
@@ -61,6 +65,26 @@ func (g *Gauge) InFlight() int64 {
 		return 0
 	}
 	return g.n.Load()
+}
+
+func (g *Gauge) now() time.Time {
+	if g.Now != nil {
+		return g.Now()
+	}
+	return time.Now()
+}
+
+// Busy reports whether a request is in flight or one left within window:
+// background work paces itself while it is (background.Load).
+func (g *Gauge) Busy(window time.Duration) bool {
+	if g == nil {
+		return false
+	}
+	if g.n.Load() > 0 {
+		return true
+	}
+	last := g.last.Load()
+	return last != 0 && g.now().UnixNano()-last < int64(window)
 }
 
 // Yield returns once no request is in flight, MaxWait has passed or ctx

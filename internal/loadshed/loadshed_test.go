@@ -88,3 +88,31 @@ func TestNilGauge(t *testing.T) {
 		t.Fatal("nil gauge counts")
 	}
 }
+
+// Busy is true while a request is in flight and for window after the last
+// one left, then false.
+func TestBusyWindow(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g := &Gauge{Now: func() time.Time { return now }}
+	if g.Busy(time.Second) {
+		t.Fatal("busy before any request")
+	}
+	leave := g.Enter()
+	if !g.Busy(0) {
+		t.Fatal("not busy with a request in flight")
+	}
+	now = now.Add(time.Minute)
+	leave()
+	now = now.Add(999 * time.Millisecond)
+	if !g.Busy(time.Second) {
+		t.Fatal("not busy within the window after the last request")
+	}
+	now = now.Add(time.Millisecond)
+	if g.Busy(time.Second) {
+		t.Fatal("busy once the window after the last request has passed")
+	}
+	var nilG *Gauge
+	if nilG.Busy(time.Hour) {
+		t.Fatal("nil gauge busy")
+	}
+}
