@@ -1,6 +1,6 @@
 // Package sqlitestmt keeps each SQLite connection's prepared statements
-// by SQL text, for pools whose user does not prepare its queries (River's
-// SQLite driver).
+// by SQL text, so pools whose users do not prepare their queries (River's
+// SQLite driver, the store's database/sql calls) parse each text once.
 package sqlitestmt
 
 import (
@@ -16,8 +16,8 @@ import (
 // CPU of live ingest, where each turn is a job. Connector wraps modernc's
 // connector (sqlite.NewConnector exists for such wrappers) so each
 // connection keeps its prepared statements by SQL text and runs a query
-// through the cached one. It is used for River's pool only: the store's
-// own pool prepares its statements itself (store/sqlite/stmts.go).
+// through the cached one. Every SQLite pool of memproxy uses it: River's,
+// the store's and the spool's (store/sqlite.OpenDB).
 type Connector struct{ driver.Connector }
 
 // maxConnStmts bounds a connection's cache; River uses a few dozen

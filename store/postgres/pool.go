@@ -97,7 +97,7 @@ func (s *Store) bind(db *sql.DB) {
 		}}
 	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc}
 	s.Search = sqlkit.NewSearch(s.local, c.check, s.opts.Dim)
-	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow, db.QueryContext)
+	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow)
 }
 
 // Background returns the store as the background workers use it: every

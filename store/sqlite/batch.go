@@ -65,7 +65,7 @@ func (s *conn) batchOf(ctx context.Context) *batch {
 func (s *conn) batchQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	b := s.batchOf(ctx)
 	if b == nil {
-		return s.query(ctx, query, args...)
+		return s.db.QueryContext(ctx, query, args...)
 	}
 	return b.tx.QueryContext(ctx, query, args...)
 }
@@ -84,17 +84,17 @@ func (s *conn) joinWriteThen(ctx context.Context, fn func(tx *sql.Tx) error, com
 	if b == nil {
 		return s.writeThen(ctx, fn, committed)
 	}
-	// Through the statement cache: parsing these was a tenth of a joined
-	// write.
-	if _, err := s.txExec(ctx, b.tx, `SAVEPOINT joined`); err != nil {
+	// Prepared once per connection (sqlitestmt): parsing these was a
+	// tenth of a joined write.
+	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT joined`); err != nil {
 		return err
 	}
 	if err := fn(b.tx); err != nil {
-		_, _ = s.txExec(ctx, b.tx, `ROLLBACK TO joined`)
-		_, _ = s.txExec(ctx, b.tx, `RELEASE joined`)
+		_, _ = b.tx.ExecContext(ctx, `ROLLBACK TO joined`)
+		_, _ = b.tx.ExecContext(ctx, `RELEASE joined`)
 		return err
 	}
-	if _, err := s.txExec(ctx, b.tx, `RELEASE joined`); err != nil {
+	if _, err := b.tx.ExecContext(ctx, `RELEASE joined`); err != nil {
 		return err
 	}
 	if committed != nil {

@@ -29,7 +29,7 @@ func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
 	}
 	err = s.joinWrite(ctx, func(tx *sql.Tx) error {
 		// A turn keyed by its spool id is logged once (a retried ingest).
-		_, err := s.txExec(ctx, tx, `INSERT INTO turns (user, namespace, request_id, session, time, data, tid) VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, ''))
+		_, err := tx.ExecContext(ctx, `INSERT INTO turns (user, namespace, request_id, session, time, data, tid) VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, ''))
 			ON CONFLICT (tid) WHERE tid IS NOT NULL DO NOTHING`,
 			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, micros(t.Time), string(data), t.ID)
 		return err
@@ -83,7 +83,7 @@ func (s *logs) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 		fb = *r.Feedback
 	}
 	err = s.joinWrite(ctx, func(tx *sql.Tx) error {
-		_, err := s.txExec(ctx, tx, `INSERT INTO recall (user, namespace, request_id, time, data, feedback) VALUES (?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO recall (user, namespace, request_id, time, data, feedback) VALUES (?, ?, ?, ?, ?, ?)`,
 			r.Scope.User, r.Scope.Namespace, r.RequestID, micros(r.Time), string(data), fb)
 		return err
 	})

@@ -45,15 +45,10 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	written := make([]search.Row, 0, len(ms))
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		written = written[:0]
-		ins, err := s.txStmt(ctx, tx, insertMemorySQL)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
 		for _, m := range ms {
 			var seq int64
 			emb := encodeVec(m.Embedding)
-			if err := ins.QueryRowContext(ctx, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, emb,
+			if err := tx.QueryRowContext(ctx, insertMemorySQL, m.ID, sc.User, sc.Namespace, string(m.Tier), m.Text, emb,
 				m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, boolInt(m.NoDecay),
 				micros(m.CreatedAt), micros(m.LastUsedAt), m.Hits, micros(m.ValidFrom), nullMicros(m.ValidTo),
 				m.SupersededBy, nullMicros(m.ExpiresAt), nullMicros(m.ArchivedAt), nullMicros(m.ConsolidatedAt), m.Context, m.API).Scan(&seq); err != nil {
@@ -231,7 +226,7 @@ func (s *Store) updateMany(ctx context.Context, sc memory.Scope, ids []string, s
 func (s *Store) updateTx(ctx context.Context, tx *sql.Tx, sc memory.Scope, ids []string, set string, args ...any) error {
 	for _, part := range chunks(ids, batchSize) {
 		a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
-		if _, err := s.txExec(ctx, tx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
 			placeholders(len(part))+`)`, a...); err != nil {
 			return err
 		}

@@ -54,7 +54,7 @@ func (src source) Memories(ctx context.Context, sc memory.Scope, _ []string, seq
 }
 
 func (src source) scan(ctx context.Context, add func(search.Row), q string, args ...any) error {
-	rows, err := src.s.query(ctx, q, args...)
+	rows, err := src.s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (src source) Count(ctx context.Context, sc memory.Scope, most int) (int, er
 // LoadRows is Load reading the rows whole, for the engine's row cache to
 // keep (search.RowLoader).
 func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search.Row, *memory.Memory)) error {
-	rows, err := src.s.query(ctx, `SELECT seq, `+memCols+` FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
+	rows, err := src.s.db.QueryContext(ctx, `SELECT seq, `+memCols+` FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
 	if err != nil {
 		return err
 	}

@@ -5,13 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	msqlite "modernc.org/sqlite"
-
-	"github.com/memproxy/memproxy/internal/sqlitestmt"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
@@ -28,10 +22,8 @@ import (
 // so a turn processed again after a crash writes nothing twice.
 type Spool struct {
 	*sqlkit.Spool
-	db     *sql.DB
-	mu     sync.Mutex // serialises this process's writes
-	closed atomic.Bool
-	now    func() time.Time
+	c   *conn // the spool file's pool and serialised writes
+	now func() time.Time
 }
 
 var _ memory.TurnSpool = (*Spool)(nil)
@@ -64,19 +56,16 @@ CREATE INDEX IF NOT EXISTS spool_done ON spool (done_at) WHERE done = 1;
 // OpenSpool opens (creating if needed) the spool file at path (see
 // SpoolPath): WAL, busy_timeout, transactions IMMEDIATE.
 func OpenSpool(ctx context.Context, path string) (*Spool, error) {
-	base, err := msqlite.NewConnector(dsn(path, "immediate"))
+	db, err := openPool(path, 2)
 	if err != nil {
-		return nil, fmt.Errorf("open spool %s: %w", path, err)
+		return nil, fmt.Errorf("open spool: %w", err)
 	}
-	db := sql.OpenDB(sqlitestmt.Connector{Connector: base})
-	db.SetMaxOpenConns(2)
-	db.SetMaxIdleConns(2)
 	if _, err := db.ExecContext(ctx, spoolSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
-	p := &Spool{db: db, now: time.Now}
-	p.Spool = sqlkit.NewSpool(&sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &p.closed, Write: p.write}, sqlkit.SpoolDialect{
+	p := &Spool{c: &conn{db: db}, now: time.Now}
+	p.Spool = sqlkit.NewSpool(&sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &p.c.closed, Write: p.c.write}, sqlkit.SpoolDialect{
 		Table: "spool",
 		Now: func(d time.Duration) (string, []any) {
 			return "?", []any{micros(p.now().Add(d))}
@@ -92,36 +81,14 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 }
 
 // DB is the spool's connection pool, for tools and tests.
-func (p *Spool) DB() *sql.DB { return p.db }
+func (p *Spool) DB() *sql.DB { return p.c.db }
 
 // Close closes the spool; it is safe to call twice.
-func (p *Spool) Close() error {
-	if p.closed.Swap(true) {
-		return nil
-	}
-	return p.db.Close()
-}
-
-func (p *Spool) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	if p.closed.Load() {
-		return memory.ErrClosed
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
+func (p *Spool) Close() error { return p.c.close() }
 
 // insert writes spooled turns, one prepared statement for all.
 func (p *Spool) insert(ctx context.Context, turns []*memory.Turn, data []string) error {
-	return p.write(ctx, func(tx *sql.Tx) error {
+	return p.c.write(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO spool (tid, user, namespace, request_id, response_id, session, time, data)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tid) DO NOTHING`)
 		if err != nil {

@@ -50,8 +50,7 @@ const MaxOpenConns = 4
 const busyTimeoutMs = 10000
 
 // Store is the SQLite memory store. It is safe for concurrent use. Its
-// concerns are split: conn holds the pool, the statement cache and the
-// write transactions; logs the turn and recall logs (logs.go); the
+// concerns are split: conn holds the pool and the write transactions; logs the turn and recall logs (logs.go); the
 // embedded sqlkit.Store the client keys, metadata, gate state, audit log
 // and admin listings both stores share; idx the search engine (package
 // search) it feeds.
@@ -68,7 +67,7 @@ type Store struct {
 	idx *search.Engine
 }
 
-// conn is a store's pool, statement cache and write transactions.
+// conn is a store's pool and write transactions.
 type conn struct {
 	db     *sql.DB
 	closed atomic.Bool
@@ -76,15 +75,13 @@ type conn struct {
 	// writeMu serialises this process's write transactions, which is
 	// cheaper than letting SQLite's busy handler poll.
 	writeMu sync.Mutex
-
-	stmts stmtCache
 }
 
 // logs are the scoped logs and gate state (logs.go).
 type logs struct{ *conn }
 
 // dsn builds the connection string with the pragmas every connection needs.
-func dsn(path string, txlock string) string {
+func dsn(path string) string {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMs)+")")
@@ -100,42 +97,37 @@ func dsn(path string, txlock string) string {
 	// cost more than the reads it saved (recall path benchmark, 8.5 → 5.5
 	// CPU ms per request at 10k).
 	q.Add("_pragma", "cache_size(-32768)")
-	if txlock != "" {
-		q.Set("_txlock", txlock)
-	}
+	q.Set("_txlock", "immediate")
 	return path + "?" + q.Encode()
 }
 
 // OpenDB opens the store's connection pool on path without migrating or
 // checking the embedder (for `memproxy migrate`). Transactions begin
 // IMMEDIATE.
-func OpenDB(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, "immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(MaxOpenConns)
-	db.SetMaxIdleConns(MaxOpenConns)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
-	return db, nil
-}
+//
+// Each connection keeps its statements prepared by SQL text
+// (internal/sqlitestmt): modernc's SQL parser is a large share of a short
+// query's cost, and the store's hot statements have a handful of shapes.
+func OpenDB(path string) (*sql.DB, error) { return openPool(path, MaxOpenConns) }
 
 // OpenRiverDB opens a separate pool on path for River (riversqlite): WAL,
 // busy_timeout and one connection, as River recommends for SQLite. Close
 // it after stopping the River client.
-func OpenRiverDB(path string) (*sql.DB, error) {
-	base, err := msqlite.NewConnector(dsn(path, "immediate"))
+func OpenRiverDB(path string) (*sql.DB, error) { return openPool(path, 1) }
+
+// openPool opens a pool of n connections on path whose transactions
+// begin IMMEDIATE and whose connections cache their prepared statements.
+func openPool(path string, n int) (*sql.DB, error) {
+	base, err := msqlite.NewConnector(dsn(path))
 	if err != nil {
-		return nil, fmt.Errorf("open river sqlite %s: %w", path, err)
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	db := sql.OpenDB(sqlitestmt.Connector{Connector: base})
-	db.SetMaxOpenConns(1)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open river sqlite %s: %w", path, err)
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return db, nil
 }
@@ -165,7 +157,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser
-	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory, c.query)
+	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err
@@ -191,11 +183,12 @@ func (s *Store) Dim() int { return s.dim }
 func (s *Store) Model() string { return s.model }
 
 // Close closes the pool; it is safe to call twice.
-func (s *Store) Close() error {
+func (s *Store) Close() error { return s.close() }
+
+func (s *conn) close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.closeStmts()
 	return s.db.Close()
 }
 

@@ -15,20 +15,18 @@ import (
 type Memories struct {
 	c *Conn
 	// sel is the store's "SELECT <columns> FROM <rows>", scan reads one
-	// row of it and query runs a read (its statement already rebound).
-	sel   string
-	scan  func(Scanner) (*memory.Memory, error)
-	query func(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	// row of it.
+	sel  string
+	scan func(Scanner) (*memory.Memory, error)
 }
 
 // NewMemories is the memory reads of c's store.
-func NewMemories(c *Conn, sel string, scan func(Scanner) (*memory.Memory, error),
-	query func(ctx context.Context, q string, args ...any) (*sql.Rows, error)) Memories {
-	return Memories{c: c, sel: sel, scan: scan, query: query}
+func NewMemories(c *Conn, sel string, scan func(Scanner) (*memory.Memory, error)) Memories {
+	return Memories{c: c, sel: sel, scan: scan}
 }
 
 func (m Memories) read(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
-	rows, err := m.query(ctx, m.c.Rebind(m.sel+` WHERE `+q), args...)
+	rows, err := m.c.query(ctx, m.sel+` WHERE `+q, args...)
 	return Collect(rows, err, m.scan)
 }
 
