@@ -26,17 +26,3 @@ func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []str
 	return int(n), nil
 }
 
-// EraseAudit implements memory.Eraser.
-func (s *logs) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
-	if err := s.check(sc); err != nil {
-		return 0, err
-	}
-	res, err := s.db.ExecContext(ctx, `UPDATE audit SET before = '', after = ''
-		WHERE user_id = $1 AND namespace = $2 AND memory_id = ANY($3) AND (before <> '' OR after <> '')`,
-		sc.User, sc.Namespace, pq.Array(memoryIDs))
-	if err != nil {
-		return 0, fmt.Errorf("erase audit: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
-}

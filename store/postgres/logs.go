@@ -215,18 +215,3 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 	return &rec, nil
 }
 
-// RecallByRequest returns the scope's recall row of a request.
-func (s *logs) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	rec, err := scanRecall(s.db.QueryRowContext(ctx, `SELECT `+recallCols+` FROM recall
-		WHERE user_id = $1 AND namespace = $2 AND request_id = $3`, sc.User, sc.Namespace, requestID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read recall %s: %w", requestID, memory.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	return rec, nil
-}

@@ -95,7 +95,8 @@ func (s *Store) bind(db *sql.DB) {
 		Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
 		}}
-	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc}
+	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc,
+		Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "time DESC"}}
 	s.Search = sqlkit.NewSearch(s.local, c.check, s.opts.Dim)
 	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow)
 }
@@ -110,20 +111,9 @@ func (s *Store) bind(db *sql.DB) {
 // Closing it closes only its pool; close it before s.
 func (s *Store) Background(ctx context.Context, dsn string, p Pool) (*Store, error) {
 	p = p.withDefaults()
-	cfg, err := pq.NewConfig(dsn)
+	db, err := p.open(ctx, dsn, "-background", p.BackgroundMaxConns, p.BackgroundMaxConns, nil)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-	}
-	c, err := p.connector(sessionConfig(cfg), "-background")
-	if err != nil {
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-	}
-	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(p.BackgroundMaxConns)
-	db.SetMaxIdleConns(p.BackgroundMaxConns)
-	if err := db.PingContext(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("postgres: connect background pool: %w", err)
+		return nil, err
 	}
 	v := &Store{opts: s.opts, vecTyp: s.vecTyp, cols: s.cols, local: s.local}
 	v.bind(db)
@@ -137,12 +127,30 @@ func (s *Store) Background(ctx context.Context, dsn string, p Pool) (*Store, err
 // instead of holding a slot forever.
 func (p Pool) readTimeout() time.Duration { return p.StatementTimeout + 5*time.Second }
 
-// pooled returns cfg with the pool's session settings and a connector
-// whose connections time out reads.
-func (p Pool) connector(cfg pq.Config, suffix string) (*pq.Connector, error) {
-	cfg = cfg.Clone()
+// open opens a pool of at most n connections (idle of them kept warm) on
+// dsn, named with suffix, whose connections time out reads, start with
+// the pool's session settings, sessionDefaults and set, and send each
+// query's parameters with it (binary_parameters): lib/pq otherwise
+// prepares an unnamed statement and waits for the server before binding,
+// two round trips per query instead of one. The parameters are all
+// passed as text (vectors included), which binary mode leaves as they
+// are.
+func (p Pool) open(ctx context.Context, dsn, suffix string, n, idle int, set map[string]string) (*sql.DB, error) {
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	cfg.BinaryParameters = true
 	if cfg.Runtime == nil {
 		cfg.Runtime = map[string]string{}
+	}
+	for k, v := range sessionDefaults {
+		if _, ok := cfg.Runtime[k]; !ok {
+			cfg.Runtime[k] = v
+		}
+	}
+	for k, v := range set {
+		cfg.Runtime[k] = v
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = p.ConnectTimeout
@@ -158,10 +166,17 @@ func (p Pool) connector(cfg pq.Config, suffix string) (*pq.Connector, error) {
 	}
 	c, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
 	c.Dialer(readDeadlineDialer{read: p.readTimeout()})
-	return c, nil
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(idle)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: connect%s pool: %w", suffix, err)
+	}
+	return db, nil
 }
 
 // OpenRiverDB opens the background queue's pool on dsn: the store's
@@ -169,22 +184,7 @@ func (p Pool) connector(cfg pq.Config, suffix string) (*pq.Connector, error) {
 // "<application_name>-river".
 func OpenRiverDB(ctx context.Context, dsn string, p Pool) (*sql.DB, error) {
 	p = p.withDefaults()
-	cfg, err := pq.NewConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-	}
-	c, err := p.connector(sessionConfig(cfg), "-river")
-	if err != nil {
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-	}
-	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(p.RiverMaxConns)
-	db.SetMaxIdleConns(p.RiverMaxConns)
-	if err := db.PingContext(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("postgres: connect queue pool: %w", err)
-	}
-	return db, nil
+	return p.open(ctx, dsn, "-river", p.RiverMaxConns, p.RiverMaxConns, nil)
 }
 
 // readDeadlineDialer dials connections whose every read times out after

@@ -32,7 +32,6 @@ func newSpool(c *conn, kc *sqlkit.Conn) *sqlkit.Spool {
 			}
 			return "clock_timestamp() + ? * interval '1 microsecond'", []any{d.Microseconds()}
 		},
-		In:      func(col string, ids []string) (string, any) { return col + " = ANY(?)", pq.Array(ids) },
 		Pending: "NOT done", Done: "done", Unset: "NULL", ForUpdate: " FOR UPDATE",
 		Lock: func(ctx context.Context, tx *sql.Tx, sc memory.Scope) error {
 			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/lib/pq"
-
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
@@ -70,35 +68,23 @@ func OpenWith(ctx context.Context, dsn string, o memory.OpenOptions, po Options)
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	cfg, err := pq.NewConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-	}
 	pool := po.Pool.withDefaults()
-	connector, err := pool.connector(sessionConfig(cfg), "")
-	if err != nil {
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
-	}
-	db := sql.OpenDB(connector)
 	// Bounded, so memproxy never exhausts a shared server; beyond the
 	// bound a call waits for a connection as long as its context allows
 	// (the request path's deadlines, then it fails open). Keep warm
 	// connections: a fresh connection costs more than a search.
-	db.SetMaxOpenConns(pool.MaxConns)
-	db.SetMaxIdleConns(min(16, pool.MaxConns))
+	db, err := pool.open(ctx, dsn, "", pool.MaxConns, min(16, pool.MaxConns), nil)
+	if err != nil {
+		return nil, err
+	}
 	// The in-process indexes' per-search read runs on connections of its
 	// own that plan it once (see readQuery).
-	rc := sessionConfig(cfg)
-	rc.Runtime["plan_cache_mode"] = "force_generic_plan"
-	c, err := pool.connector(rc, "")
+	readMax := readConns(pool.MaxConns)
+	readDB, err := pool.open(ctx, dsn, "", readMax, min(8, readMax), map[string]string{"plan_cache_mode": "force_generic_plan"})
 	if err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+		return nil, err
 	}
-	readDB := sql.OpenDB(c)
-	readMax := readConns(pool.MaxConns)
-	readDB.SetMaxOpenConns(readMax)
-	readDB.SetMaxIdleConns(min(8, readMax))
 	s, err := open(ctx, db, readDB, o, po)
 	if err != nil {
 		_ = db.Close()
@@ -121,31 +107,9 @@ var sessionDefaults = map[string]string{
 	"random_page_cost": "1.1",
 }
 
-// sessionConfig adds sessionDefaults to cfg and sends each query's
-// parameters with it (binary_parameters): lib/pq otherwise prepares an
-// unnamed statement and waits for the server before binding, two round
-// trips per query instead of one. The parameters are all passed as text
-// (vectors included), which binary mode leaves as they are.
-func sessionConfig(cfg pq.Config) pq.Config {
-	cfg = cfg.Clone()
-	cfg.BinaryParameters = true
-	if cfg.Runtime == nil {
-		cfg.Runtime = map[string]string{}
-	}
-	for k, v := range sessionDefaults {
-		if _, ok := cfg.Runtime[k]; !ok {
-			cfg.Runtime[k] = v
-		}
-	}
-	return cfg
-}
-
 // open opens the store on db; readDB is the pool of the in-process
 // indexes' per-search read.
 func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Options) (*Store, error) {
-	if err := db.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", err)
-	}
 	if err := ensureVector(ctx, db); err != nil {
 		return nil, err
 	}

@@ -61,27 +61,3 @@ func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []str
 	return n, nil
 }
 
-// EraseAudit implements memory.Eraser.
-func (s *logs) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
-	if err := s.check(sc); err != nil {
-		return 0, err
-	}
-	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		n = 0
-		for _, id := range memoryIDs {
-			res, err := tx.ExecContext(ctx, `UPDATE audit SET before = '', after = '' WHERE user = ? AND namespace = ? AND memory_id = ?
-				AND (before != '' OR after != '')`, sc.User, sc.Namespace, id)
-			if err != nil {
-				return err
-			}
-			k, _ := res.RowsAffected()
-			n += k
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("erase audit: %w", err)
-	}
-	return int(n), nil
-}

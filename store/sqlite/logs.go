@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -116,18 +115,3 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 	return &rec, nil
 }
 
-// RecallByRequest returns the latest recall row of a request in the scope.
-func (s *logs) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
-	if err := s.check(sc); err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	r, err := scanRecall(s.db.QueryRowContext(ctx, `SELECT `+recallCols+` FROM recall WHERE user = ? AND namespace = ? AND request_id = ?
-		ORDER BY seq DESC LIMIT 1`, sc.User, sc.Namespace, requestID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read recall: %w: request %s", memory.ErrNotFound, requestID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	return r, nil
-}

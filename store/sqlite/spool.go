@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -69,10 +68,6 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		Table: "spool",
 		Now: func(d time.Duration) (string, []any) {
 			return "?", []any{micros(p.now().Add(d))}
-		},
-		In: func(col string, ids []string) (string, any) {
-			list, _ := json.Marshal(ids)
-			return col + " IN (SELECT value FROM json_each(?))", string(list)
 		},
 		Pending: "done = 0", Done: "done = 1", Unset: "0",
 		Insert: p.insert,

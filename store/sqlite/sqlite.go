@@ -153,7 +153,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	s := &Store{conn: c, logs: logs{c}, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &c.closed,
 		Write: c.write, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.joinWrite(ctx, func(tx *sql.Tx) error { return fn(tx) })
-		}}}, dim: opts.Dim, model: opts.Model}
+		}}, Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "seq DESC"}}, dim: opts.Dim, model: opts.Model}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser

@@ -248,3 +248,56 @@ func (s Store) ClearTombstone(ctx context.Context, user string) error {
 	}
 	return nil
 }
+
+// RecallByRequest returns the latest recall row of a request in the scope.
+func (s Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID string) (*memory.RecallRecord, error) {
+	if err := s.check(sc); err != nil {
+		return nil, fmt.Errorf("read recall: %w", err)
+	}
+	r, err := One(s.queryRow(ctx, `SELECT `+s.Recall.Cols+` FROM recall WHERE user_id = ? AND namespace = ? AND request_id = ?
+		ORDER BY `+s.Recall.Latest+` LIMIT 1`, sc.User, sc.Namespace, requestID), s.Recall.Scan, "request "+requestID)
+	if err != nil {
+		return nil, fmt.Errorf("read recall: %w", err)
+	}
+	return r, nil
+}
+
+// RecallSince reads recall rows of every scope from since, oldest first.
+func (s Store) RecallSince(ctx context.Context, since time.Time) ([]*memory.RecallRecord, error) {
+	if err := s.open("read recall"); err != nil {
+		return nil, err
+	}
+	rows, err := s.query(ctx, `SELECT `+s.Recall.Cols+` FROM recall WHERE time >= ? ORDER BY time, seq`, s.Time(since))
+	out, err := Collect(rows, err, s.Recall.Scan)
+	if err != nil {
+		return nil, fmt.Errorf("read recall: %w", err)
+	}
+	return out, nil
+}
+
+// FindRecall finds a request's latest recall row in any scope.
+func (s Store) FindRecall(ctx context.Context, requestID string) (*memory.RecallRecord, error) {
+	if err := s.open("find recall"); err != nil {
+		return nil, err
+	}
+	r, err := One(s.queryRow(ctx, `SELECT `+s.Recall.Cols+` FROM recall WHERE request_id = ? ORDER BY `+s.Recall.Latest+` LIMIT 1`,
+		requestID), s.Recall.Scan, "request "+requestID)
+	if err != nil {
+		return nil, fmt.Errorf("find recall: %w", err)
+	}
+	return r, nil
+}
+
+// EraseAudit implements memory.Eraser.
+func (s Store) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
+	if err := s.check(sc); err != nil {
+		return 0, err
+	}
+	in, list := s.In("memory_id", memoryIDs)
+	n, err := s.exec(ctx, `UPDATE audit SET before = '', after = '' WHERE user_id = ? AND namespace = ? AND `+in+`
+		AND (before <> '' OR after <> '')`, sc.User, sc.Namespace, list)
+	if err != nil {
+		return 0, fmt.Errorf("erase audit: %w", err)
+	}
+	return n, nil
+}

@@ -28,8 +28,6 @@ type SpoolDialect struct {
 	// Now is the SQL of the time d from now, with its arguments: the
 	// store's clock (PostgreSQL's, so replicas agree) or the process's.
 	Now func(d time.Duration) (string, []any)
-	// In is the SQL saying col is one of ids, with its argument.
-	In func(col string, ids []string) (string, any)
 	// Pending and Done select pending and completed rows (as the partial
 	// indexes are written); Unset is an unset lease_until or done_at.
 	Pending, Done, Unset string
@@ -157,7 +155,7 @@ func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, l
 // CompleteTurns implements memory.TurnSpool.
 func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) (int, error) {
 	now, args := p.d.Now(0)
-	in, list := p.d.In("tid", ids)
+	in, list := p.c.In("tid", ids)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = true, data = NULL, owner = '', lease_until = `+p.d.Unset+`,
 		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`,
 		append(args, list, sc.User, sc.Namespace, owner)...)
@@ -169,7 +167,7 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 
 // ReleaseTurns implements memory.TurnSpool.
 func (p *Spool) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
-	in, list := p.d.In("tid", ids)
+	in, list := p.c.In("tid", ids)
 	if _, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET owner = '', lease_until = `+p.d.Unset+`
 		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`, list, sc.User, sc.Namespace, owner); err != nil {
 		return fmt.Errorf("release turns: %w", err)

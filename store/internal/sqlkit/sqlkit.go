@@ -12,12 +12,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/lib/pq"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -40,6 +43,8 @@ type Dialect struct {
 	// Now is the SQL of the current time, with its arguments: the
 	// server's clock on PostgreSQL, so replicas agree.
 	Now func() (string, []any)
+	// In is the SQL saying col is one of ids, with its one argument.
+	In func(col string, ids []string) (string, any)
 }
 
 // SQLite is the dialect of store/sqlite: ? placeholders, the user column
@@ -51,12 +56,17 @@ var SQLite = Dialect{
 	Contains: "instr(lower(text), lower(?)) > 0",
 	NoIndex:  "+",
 	Now:      func() (string, []any) { return "?", []any{time.Now().UnixMicro()} },
+	In: func(col string, ids []string) (string, any) {
+		list, _ := json.Marshal(ids)
+		return col + " IN (SELECT value FROM json_each(?))", string(list)
+	},
 }
 
 // Postgres is the dialect of store/postgres: numbered placeholders,
 // timestamptz truncated to the server's microseconds.
 var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id",
-	Contains: "strpos(lower(text), lower(?)) > 0", Now: func() (string, []any) { return "now()", nil }}
+	Contains: "strpos(lower(text), lower(?)) > 0", Now: func() (string, []any) { return "now()", nil },
+	In: func(col string, ids []string) (string, any) { return col + " = ANY(?)", pq.Array(ids) }}
 
 // numbered rewrites each ? as $1, $2, ... in order.
 func numbered(q string) string {
