@@ -25,4 +25,3 @@ func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []str
 	n, _ := res.RowsAffected()
 	return int(n), nil
 }
-

@@ -15,38 +15,7 @@ import (
 
 // AppendTurn writes one turn to the scope's turn log.
 func (s *logs) AppendTurn(ctx context.Context, t *memory.Turn) error {
-	if t == nil {
-		return fmt.Errorf("append turn: %w: nil turn", memory.ErrInvalid)
-	}
-	if err := s.check(t.Scope); err != nil {
-		return fmt.Errorf("append turn: %w", err)
-	}
-	if t.Time.IsZero() {
-		t.Time = time.Now()
-	}
-	t.Time = micro(t.Time)
-	refs, err := jsonArg(nonNil(t.Refs))
-	if err != nil {
-		return fmt.Errorf("append turn: %w", err)
-	}
-	injected, err := jsonArg(nonNil(t.Injected))
-	if err != nil {
-		return fmt.Errorf("append turn: %w", err)
-	}
-	err = s.joined(ctx, false, nil, func(q dbtx) error {
-		// A turn keyed by its spool id is logged once (a retried ingest).
-		_, err := q.ExecContext(ctx, `INSERT INTO turns (user_id, namespace, request_id, session, time, user_text,
-			assistant, finish_reason, model, arm, refs, injected, intent, tid, api)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULLIF($14, ''), $15)
-			ON CONFLICT (user_id, namespace, tid) WHERE tid IS NOT NULL DO NOTHING`,
-			t.Scope.User, t.Scope.Namespace, t.RequestID, t.Session, t.Time, t.User, t.Assistant, t.FinishReason,
-			t.Model, t.Arm, refs, injected, string(t.Intent), t.ID, t.API)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("append turn: %w", err)
-	}
-	return nil
+	return s.AppendTurns(ctx, []*memory.Turn{t})
 }
 
 // AppendTurns writes turns to their scopes' turn logs in one statement
@@ -214,4 +183,3 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 	}
 	return &rec, nil
 }
-

@@ -53,17 +53,6 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	return nil
 }
 
-// prepare validates m for scope sc before anything is written.
-func (s *Store) prepare(sc memory.Scope, m *memory.Memory) error {
-	if m == nil {
-		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
-	}
-	if m.Scope != (memory.Scope{}) && m.Scope != sc {
-		return fmt.Errorf("%w: memory scope %s differs from %s", memory.ErrInvalidScope, m.Scope, sc)
-	}
-	return m.Validate(s.opts.Dim)
-}
-
 func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 	var b strings.Builder
 	b.WriteString("INSERT INTO memories (" + insertCols + ") VALUES ")
@@ -112,7 +101,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
-	if err := s.prepare(sc, m); err != nil {
+	if err := sqlkit.CheckUpdate(sc, m, s.opts.Dim); err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
 	prov, err := jsonArg(m.Provenance)

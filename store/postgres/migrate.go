@@ -36,46 +36,43 @@ type migration struct {
 	version int
 	name    string
 	sql     func(dim int) string
-	// fn, when set, runs after sql in the same transaction (data
-	// migrations that need Go, such as memory.LexicalForm).
-	fn func(ctx context.Context, tx *sql.Tx) error
 }
 
 var migrations = []migration{
-	{1, "initial schema", initialSchema, nil},
-	{2, "client keys", func(int) string { return clientKeysSchema }, nil},
+	{1, "initial schema", initialSchema},
+	{2, "client keys", func(int) string { return clientKeysSchema }},
 	// memories.context is search-only text (an event's date and the
 	// exchange it answered). Versions 3 to 5 also built the SQL search
 	// path's lexical column and indexes and a narrow vector table, which
 	// version 11 drops: they are no-ops now.
-	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }, nil},
-	{4, "compact vector table for exact search", func(int) string { return `SELECT 1;` }, nil},
-	{5, "scope-prefixed lexical index", func(int) string { return `SELECT 1;` }, nil},
-	{6, "room for in-place touches, statistics", func(int) string { return touchSchema }, nil},
-	{7, "change stamps for in-process indexes", func(int) string { return stampSchema }, nil},
-	{8, "deletion stamps for in-process indexes", func(int) string { return deletionSchema }, nil},
-	{9, "usage counters apart from memories", usageSchema, nil},
+	{3, "memory context, stemmed lexical form", func(int) string { return contextSchema }},
+	{4, "compact vector table for exact search", func(int) string { return `SELECT 1;` }},
+	{5, "scope-prefixed lexical index", func(int) string { return `SELECT 1;` }},
+	{6, "room for in-place touches, statistics", func(int) string { return touchSchema }},
+	{7, "change stamps for in-process indexes", func(int) string { return stampSchema }},
+	{8, "deletion stamps for in-process indexes", func(int) string { return deletionSchema }},
+	{9, "usage counters apart from memories", usageSchema},
 	// The HNSW index serves only the SQL search path (Options.SQLSearch),
 	// which builds it when it opens (ensureVectorIndex); see Options.
-	{10, "HNSW index only for SQL search", func(int) string { return `DROP INDEX IF EXISTS memories_embedding;` }, nil},
-	{11, "drop the SQL search path", func(int) string { return dropSQLSearch }, nil},
+	{10, "HNSW index only for SQL search", func(int) string { return `DROP INDEX IF EXISTS memories_embedding;` }},
+	{11, "drop the SQL search path", func(int) string { return dropSQLSearch }},
 	// The background queue's input (spool.go).
-	{12, "turn spool, turn-log rows keyed by turn id", func(int) string { return spoolSchema }, nil},
+	{12, "turn spool, turn-log rows keyed by turn id", func(int) string { return spoolSchema }},
 	// The API a turn or request came through (chat, responses,
 	// messages); '' for rows written before it was kept (chat).
 	{13, "api of turns and recall rows", func(int) string {
 		return `ALTER TABLE turns ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';
 ALTER TABLE recall ADD COLUMN IF NOT EXISTS api TEXT NOT NULL DEFAULT '';`
-	}, nil},
+	}},
 	// The API of the turn a memory came from ('' before it was kept, or
 	// for memories not from a turn); the view reads it.
 	{14, "api of memories", func(int) string {
 		return `ALTER TABLE memories ADD COLUMN IF NOT EXISTS api text NOT NULL DEFAULT '';
 DROP VIEW memory_rows;` + memoryRowsView
-	}, nil},
+	}},
 	// A deleted user's late writes from any replica land nowhere
 	// (tombstone.go).
-	{15, "user tombstones", func(int) string { return tombstoneSchema }, nil},
+	{15, "user tombstones", func(int) string { return tombstoneSchema }},
 }
 
 // dropSQLSearch removes what only the SQL search path read: the narrow
@@ -83,7 +80,7 @@ DROP VIEW memory_rows;` + memoryRowsView
 // its GIN indexes and scoping functions, and any HNSW index. Searches run
 // in process (package search); nothing reads these any more, and each
 // write maintained them.
-const dropSQLSearch = `
+var dropSQLSearch = `
 DROP TRIGGER IF EXISTS memory_vectors_sync ON memories;
 DROP FUNCTION IF EXISTS memory_vectors_sync();
 DROP TABLE IF EXISTS memory_vectors;
@@ -227,19 +224,7 @@ FROM memories m LEFT JOIN LATERAL (
 // memoryRowsView9 is the view as migrations 9 and 11 created it, before
 // memories had an api column (migration 14 replaces it); released
 // migrations keep their SQL.
-const memoryRowsView9 = `
-CREATE VIEW memory_rows AS
-SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.value, m.confidence, m.source,
-	m.provenance, m.key, m.session, m.no_decay, m.created_at,
-	coalesce(u.last_used_at, m.last_used_at) AS last_used_at, m.hits + coalesce(u.hits, 0) AS hits,
-	m.valid_from, m.valid_to, m.superseded_by, m.expires_at, m.archived_at, m.consolidated_at, m.context,
-	m.xid, m.ver
-FROM memories m LEFT JOIN LATERAL (
-	SELECT hits, last_used_at FROM memory_usage u
-	WHERE u.user_id = m.user_id AND u.namespace = m.namespace AND u.id = m.id
-	LIMIT 1 -- keeps the subquery a key lookup per row (see memoryRowsView)
-) u ON true;
-`
+var memoryRowsView9 = strings.Replace(memoryRowsView, "m.xid, m.ver, m.api", "m.xid, m.ver", 1)
 
 // stampTrigger stamps memories rows (stampSchema); re-embedding drops and
 // recreates it around the column's retyping.
@@ -416,11 +401,6 @@ func Migrate(ctx context.Context, db *sql.DB, o memory.OpenOptions) (applied int
 		}
 		if _, err := tx.ExecContext(ctx, m.sql(o.Dim)); err != nil {
 			return 0, fmt.Errorf("migrate: version %d (%s): %w", m.version, m.name, err)
-		}
-		if m.fn != nil {
-			if err := m.fn(ctx, tx); err != nil {
-				return 0, fmt.Errorf("migrate: version %d (%s): %w", m.version, m.name, err)
-			}
 		}
 		if m.version == 1 {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2), ($3, $4)`,

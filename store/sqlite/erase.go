@@ -60,4 +60,3 @@ func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []str
 	}
 	return n, nil
 }
-

@@ -114,4 +114,3 @@ func scanRecall(r scanner) (*memory.RecallRecord, error) {
 	}
 	return &rec, nil
 }
-

@@ -75,13 +75,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	if err := s.check(sc); err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
-	if m == nil || m.ID == "" {
-		return fmt.Errorf("update memory: %w: no id", memory.ErrInvalid)
-	}
-	if m.Scope != (memory.Scope{}) && m.Scope != sc {
-		return fmt.Errorf("update memory: %w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
-	}
-	if err := m.Validate(s.dim); err != nil {
+	if err := sqlkit.CheckUpdate(sc, m, s.dim); err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
 	err := s.joinChanged(ctx, sc, []string{m.ID}, func(tx *sql.Tx) error {
@@ -124,15 +118,11 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
-	found, err := s.getMany(ctx, sc, ids)
+	found, err := readIn(ctx, s, sc, "id", ids)
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
 	return sqlkit.InOrder(ids, found), nil
-}
-
-func (s *Store) getMany(ctx context.Context, sc memory.Scope, ids []string) (map[string]*memory.Memory, error) {
-	return readIn(ctx, s, sc, "id", ids)
 }
 
 // readIn reads the scope's memories whose column col (id or seq) is one of

@@ -13,8 +13,6 @@ import (
 var migrations = []struct {
 	version int
 	sql     string
-	// fn runs after sql, in the same transaction, for data migrations.
-	fn func(ctx context.Context, tx *sql.Tx) error
 }{
 	{1, `
 CREATE TABLE meta (
@@ -99,37 +97,37 @@ CREATE TABLE gate_state (
 	threshold REAL NOT NULL,
 	PRIMARY KEY (user, namespace)
 ) STRICT;
-`, nil},
+`},
 	// Versions 1 to 3 also created and rebuilt memories_fts, an FTS5
 	// index only tests read (search runs in process); version 6 drops it
 	// and their SQL no longer creates it.
-	{2, `SELECT 1;`, nil},
-	{3, `SELECT 1;`, nil},
+	{2, `SELECT 1;`},
+	{3, `SELECT 1;`},
 	{4, `
 -- Version 4: memories.context is search-only text (what the memory answered:
 -- an event's date and the exchange before it).
 ALTER TABLE memories ADD COLUMN context TEXT NOT NULL DEFAULT '';
-`, nil},
-	{5, keysMigration, nil},
+`},
+	{5, keysMigration},
 	{6, `
 -- Version 6: the FTS5 index (and its vocabulary table) goes; every write
 -- maintained it for a reference only tests read.
 DROP TABLE IF EXISTS memories_fts_vocab;
 DROP TABLE IF EXISTS memories_fts;
-`, nil},
+`},
 	{7, `
 -- Version 7: a turn-log row is keyed by its spooled turn's id, so a turn
 -- ingested twice (a retry after a crash) is logged once.
 ALTER TABLE turns ADD COLUMN tid TEXT;
 CREATE UNIQUE INDEX turns_tid ON turns (tid) WHERE tid IS NOT NULL;
-`, nil},
+`},
 	{8, `
 -- Version 8: the API of the turn a memory came from (chat, responses,
 -- messages; '' before it was kept, or for memories not from a turn).
 ALTER TABLE memories ADD COLUMN api TEXT NOT NULL DEFAULT '';
-`, nil},
+`},
 	// Version 9: a deleted user's late writes land nowhere (tombstone.go).
-	{9, tombstoneMigration, nil},
+	{9, tombstoneMigration},
 }
 
 // Migrate applies the pending migrations to db; running it again is a
@@ -142,14 +140,14 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	for _, m := range migrations {
-		if err := apply(ctx, db, m.version, m.sql, m.fn); err != nil {
+		if err := apply(ctx, db, m.version, m.sql); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", m.version, err)
 		}
 	}
 	return nil
 }
 
-func apply(ctx context.Context, db *sql.DB, version int, stmt string, fn func(context.Context, *sql.Tx) error) error {
+func apply(ctx context.Context, db *sql.DB, version int, stmt string) error {
 	// The transaction begins IMMEDIATE, so two processes migrating at once
 	// serialise and the second sees the version recorded.
 	tx, err := db.BeginTx(ctx, nil)
@@ -166,11 +164,6 @@ func apply(ctx context.Context, db *sql.DB, version int, stmt string, fn func(co
 	}
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return err
-	}
-	if fn != nil {
-		if err := fn(ctx, tx); err != nil {
-			return err
-		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().UnixMicro()); err != nil {
 		return err

@@ -23,7 +23,7 @@ func TestMigrateDropsFTS5(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range migrations[:5] {
-		if err := apply(ctx, db, m.version, m.sql, m.fn); err != nil {
+		if err := apply(ctx, db, m.version, m.sql); err != nil {
 			t.Fatal(err)
 		}
 	}

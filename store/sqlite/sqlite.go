@@ -60,8 +60,7 @@ type Store struct {
 	sqlkit.Store
 	sqlkit.Search
 	sqlkit.Memories
-	dim   int
-	model string
+	dim int
 
 	// idx is the in-process search over this store.
 	idx *search.Engine
@@ -153,7 +152,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	s := &Store{conn: c, logs: logs{c}, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &c.closed,
 		Write: c.write, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.joinWrite(ctx, func(tx *sql.Tx) error { return fn(tx) })
-		}}, Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "seq DESC"}}, dim: opts.Dim, model: opts.Model}
+		}}, Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "seq DESC"}}, dim: opts.Dim}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser
@@ -178,9 +177,6 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Dim is the embedding dimension the store was opened for.
 func (s *Store) Dim() int { return s.dim }
-
-// Model is the embedder model the store was opened for.
-func (s *Store) Model() string { return s.model }
 
 // Close closes the pool; it is safe to call twice.
 func (s *Store) Close() error { return s.close() }

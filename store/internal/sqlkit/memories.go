@@ -126,13 +126,7 @@ func (m Memories) History(ctx context.Context, sc memory.Scope, key string) ([]*
 // Prepare validates m for scope sc and fills its defaults (id, creation,
 // last use and validity from now).
 func Prepare(sc memory.Scope, m *memory.Memory, dim int, now time.Time) error {
-	if m == nil {
-		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
-	}
-	if m.Scope != (memory.Scope{}) && m.Scope != sc {
-		return fmt.Errorf("%w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
-	}
-	if err := m.Validate(dim); err != nil {
+	if err := fits(sc, m, dim); err != nil {
 		return err
 	}
 	m.Scope = sc
@@ -149,6 +143,25 @@ func Prepare(sc memory.Scope, m *memory.Memory, dim int, now time.Time) error {
 		m.ValidFrom = m.CreatedAt
 	}
 	return nil
+}
+
+// CheckUpdate validates m as the new state of a memory of scope sc.
+func CheckUpdate(sc memory.Scope, m *memory.Memory, dim int) error {
+	if m != nil && m.ID == "" {
+		return fmt.Errorf("%w: no id", memory.ErrInvalid)
+	}
+	return fits(sc, m, dim)
+}
+
+// fits checks that m is a valid memory of scope sc (or of none yet).
+func fits(sc memory.Scope, m *memory.Memory, dim int) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil memory", memory.ErrInvalid)
+	}
+	if m.Scope != (memory.Scope{}) && m.Scope != sc {
+		return fmt.Errorf("%w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
+	}
+	return m.Validate(dim)
 }
 
 // Turns pages the scope's turn log, oldest first: sel is the store's
