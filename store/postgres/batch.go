@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // Batch runs fn with a context under which the store's Insert, Touch,
@@ -99,10 +101,7 @@ func (b *batch) next(ctx context.Context) error {
 }
 
 // dbtx is what a write runs on: the pool, or a transaction.
-type dbtx interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+type dbtx = sqlkit.Execer
 
 // joined runs fn in the batch of ctx, in a savepoint of its own, or
 // without a batch on the pool (one statement, atomic alone) or, when

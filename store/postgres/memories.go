@@ -175,80 +175,6 @@ func (s *conn) query(ctx context.Context, q string, args ...any) ([]*memory.Memo
 	return sqlkit.Collect(rows, err, scanRow)
 }
 
-// Delete removes one memory.
-func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("delete memory: %w", err)
-	}
-	res, err := s.db.ExecContext(ctx, `DELETE FROM memories WHERE user_id = $1 AND namespace = $2 AND id = $3`,
-		sc.User, sc.Namespace, id)
-	if err != nil {
-		return fmt.Errorf("delete memory: %w", err)
-	}
-	return oneRow(res, "delete memory", id)
-}
-
-// Supersede marks old as replaced by newID at t; Update, Supersede and
-// MarkConsolidated join the Batch ctx carries, if any (a decision's writes
-// and their audit rows commit together).
-func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("supersede memory: %w", err)
-	}
-	var res sql.Result
-	err := s.joined(ctx, false, nil, func(q dbtx) error {
-		var err error
-		res, err = q.ExecContext(ctx, `UPDATE memories SET valid_to = $4, superseded_by = $5
-		WHERE user_id = $1 AND namespace = $2 AND id = $3`, sc.User, sc.Namespace, oldID, micro(t), newID)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("supersede memory: %w", err)
-	}
-	return oneRow(res, "supersede memory", oldID)
-}
-
-// batch runs a scoped UPDATE over ids; ids outside the scope are ignored.
-func (s *Store) batch(ctx context.Context, op string, sc memory.Scope, ids []string, set string, args ...any) error {
-	return s.update(ctx, false, op, sc, ids, set, args...)
-}
-
-// update is batch, joining the Batch ctx carries when join is set.
-func (s *Store) update(ctx context.Context, join bool, op string, sc memory.Scope, ids []string, set string, args ...any) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	// The rows are locked in id order first: an UPDATE locks them in scan
-	// order, which for a sequential or bitmap scan is where each row's
-	// current version lies, and that moves with every update, so two
-	// batches sharing rows could each hold one the other waits for. The
-	// locked ids go to the UPDATE as an array, a primary-key lookup
-	// whatever the statistics say: as "id IN (locking subquery)", a
-	// scope the statistics still thought empty was planned as a nested
-	// loop re-running the subquery for each of its rows, 80-130 ms for
-	// three ids among 200 (PostgreSQL ingest benchmark, auto_explain).
-	q := `WITH locked AS MATERIALIZED (
-		SELECT id FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id FOR UPDATE)
-		UPDATE memories SET ` + set + ` WHERE user_id = $1 AND namespace = $2 AND id = ANY(ARRAY(SELECT id FROM locked))`
-	run := func(x dbtx) error {
-		_, err := x.ExecContext(ctx, q, append([]any{sc.User, sc.Namespace, pq.Array(ids)}, args...)...)
-		return err
-	}
-	var err error
-	if join {
-		err = s.joined(ctx, false, nil, run)
-	} else {
-		err = run(s.db)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	return nil
-}
-
 // Touch records an access of every id: hits+1, last_used_at=t, in the
 // narrow memory_usage rows (migration 9), which reads add to the memories
 // row. The increment happens in the upsert itself, so concurrent touches
@@ -273,37 +199,4 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 		return fmt.Errorf("touch memories: %w", err)
 	}
 	return nil
-}
-
-// MarkConsolidated sets consolidated_at=t on the given events.
-func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	return s.update(ctx, true, "mark consolidated", sc, ids, `consolidated_at = $4`, micro(t))
-}
-
-// Archive takes memories out of recall at t.
-func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	return s.batch(ctx, "archive memories", sc, ids, `archived_at = $4`, micro(t))
-}
-
-// Restore brings archived memories back.
-func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) error {
-	return s.batch(ctx, "restore memories", sc, ids, `archived_at = NULL`)
-}
-
-// Purge deletes memories archived before t and those whose TTL expired
-// before t.
-func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (int, error) {
-	if err := s.check(sc); err != nil {
-		return 0, fmt.Errorf("purge memories: %w", err)
-	}
-	res, err := s.db.ExecContext(ctx, `DELETE FROM memories WHERE user_id = $1 AND namespace = $2
-		AND (archived_at < $3 OR expires_at < $3)`, sc.User, sc.Namespace, before.UTC())
-	if err != nil {
-		return 0, fmt.Errorf("purge memories: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("purge memories: %w", err)
-	}
-	return int(n), nil
 }

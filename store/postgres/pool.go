@@ -92,13 +92,13 @@ func readConns(n int) int { return max(2, n/4) }
 func (s *Store) bind(db *sql.DB) {
 	c := &conn{db: db}
 	kc := &sqlkit.Conn{Dialect: sqlkit.Postgres, DB: db, Closed: &c.closed, Write: c.inTx, Forget: s.local.ForgetUser,
-		Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
-			return c.joined(ctx, false, nil, func(q dbtx) error { return fn(q) })
-		}}
+		Join: func(ctx context.Context, after func(), fn func(sqlkit.Execer) error) error {
+			return c.joined(ctx, false, after, fn)
+		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error { return fn(db) }}
 	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc,
 		Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "time DESC"}}
 	s.Search = sqlkit.NewSearch(s.local, c.check, s.opts.Dim)
-	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow)
+	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow, nil)
 }
 
 // Background returns the store as the background workers use it: every

@@ -70,6 +70,22 @@ func (s *conn) batchQuery(ctx context.Context, query string, args ...any) (*sql.
 	return b.tx.QueryContext(ctx, query, args...)
 }
 
+// join runs fn as joinWrite does and after (when not nil) once fn's writes
+// are committed: after the write lock is released without a batch (so
+// after may read), as the batch commits with one.
+func (s *conn) join(ctx context.Context, after func(), fn func(tx *sql.Tx) error) error {
+	if s.batchOf(ctx) != nil {
+		return s.joinWriteThen(ctx, fn, after)
+	}
+	if err := s.write(ctx, fn); err != nil {
+		return err
+	}
+	if after != nil {
+		after()
+	}
+	return nil
+}
+
 // joinWrite runs fn in the batch ctx carries, inside a savepoint, or else
 // in a transaction of its own (write).
 func (s *conn) joinWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {

@@ -78,7 +78,7 @@ func (s *Store) Update(ctx context.Context, sc memory.Scope, m *memory.Memory) e
 	if err := sqlkit.CheckUpdate(sc, m, s.dim); err != nil {
 		return fmt.Errorf("update memory: %w", err)
 	}
-	err := s.joinChanged(ctx, sc, []string{m.ID}, func(tx *sql.Tx) error {
+	err := s.join(ctx, func() { s.idx.Changed(context.WithoutCancel(ctx), sc, []string{m.ID}) }, func(tx *sql.Tx) error {
 		var seq int64
 		var created int64
 		err := tx.QueryRowContext(ctx, `SELECT seq, created_at FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
@@ -144,86 +144,6 @@ func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, co
 	return found, nil
 }
 
-// Delete removes one memory.
-func (s *Store) Delete(ctx context.Context, sc memory.Scope, id string) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("delete memory: %w", err)
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var seq int64
-		err := tx.QueryRowContext(ctx, `DELETE FROM memories WHERE +user = ? AND +namespace = ? AND id = ? RETURNING seq`,
-			sc.User, sc.Namespace, id).Scan(&seq)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, id)
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("delete memory: %w", err)
-	}
-	s.idx.Changed(ctx, sc, []string{id})
-	return nil
-}
-
-// joinChanged runs fn as joinWrite does (in the Batch ctx carries, if
-// any) and refreshes the indexes' rows of ids once fn's writes are
-// committed: after the write lock is released without a batch, as the
-// batch commits with one.
-func (s *Store) joinChanged(ctx context.Context, sc memory.Scope, ids []string, fn func(tx *sql.Tx) error) error {
-	if s.batchOf(ctx) == nil {
-		if err := s.write(ctx, fn); err != nil {
-			return err
-		}
-		s.idx.Changed(ctx, sc, ids)
-		return nil
-	}
-	return s.joinWriteThen(ctx, fn, func() { s.idx.Changed(context.WithoutCancel(ctx), sc, ids) })
-}
-
-// Supersede marks oldID replaced by newID at t (in the Batch ctx carries,
-// if any).
-func (s *Store) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("supersede memory: %w", err)
-	}
-	err := s.joinChanged(ctx, sc, []string{oldID}, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE memories SET valid_to = ?, superseded_by = ? WHERE +user = ? AND +namespace = ? AND id = ?`,
-			micros(t), newID, sc.User, sc.Namespace, oldID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("%w: memory %s", memory.ErrNotFound, oldID)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("supersede memory: %w", err)
-	}
-	return nil
-}
-
-// updateMany runs an UPDATE of the scope's ids in batches, in one
-// transaction. set holds the SET clause; args its arguments.
-func (s *Store) updateMany(ctx context.Context, sc memory.Scope, ids []string, set string, args ...any) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return s.write(ctx, func(tx *sql.Tx) error { return s.updateTx(ctx, tx, sc, ids, set, args...) })
-}
-
-// updateTx is updateMany's statements, in tx.
-func (s *Store) updateTx(ctx context.Context, tx *sql.Tx, sc memory.Scope, ids []string, set string, args ...any) error {
-	for _, part := range chunks(ids, batchSize) {
-		a := append(append(append([]any{}, args...), sc.User, sc.Namespace), anys(part)...)
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET `+set+` WHERE +user = ? AND +namespace = ? AND id IN (`+
-			placeholders(len(part))+`)`, a...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Touch records an access of each id: hits+1 and last_used_at=t (never
 // moved backwards by a late, older touch).
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
@@ -236,8 +156,11 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	// Hits and last use are not part of the indexes: no refresh, but the
 	// cached rows are brought up to date (see rowCache), once committed.
 	s.idx.BeginTouch(ids)
+	cond, args := sqlkit.SQLite.ByIDs(sc, ids)
 	err := s.joinWrite(ctx, func(tx *sql.Tx) error {
-		return s.updateTx(ctx, tx, sc, ids, `hits = hits + 1, last_used_at = max(last_used_at, ?)`, micros(t))
+		_, err := tx.ExecContext(ctx, `UPDATE memories SET hits = hits + 1, last_used_at = max(last_used_at, ?) WHERE `+cond,
+			append([]any{micros(t)}, args...)...)
+		return err
 	})
 	end := func(committed bool) { s.idx.EndTouch(sc, ids, fromMicros(micros(t)), committed && err == nil) }
 	if b := s.batchOf(ctx); b != nil {
@@ -249,68 +172,4 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 		return fmt.Errorf("touch memories: %w", err)
 	}
 	return nil
-}
-
-// MarkConsolidated sets consolidated_at=t on the ids.
-func (s *Store) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("mark consolidated: %w", err)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	err := s.joinChanged(ctx, sc, ids, func(tx *sql.Tx) error {
-		return s.updateTx(ctx, tx, sc, ids, `consolidated_at = ?`, micros(t))
-	})
-	if err != nil {
-		return fmt.Errorf("mark consolidated: %w", err)
-	}
-	return nil
-}
-
-// Archive takes the ids out of recall at t.
-func (s *Store) Archive(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("archive memories: %w", err)
-	}
-	if err := s.updateMany(ctx, sc, ids, `archived_at = ?`, micros(t)); err != nil {
-		return fmt.Errorf("archive memories: %w", err)
-	}
-	s.idx.Changed(ctx, sc, ids)
-	return nil
-}
-
-// Restore brings archived ids back.
-func (s *Store) Restore(ctx context.Context, sc memory.Scope, ids []string) error {
-	if err := s.check(sc); err != nil {
-		return fmt.Errorf("restore memories: %w", err)
-	}
-	if err := s.updateMany(ctx, sc, ids, `archived_at = NULL`); err != nil {
-		return fmt.Errorf("restore memories: %w", err)
-	}
-	s.idx.Changed(ctx, sc, ids)
-	return nil
-}
-
-// Purge deletes memories archived before t or expired before t.
-func (s *Store) Purge(ctx context.Context, sc memory.Scope, before time.Time) (int, error) {
-	if err := s.check(sc); err != nil {
-		return 0, fmt.Errorf("purge memories: %w", err)
-	}
-	var ids []string
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `DELETE FROM memories WHERE user = ? AND namespace = ?
-			AND ((archived_at IS NOT NULL AND archived_at < ?) OR (expires_at IS NOT NULL AND expires_at < ?))
-			RETURNING id`, sc.User, sc.Namespace, micros(before), micros(before))
-		ids, err = sqlkit.Collect(rows, err, func(r sqlkit.Scanner) (id string, err error) {
-			err = r.Scan(&id)
-			return id, err
-		})
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("purge memories: %w", err)
-	}
-	s.idx.Changed(ctx, sc, ids)
-	return len(ids), nil
 }

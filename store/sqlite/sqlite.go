@@ -150,13 +150,15 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	}
 	c := &conn{db: db}
 	s := &Store{conn: c, logs: logs{c}, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &c.closed,
-		Write: c.write, Join: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
-			return c.joinWrite(ctx, func(tx *sql.Tx) error { return fn(tx) })
+		Write: c.write, Join: func(ctx context.Context, after func(), fn func(sqlkit.Execer) error) error {
+			return c.join(ctx, after, func(tx *sql.Tx) error { return fn(tx) })
+		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
+			return c.write(ctx, func(tx *sql.Tx) error { return fn(tx) })
 		}}, Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "seq DESC"}}, dim: opts.Dim}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser
-	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory)
+	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory, s.idx.Changed)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -92,7 +92,7 @@ func (s Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 		e.Time = time.Now()
 	}
 	e.Time = Micro(e.Time)
-	err := s.Join(ctx, func(q Execer) error {
+	err := s.Join(ctx, nil, func(q Execer) error {
 		err := q.QueryRowContext(ctx, s.Rebind(`INSERT INTO audit (user_id, namespace, time, actor, action, memory_id,
 			before, after, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+s.AuditSeq),
 			e.Scope.User, e.Scope.Namespace, s.Time(e.Time), e.Actor, e.Action, e.MemoryID, e.Before, e.After, e.Detail).Scan(&e.ID)

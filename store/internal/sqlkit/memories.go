@@ -1,6 +1,7 @@
 package sqlkit
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -18,11 +19,16 @@ type Memories struct {
 	// row of it.
 	sel  string
 	scan func(Scanner) (*memory.Memory, error)
+	// changed, when not nil, learns the ids of the scope whose rows a
+	// committed write changed or deleted (SQLite's search engine; that of
+	// PostgreSQL follows the database's change feed).
+	changed func(ctx context.Context, sc memory.Scope, ids []string)
 }
 
-// NewMemories is the memory reads of c's store.
-func NewMemories(c *Conn, sel string, scan func(Scanner) (*memory.Memory, error)) Memories {
-	return Memories{c: c, sel: sel, scan: scan}
+// NewMemories is the memory reads and writes of c's store.
+func NewMemories(c *Conn, sel string, scan func(Scanner) (*memory.Memory, error),
+	changed func(ctx context.Context, sc memory.Scope, ids []string)) Memories {
+	return Memories{c: c, sel: sel, scan: scan, changed: changed}
 }
 
 func (m Memories) read(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
@@ -228,4 +234,124 @@ func (m Memories) Get(ctx context.Context, sc memory.Scope, id string) (*memory.
 		return nil, fmt.Errorf("get memory: %w: %s", memory.ErrNotFound, id)
 	}
 	return ms[0], nil
+}
+
+// write runs fn as Conn.Join (join) or Conn.Apart does and, once fn's
+// writes are committed, tells changed of *ids (which fn may fill).
+func (m Memories) write(ctx context.Context, join bool, sc memory.Scope, ids *[]string, fn func(q Execer) error) error {
+	var after func()
+	if m.changed != nil {
+		after = func() { m.changed(context.WithoutCancel(ctx), sc, *ids) }
+	}
+	if join {
+		return m.c.Join(ctx, after, fn)
+	}
+	if err := m.c.Apart(ctx, fn); err != nil {
+		return err
+	}
+	if after != nil {
+		after()
+	}
+	return nil
+}
+
+// one runs a write of the memory id of the scope: none written is
+// memory.ErrNotFound.
+func (m Memories) one(ctx context.Context, join bool, sc memory.Scope, id, q string, args ...any) error {
+	ids := []string{id}
+	return m.write(ctx, join, sc, &ids, func(x Execer) error {
+		res, err := x.ExecContext(ctx, m.c.Rebind(q+` WHERE `+m.byID()), append(args, sc.User, sc.Namespace, id)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmp.Or(err, fmt.Errorf("%w: memory %s", memory.ErrNotFound, id))
+		}
+		return nil
+	})
+}
+
+// Delete removes one memory.
+func (m Memories) Delete(ctx context.Context, sc memory.Scope, id string) error {
+	if err := m.c.check(sc); err != nil {
+		return fmt.Errorf("delete memory: %w", err)
+	}
+	if err := m.one(ctx, false, sc, id, `DELETE FROM memories`); err != nil {
+		return fmt.Errorf("delete memory: %w", err)
+	}
+	return nil
+}
+
+// Supersede marks oldID replaced by newID at t; Supersede and
+// MarkConsolidated join the Batch ctx carries, if any (a decision's
+// writes and their audit rows commit together).
+func (m Memories) Supersede(ctx context.Context, sc memory.Scope, oldID, newID string, t time.Time) error {
+	if err := m.c.check(sc); err != nil {
+		return fmt.Errorf("supersede memory: %w", err)
+	}
+	if err := m.one(ctx, true, sc, oldID, `UPDATE memories SET valid_to = ?, superseded_by = ?`, m.c.Time(t), newID); err != nil {
+		return fmt.Errorf("supersede memory: %w", err)
+	}
+	return nil
+}
+
+// setMany runs an UPDATE of the scope's memories of ids (those not in the
+// scope are ignored), joining the Batch of ctx when join is set: set is
+// its SET clause, args their arguments.
+func (m Memories) setMany(ctx context.Context, join bool, op string, sc memory.Scope, ids []string, set string, args ...any) error {
+	if err := m.c.check(sc); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	cond, cargs := m.c.ByIDs(sc, ids)
+	err := m.write(ctx, join, sc, &ids, func(x Execer) error {
+		_, err := x.ExecContext(ctx, m.c.Rebind(`UPDATE memories SET `+set+` WHERE `+cond), append(args, cargs...)...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// MarkConsolidated sets consolidated_at=t on the given events.
+func (m Memories) MarkConsolidated(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	return m.setMany(ctx, true, "mark consolidated", sc, ids, `consolidated_at = ?`, m.c.Time(t))
+}
+
+// Archive takes memories out of recall at t.
+func (m Memories) Archive(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
+	return m.setMany(ctx, false, "archive memories", sc, ids, `archived_at = ?`, m.c.Time(t))
+}
+
+// Restore brings archived memories back.
+func (m Memories) Restore(ctx context.Context, sc memory.Scope, ids []string) error {
+	return m.setMany(ctx, false, "restore memories", sc, ids, `archived_at = NULL`)
+}
+
+// Purge deletes memories archived before t and those whose TTL expired
+// before t (the conditions of the partial indexes on both).
+func (m Memories) Purge(ctx context.Context, sc memory.Scope, before time.Time) (int, error) {
+	if err := m.c.check(sc); err != nil {
+		return 0, fmt.Errorf("purge memories: %w", err)
+	}
+	var ids []string
+	b := m.c.Time(before)
+	err := m.write(ctx, false, sc, &ids, func(x Execer) error {
+		rows, err := x.QueryContext(ctx, m.c.Rebind(`DELETE FROM memories WHERE user_id = ? AND namespace = ?
+			AND ((archived_at IS NOT NULL AND archived_at < ?) OR (expires_at IS NOT NULL AND expires_at < ?)) RETURNING id`),
+			sc.User, sc.Namespace, b, b)
+		ids, err = Collect(rows, err, func(r Scanner) (string, error) {
+			var id string
+			err := r.Scan(&id)
+			return id, err
+		})
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("purge memories: %w", err)
+	}
+	return len(ids), nil
 }
