@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
@@ -95,34 +94,4 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// placeholders returns "?, ?, ?" for n arguments.
-func placeholders(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strings.Repeat("?, ", n-1) + "?"
-}
-
-// chunks splits ids so one statement stays well under SQLite's variable
-// limit.
-func chunks[K any](ids []K, size int) [][]K {
-	var out [][]K
-	for len(ids) > size {
-		out = append(out, ids[:size])
-		ids = ids[size:]
-	}
-	if len(ids) > 0 {
-		out = append(out, ids)
-	}
-	return out
-}
-
-func anys[K any](ss []K) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -14,9 +14,6 @@ import (
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
-// batchSize bounds the ids bound in one statement.
-const batchSize = 500
-
 func provJSON(p memory.Provenance) string {
 	b, _ := json.Marshal(p)
 	return string(b)
@@ -126,22 +123,24 @@ func (s *Store) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*
 }
 
 // readIn reads the scope's memories whose column col (id or seq) is one of
-// keys, keyed by id, in statements of at most batchSize keys.
+// keys, keyed by id.
 func readIn[K string | int64](ctx context.Context, s *Store, sc memory.Scope, col string, keys []K) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(keys))
-	for _, part := range chunks(keys, batchSize) {
-		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		rows, err := s.batchQuery(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+col+` IN (`+
-			placeholders(len(part))+`)`, args...)
-		ms, err := sqlkit.Collect(rows, err, scanMemory)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			found[m.ID] = m
-		}
+	cond, list := in(col, keys)
+	rows, err := s.batchQuery(ctx, `SELECT `+memCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+cond,
+		sc.User, sc.Namespace, list)
+	ms, err := sqlkit.Collect(rows, err, scanMemory)
+	for _, m := range ms {
+		found[m.ID] = m
 	}
-	return found, nil
+	return found, err
+}
+
+// in is the condition that col is one of keys, with its one argument (a
+// JSON array): one statement, prepared once, whatever the number of keys.
+func in[K string | int64](col string, keys []K) (string, any) {
+	list, _ := json.Marshal(keys)
+	return col + " IN (SELECT value FROM json_each(?))", string(list)
 }
 
 // Touch records an access of each id: hits+1 and last_used_at=t (never

@@ -19,14 +19,14 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	byIDs, _ := sqlkit.SQLite.ByIDs(memory.Scope{User: "u", Namespace: "n"}, nil)
+	in, _ := in("id", []string{"a", "b", "c"})
 	for _, q := range []string{
-		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (?, ?, ?)`,
+		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND ` + in,
+		`UPDATE memories SET hits = hits + 1 WHERE ` + byIDs,
 		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
 	} {
-		rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+q, "u", "n", "a", "b", "c")
-		if strings.Count(q, "?") == 3 {
-			rows, err = st.DB().Query(`EXPLAIN QUERY PLAN `+q, "u", "n", "a")
-		}
+		rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+q, "u", "n", `["a","b","c"]`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,14 +36,8 @@ func (src source) Load(ctx context.Context, sc memory.Scope, add func(search.Row
 }
 
 func (src source) IndexRows(ctx context.Context, sc memory.Scope, ids []string, add func(search.Row)) error {
-	for _, part := range chunks(ids, batchSize) {
-		args := append([]any{sc.User, sc.Namespace}, anys(part)...)
-		if err := src.scan(ctx, add, `SELECT `+indexCols+` FROM memories WHERE +user = ? AND +namespace = ? AND id IN (`+
-			placeholders(len(part))+`)`, args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	cond, list := in("id", ids)
+	return src.scan(ctx, add, `SELECT `+indexCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+cond, sc.User, sc.Namespace, list)
 }
 
 // Memories reads the rows by rowid (one B-tree seek each, where an id
