@@ -78,13 +78,14 @@ func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*mem
 			return err
 		}
 	}
-	er, ok := st.(memory.Eraser)
+	es, ok := st.(memory.Erasing)
 	if !ok {
 		q.log.WarnContext(ctx, "forget: the store cannot erase turn-log and audit text")
 		return nil
 	}
 	// The forget request's own turn names what to forget, not its value;
 	// it is not erased (and is logged after this).
+	er := es.Eraser()
 	if _, err := er.EraseTurns(ctx, s, reqs); err != nil {
 		return fmt.Errorf("forget: %w", err)
 	}

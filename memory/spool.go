@@ -90,7 +90,9 @@ func RedactTurnTexts(t *Turn, texts []string, replacement string) bool {
 // Eraser removes forgotten text from the logs that keep copies of it
 // (explicit forget: "forget my passport number"). The rows stay, without
 // their text: the turn log keeps that a turn happened, the audit log who
-// changed which memory and when.
+// changed which memory and when. It also keeps deleted users'
+// tombstones (forget-user): while one is fresh, the store drops writes
+// for the user dated before the deletion, whichever replica makes them.
 type Eraser interface {
 	// EraseTurns replaces the texts (user message, reply, context) of the
 	// scope's turn-log rows of the request ids with ErasedText; it returns
@@ -99,7 +101,15 @@ type Eraser interface {
 	// EraseAudit empties the before and after images of the scope's audit
 	// entries of the memory ids; it returns the entries changed.
 	EraseAudit(ctx context.Context, s Scope, memoryIDs []string) (int, error)
+	// TombstoneUser records that user is being deleted now (before the
+	// user's rows are), so every write that starts afterwards sees it.
+	TombstoneUser(ctx context.Context, user string) error
+	// ClearTombstone ends user's tombstone (an import restoring them).
+	ClearTombstone(ctx context.Context, user string) error
 }
+
+// Erasing is a store that hands out its Eraser (both stores do).
+type Erasing interface{ Eraser() Eraser }
 
 // ErasedText stands for text removed on the user's request.
 const ErasedText = "[forgotten]"

@@ -304,10 +304,11 @@ func (s *suite) testTurnLogKeyed(t *testing.T) {
 // and memories' audit entries, in the scope only, and keep the rows.
 func (s *suite) testErase(t *testing.T) {
 	st := s.open(t, Dim)
-	er, ok := st.(memory.Eraser)
+	es, ok := st.(memory.Erasing)
 	if !ok {
-		t.Fatal("the store is not a memory.Eraser")
+		t.Fatal("the store hands out no memory.Eraser")
 	}
+	er := es.Eraser()
 	ctx := context.Background()
 	a := memory.Scope{User: "ea", Namespace: "default"}
 	b := memory.Scope{User: "eb", Namespace: "default"}

@@ -10,10 +10,13 @@ import (
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
-var _ memory.Eraser = (*Store)(nil)
+var _ memory.Erasing = (*Store)(nil)
 
-// EraseTurns implements memory.Eraser.
-func (s *logs) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
+// Eraser hands out the store's memory.Eraser.
+func (s *Store) Eraser() memory.Eraser { return sqlkit.Eraser{Conn: s.Store.Conn, Turns: s.eraseTurns} }
+
+// eraseTurns is the Eraser's EraseTurns.
+func (s *logs) eraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
 	if err := s.check(sc); err != nil {
 		return 0, err
 	}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memproxy/memproxy/admin"
 	"github.com/memproxy/memproxy/internal/app"
 	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/internal/testpg"
@@ -33,7 +32,7 @@ func TestLateWritesAfterForgetUser(t *testing.T) {
 	type backend interface {
 		memory.Store
 		memory.Admin
-		admin.Tombstones
+		memory.Erasing
 	}
 	for name, open := range map[string]func(t *testing.T) backend{
 		"sqlite": func(t *testing.T) backend {
@@ -106,7 +105,7 @@ func TestLateWritesAfterForgetUser(t *testing.T) {
 			write(sc, before, "early")
 			write(other, before, "early")
 			// What forget-user does: the tombstone, then the rows.
-			if err := st.TombstoneUser(ctx, sc.User); err != nil {
+			if err := st.Eraser().TombstoneUser(ctx, sc.User); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := st.DeleteUser(ctx, sc.User, ""); err != nil {
@@ -132,7 +131,7 @@ func TestLateWritesAfterForgetUser(t *testing.T) {
 				t.Errorf("the user back after the delete: %d memories, %d turns, %d recall rows, want 1 each", m, tu, r)
 			}
 			// An import restoring the user ends the tombstone: old rows land.
-			if err := st.ClearTombstone(ctx, sc.User); err != nil {
+			if err := st.Eraser().ClearTombstone(ctx, sc.User); err != nil {
 				t.Fatal(err)
 			}
 			write(sc, before, "early")

@@ -223,7 +223,7 @@ const TombstoneWindow = time.Hour
 // every write that starts afterwards, on any replica, sees it; it prunes
 // tombstones past the window. Only the management API's forget-user
 // leaves one: DeleteUser alone does not.
-func (s Store) TombstoneUser(ctx context.Context, user string) error {
+func (s Eraser) TombstoneUser(ctx context.Context, user string) error {
 	now, args := s.Now()
 	err := s.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, s.Rebind(`DELETE FROM user_tombstones WHERE deleted_at < ?`),
@@ -242,7 +242,7 @@ func (s Store) TombstoneUser(ctx context.Context, user string) error {
 
 // ClearTombstone ends user's tombstone: the operator writes for the user
 // again (an import restoring them), whatever the rows' dates.
-func (s Store) ClearTombstone(ctx context.Context, user string) error {
+func (s Eraser) ClearTombstone(ctx context.Context, user string) error {
 	if _, err := s.exec(ctx, `DELETE FROM user_tombstones WHERE user_id = ?`, user); err != nil {
 		return fmt.Errorf("clear tombstone: %w", err)
 	}
@@ -288,8 +288,21 @@ func (s Store) FindRecall(ctx context.Context, requestID string) (*memory.Recall
 	return r, nil
 }
 
+// Eraser is a store's memory.Eraser: the audit log's erasure and the
+// tombstones written once here, the turn log's (whose schema differs
+// between the stores) by the store.
+type Eraser struct {
+	*Conn
+	Turns func(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error)
+}
+
+// EraseTurns implements memory.Eraser.
+func (s Eraser) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
+	return s.Turns(ctx, sc, requestIDs)
+}
+
 // EraseAudit implements memory.Eraser.
-func (s Store) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
+func (s Eraser) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {
 	if err := s.check(sc); err != nil {
 		return 0, err
 	}
