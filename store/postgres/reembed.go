@@ -74,10 +74,6 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 			return fmt.Errorf("reembed: retype embedding to %s: %w", colType, err)
 		}
 	}
-	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&total); err != nil {
-		return fmt.Errorf("reembed: count: %w", err)
-	}
 	var last *memory.Memory
 	next := func() ([]*memory.Memory, error) {
 		var u, n, id string
@@ -103,16 +99,5 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 			pq.Array(users), pq.Array(nss), pq.Array(ids), pq.Array(vs))
 		return err
 	}
-	if err := sqlkit.Reembed(ctx, to.Dim, total, next, embed, write, progress); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2), ($3, $4)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-		memory.MetaEmbedModel, to.Model, memory.MetaEmbedDim, strconv.Itoa(to.Dim)); err != nil {
-		return fmt.Errorf("reembed: record embedder: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("reembed: commit: %w", err)
-	}
-	return nil
+	return sqlkit.Reembed(ctx, tx, sqlkit.Postgres, to, next, embed, write, progress)
 }

@@ -16,9 +16,11 @@ import (
 // Store is a memory.Store and memory.Admin on PostgreSQL with pgvector.
 // It is safe for concurrent use. Its concerns are split: conn holds the
 // pool and transactions (joined batches included); logs the turn and
-// recall logs (logs.go); the embedded sqlkit.Store the client keys,
-// metadata, gate state, audit log and admin listings both stores share;
-// local the search engine (package search) it feeds.
+// recall logs' writes (logs.go); what both stores run alike is sqlkit's
+// (metadata, gate state, the audit log, the recall log's reads, admin
+// listings, the searches, memory reads and most writes); local is the
+// search engine (package search) it feeds. Keys, Eraser and Spool hand
+// out the client keys, the forgetting of text and the turn spool.
 type Store struct {
 	*conn
 	logs

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
@@ -43,10 +42,6 @@ func Reembed(ctx context.Context, path string, to memory.OpenOptions, embed Embe
 		return fmt.Errorf("reembed: begin: %w", err)
 	}
 	defer tx.Rollback()
-	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&total); err != nil {
-		return fmt.Errorf("reembed: count: %w", err)
-	}
 	var after int64 = -1
 	var seqs []int64
 	next := func() ([]*memory.Memory, error) {
@@ -69,17 +64,5 @@ func Reembed(ctx context.Context, path string, to memory.OpenOptions, embed Embe
 		}
 		return nil
 	}
-	if err := sqlkit.Reembed(ctx, to.Dim, total, next, embed, write, progress); err != nil {
-		return err
-	}
-	for k, v := range map[string]string{memory.MetaEmbedModel: to.Model, memory.MetaEmbedDim: strconv.Itoa(to.Dim)} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
-			return fmt.Errorf("reembed: record embedder: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("reembed: commit: %w", err)
-	}
-	return nil
+	return sqlkit.Reembed(ctx, tx, sqlkit.SQLite, to, next, embed, write, progress)
 }

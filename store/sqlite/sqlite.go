@@ -50,10 +50,12 @@ const MaxOpenConns = 4
 const busyTimeoutMs = 10000
 
 // Store is the SQLite memory store. It is safe for concurrent use. Its
-// concerns are split: conn holds the pool and the write transactions; logs the turn and recall logs (logs.go); the
-// embedded sqlkit.Store the client keys, metadata, gate state, audit log
-// and admin listings both stores share; idx the search engine (package
-// search) it feeds.
+// concerns are split: conn holds the pool and the write transactions;
+// logs the turn and recall logs' writes (logs.go); what both stores run
+// alike is sqlkit's (metadata, gate state, the audit log, the recall
+// log's reads, admin listings, the searches, memory reads and most
+// writes); idx is the search engine (package search) it feeds. Keys and
+// Eraser hand out the client keys and the forgetting of text.
 type Store struct {
 	*conn
 	logs
