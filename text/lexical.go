@@ -49,6 +49,8 @@ func QueryTerms(q string) []string {
 // marks), and so is indexed as character bigrams.
 func IsCJK(r rune) bool {
 	switch {
+	case r < 0x1100: // below Hangul Jamo, the lowest of the four (most text: no table search)
+		return false
 	case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r),
 		unicode.Is(unicode.Katakana, r), unicode.Is(unicode.Hangul, r):
 		return true
@@ -59,6 +61,9 @@ func IsCJK(r rune) bool {
 }
 
 func isWordRune(r rune) bool {
+	if r < 0x300 { // below the first mark (Mn 0300; Mc starts at 0903)
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
 }
 

@@ -58,7 +58,7 @@ func CountTokens(s string) int {
 		case tokenCJK(r):
 			flush()
 			n++
-		case unicode.IsLetter(r), unicode.Is(unicode.Mn, r), unicode.Is(unicode.Mc, r):
+		case unicode.IsLetter(r), r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)):
 			if digits > 0 {
 				flush()
 			}
