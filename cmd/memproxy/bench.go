@@ -58,6 +58,8 @@ type overheadOpts struct {
 	// MemProfile: what the measured rounds allocated (with a .base
 	// written as they start, for pprof -base).
 	MemProfile string
+	// Trace: an execution trace of the measured rounds.
+	Trace string
 	// IngestTurns is how many turns the ingest measurement enqueues after
 	// the run (0: none).
 	IngestTurns int
@@ -86,6 +88,7 @@ func parseOverheadFlags(args []string, getenv func(string) string, stderr io.Wri
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured rounds (the whole process: clients, server, background) to this file; {store} in the name is replaced by the store")
 	fs.StringVar(&o.BlockProfile, "blockprofile", "", "write a blocking profile of the measured rounds (where goroutines waited: locks, channels, pools) to this file; {store} as in --cpuprofile")
 	fs.StringVar(&o.MemProfile, "memprofile", "", "write an allocation profile to this file after the measured rounds, and one as they start to this file plus .base (go tool pprof -sample_index=alloc_space -base FILE.base FILE: what the rounds allocated); {store} as in --cpuprofile")
+	fs.StringVar(&o.Trace, "trace", "", "write an execution trace of the measured rounds to this file (go tool trace; -pprof=sched: where runnable goroutines waited for a processor, the collector's workers included); {store} as in --cpuprofile")
 	fs.StringVar(&o.MutexProfile, "mutexprofile", "", "write a mutex contention profile of the measured rounds to this file; {store} as in --cpuprofile")
 	fs.IntVar(&o.IngestTurns, "ingest-turns", 2000, "after the run, enqueue this many distinct turns as capture does (32 at a time) and time the background ingesting them into the loaded scopes: turns/s (0: skip)")
 	short := fs.Bool("short", false, "the target figures only, in a few minutes: the on arm and gate skips, 3 rounds, 24s per store (flags given explicitly win)")

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,6 +289,17 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	if o.MutexProfile != "" {
 		runtime.SetMutexProfileFraction(5)
 		defer writeProfile("mutex", strings.ReplaceAll(o.MutexProfile, "{store}", store), func() { runtime.SetMutexProfileFraction(0) })
+	}
+	if o.Trace != "" {
+		f, err := os.Create(strings.ReplaceAll(o.Trace, "{store}", store))
+		if err != nil {
+			return nil, err
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		defer func() { trace.Stop(); f.Close() }()
 	}
 	if o.MemProfile != "" {
 		path := strings.ReplaceAll(o.MemProfile, "{store}", store)
