@@ -21,6 +21,13 @@ func (q *core) extractFacts(msg string, at time.Time) []Fact {
 	return facts.Extract(msg, facts.Options{At: at, Loc: q.loc(), ChangeCues: q.pol.Reconcile.ChangeCues})
 }
 
+// turnFacts returns the facts a turn's user message states, dated against
+// the turn's own time; a pronoun ("switched to it") may name what the
+// exchange before it mentioned.
+func (q *core) turnFacts(t *memory.Turn) []Fact {
+	return facts.Extract(t.User, facts.Options{At: t.Time, Loc: q.loc(), ChangeCues: q.pol.Reconcile.ChangeCues, Before: t.Context})
+}
+
 // ExtractFacts reads msg's facts with UTC dates and the given change cues.
 func ExtractFacts(msg string, cues []string) []Fact {
 	return facts.Extract(msg, facts.Options{At: time.Now(), ChangeCues: cues})

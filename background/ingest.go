@@ -209,7 +209,7 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 	if t.Session != "" {
 		b.sessions[t.Session] = t
 	}
-	found := q.extractFacts(t.User, t.Time)
+	found := q.turnFacts(t)
 	for i, f := range found {
 		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
 		fp := &f

@@ -458,6 +458,11 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	case "use", "uses", "using", "code", "program", "write":
 		k := j + 1
 		if v == "code" || v == "program" || v == "write" {
+			// "I write everything in Emacs", "I code mostly in Go".
+			for n := 0; n < 3 && k < len(ts) && !next(k, "in") && (ts[k].low == "everything" || ts[k].low == "mostly" ||
+				ts[k].low == "all" || ts[k].low == "code" || ts[k].low == "it" || ts[k].low == "my" || ts[k].low == "only" || ts[k].low == "mainly"); n++ {
+				k++
+			}
 			if !next(k, "in") {
 				return nil
 			}
@@ -483,6 +488,8 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if to != "" && v != "moving" {
 			a := "uses"
 			switch {
+			case drinkKind(strings.ToLower(to)):
+				a, to = "drinks", drinkValue(to)
 			case deviceKind(to) != "":
 				a = deviceKind(to)
 			case studyContext(ts):
@@ -500,6 +507,29 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{f}
 		}
 	case "like", "likes", "love", "loves", "enjoy", "enjoys", "prefer", "prefers", "adore", "hate", "hates", "dislike", "dislikes", "stand", "eat", "drink":
+		if v == "drink" && !neg && !next(j+1, "to") {
+			// "I drink about four coffees a day", "a big mug of black
+			// coffee": what the user drinks, the drink and the words
+			// that qualify it.
+			for k := j + 1; k < len(ts) && k < j+9; k++ {
+				if !drinks[ts[k].low] {
+					continue
+				}
+				s := k
+				for s > j+1 && strings.HasPrefix(ts[s-1].tag, "JJ") || s > j+1 && strings.HasPrefix(ts[s-1].tag, "NN") && !drinks[ts[s-1].low] && ts[s-1].low != "mug" && ts[s-1].low != "cup" && ts[s-1].low != "glass" && ts[s-1].low != "cups" && ts[s-1].low != "mugs" && ts[s-1].low != "glasses" && ts[s-1].low != "pot" && ts[s-1].low != "bottle" {
+					s--
+				}
+				for s < k && (ts[s].low == "big" || ts[s].low == "small" || ts[s].low == "little" || ts[s].low == "large") {
+					s++
+				}
+				words := make([]string, 0, k-s+1)
+				for _, t := range ts[s : k+1] {
+					words = append(words, t.w)
+				}
+				return []Fact{mk("drinks", drinkValue(strings.Join(words, " ")))}
+			}
+			return nil
+		}
 		if next(j+1, "to") || ((v == "stand" || v == "eat" || v == "drink") && !neg) {
 			return nil
 		}

@@ -71,6 +71,9 @@ type Options struct {
 	Loc *time.Location
 	// ChangeCues replace the built-in change cues when set.
 	ChangeCues []string
+	// Before is what was said just before the message (the exchange it
+	// answers): "switched to it" names what it last mentioned.
+	Before string
 }
 
 // DefaultChangeCues are the words that say a value changed.
@@ -123,7 +126,15 @@ func wordByte(b byte) bool {
 func Extract(msg string, o Options) []Fact {
 	var out []Fact
 	seen := map[string]bool{}
+	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
 	for _, sent := range text.Sentences(msg) {
+		said := sent
+		if hasHan(sent) {
+			sent = resolveSwitchZH(sent, before, reply)
+		} else {
+			sent = resolveSwitch(sent, before, reply)
+		}
+		before += " " + said
 		if text.IsQuestion(sent) {
 			// "I'm in Tokyo this week, any ramen tips?": the statement
 			// before the question still states.
@@ -265,6 +276,10 @@ func valid(f *Fact) bool {
 			"anything", "nothing", "stuff", "things", "thing", "this", "that", "them", "lot", "all", "what", "when":
 			return false
 		}
+	}
+	switch v {
+	case "它", "它们", "这个", "那个", "这", "那", "他", "她":
+		return false // a pronoun names nothing
 	}
 	if strings.ContainsAny(v, "我你") {
 		return false

@@ -34,6 +34,7 @@ var vocab = map[string]attr{
 	"car":         {en: "%S drives %a %v.", ended: "%S no longer drives %a %v.", zh: "%S开%v。"},
 	"phone_model": {en: "%S's phone is %a %v.", ended: "%S no longer has %a %v phone.", zh: "%S用的手机是%v。"},
 	"computer":    {en: "%S's computer is %a %v.", ended: "%S no longer uses %a %v.", zh: "%S用的电脑是%v。"},
+	"drinks":      {multi: true, en: "%S drinks %v.", ended: "%S no longer drinks %v.", zh: "%S喝%v。"},
 	"likes":       {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
 	"dislikes":    {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
 	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
@@ -222,6 +223,10 @@ func kindWords(f *Fact) string {
 		return "language languages 语言"
 	case f.Attribute == "pet":
 		return "pet pets animal 宠物"
+	case f.Attribute == "drinks":
+		return "drink drinks beverage 喝什么 饮料"
+	case f.Attribute == "uses":
+		return "用什么 使用"
 	}
 	return ""
 }

@@ -7,6 +7,10 @@ func TestExtractZHClauses(t *testing.T) {
 		{"我从阿里巴巴辞职了，上周加入了腾讯。", "user.works_at", "腾讯"},
 		{"我以前是老师，现在是程序员。", "user.job_title", "程序员"},
 		{"我住在广州，不过下个月搬到深圳。", "user.lives_in", "广州"},
+		{"我每天早上喝咖啡。", "user.drinks", "咖啡"},
+		{"我现在改喝茶了。", "user.drinks", "茶"},
+		{"我戒了咖啡，现在只喝花茶。", "user.drinks", "花茶"},
+		{"朋友推荐了Obsidian，我现在改用它了。", "user.uses", "Obsidian"},
 	}
 	for _, c := range cases {
 		found := false
@@ -22,5 +26,13 @@ func TestExtractZHClauses(t *testing.T) {
 	fs := extract("我昨天通过了驾照考试！")
 	if len(fs) != 1 || !fs[0].Note || fs[0].Text != "用户2026年3月9日通过了驾照考试。" {
 		t.Errorf("dated note: %+v", fs)
+	}
+}
+
+func TestZHPronounNamesNothing(t *testing.T) {
+	for _, f := range extract("我现在改用它了。") {
+		if !f.Note {
+			t.Errorf("a pronoun stored as a value: %+v", f)
+		}
 	}
 }

@@ -139,6 +139,11 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		case !f.Multi:
 			sup(old, "single-valued "+f.Key()+" has a new value")
 		case f.Replace:
+			// A switch replaces the values of its own kind: "I switched
+			// to Rust" closes Python, not vim.
+			if f.Prior == "" && old.Fact() != nil && facts.ValueKind(old.Fact().Value) != facts.ValueKind(f.Value) {
+				continue
+			}
 			if f.Prior == "" || valueIn(old, f.Prior) {
 				sup(old, f.Key()+" replaced by "+f.Value)
 			}

@@ -110,6 +110,10 @@ var contradictions = [][2]string{
 	{"我用的是华为手机", "我换了iPhone"},
 	{"我在美团做产品经理", "我又换工作了，现在在小米"},
 	{"我吃素", "我现在不吃素了，开始吃肉了"},
+	{"I drink about four coffees a day.", "I quit caffeine entirely, it's only herbal tea for me now."},
+	{"I code in vim.", "Nope, back to VS Code."},
+	{"I use Slack at work.", "I don't use that anymore, now I use Discord."},
+	{"I drink green tea every morning.", "These days it's matcha."},
 }
 
 // additions: the second statement adds to the first.
@@ -130,6 +134,9 @@ var additions = [][2]string{
 	{"We have two kids, Sofia and Leo", "Our third baby, Lina, was born yesterday"},
 	{"I use Go for our backend", "I also use TypeScript for the dashboard"},
 	{"我养了一只猫，叫咪咪", "我们又领养了一只狗，叫旺财"},
+	{"I code in vim.", "I switched to Rust for the backend."}, // another kind of thing
+	{"I drink coffee.", "It's raining now."},
+	{"I use Python for everything", "Back to work tomorrow."},
 }
 
 func TestDecideSupersedes(t *testing.T) {
