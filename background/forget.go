@@ -3,6 +3,8 @@ package background
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -83,18 +85,145 @@ func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*mem
 		q.log.WarnContext(ctx, "forget: the store cannot erase turn-log and audit text")
 		return nil
 	}
-	// The forget request's own turn names what to forget, not its value;
-	// it is not erased (and is logged after this).
 	er := es.Eraser()
+	// The later turns of the same conversations carry the forgotten
+	// turns' words as their context (the exchange before them): their
+	// rows go too, and their events lose that context. The forget
+	// request's own turn names what to forget, not its value; it is not
+	// erased (and is logged after this), but loses the same context.
+	later, err := q.scrubContexts(ctx, t, all(gone, related, ms), reqs)
+	if err != nil {
+		return fmt.Errorf("forget: %w", err)
+	}
+	reqs = union(reqs, later...)
 	if _, err := er.EraseTurns(ctx, s, reqs); err != nil {
 		return fmt.Errorf("forget: %w", err)
 	}
-	all := make([]string, 0, len(gone))
+	ids = ids[:0]
 	for id := range gone {
-		all = append(all, id)
+		ids = append(ids, id)
 	}
-	if _, err := er.EraseAudit(ctx, s, all); err != nil {
+	if _, err := er.EraseAudit(ctx, s, ids); err != nil {
 		return fmt.Errorf("forget: %w", err)
 	}
 	return nil
+}
+
+// all is every memory forgotten: the ones asked for and the related ones
+// deleted with them.
+func all(gone map[string]bool, related, ms []*memory.Memory) []*memory.Memory {
+	out := append([]*memory.Memory(nil), ms...)
+	for _, m := range related {
+		if gone[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// maxScrubTurns bounds the turns of one conversation a forget reads.
+const maxScrubTurns = 200
+
+// scrubContexts finds the turns after the forgotten ones, in the same
+// conversations, whose context (the exchange before them) holds the
+// forgotten turns' words, and returns their request ids; their events'
+// context and the forget turn's own lose those words.
+func (q *explicit) scrubContexts(ctx context.Context, t *memory.Turn, ms []*memory.Memory, reqs []string) ([]string, error) {
+	st := q.cfg.Store
+	sessions := map[string]bool{}
+	for _, m := range ms {
+		if m.Session != "" {
+			sessions[m.Session] = true
+		}
+	}
+	var values []string
+	for _, m := range ms {
+		if f := m.Fact(); f != nil && len([]rune(f.Value)) >= 3 {
+			values = append(values, f.Value)
+		}
+	}
+	forgotten := map[string]bool{}
+	for _, r := range reqs {
+		forgotten[r] = true
+	}
+	var later, events []string
+	var needles []string
+	for sess := range sessions {
+		rows, err := st.Turns(ctx, t.Scope, memory.TurnFilter{Session: sess, Limit: maxScrubTurns})
+		if err != nil {
+			return nil, fmt.Errorf("turns: %w", err)
+		}
+		var ns []string
+		for _, r := range rows.Data {
+			if forgotten[r.RequestID] {
+				ns = append(ns, needlesOf(r.User)...)
+				// A reply marks a context only where it repeats a
+				// forgotten value ("Got it, 07700 900123"): "Thanks,
+				// noted." is in every context.
+				for _, n := range needlesOf(r.Assistant) {
+					if holdsAny(n, values) {
+						ns = append(ns, n)
+					}
+				}
+			}
+		}
+		slices.SortFunc(rows.Data, func(a, b *memory.Turn) int { return a.Time.Compare(b.Time) })
+		for i, r := range rows.Data {
+			if forgotten[r.RequestID] || r.RequestID == t.RequestID {
+				continue
+			}
+			switch {
+			case holdsAny(r.Context, ns):
+				later = append(later, r.RequestID) // the row holds the words
+			case i > 0 && forgotten[rows.Data[i-1].RequestID]:
+				// A store that logs no context: the turn after a
+				// forgotten one still made an event with it.
+				events = append(events, r.RequestID)
+			}
+		}
+		needles = append(needles, ns...)
+	}
+	if holdsAny(t.Context, needles) {
+		t.Context = ""
+	}
+	var ids []string
+	for _, r := range append(events, later...) {
+		ids = append(ids, stableID(r, "event"))
+	}
+	evs, err := st.GetMany(ctx, t.Scope, ids)
+	if err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	for _, ev := range evs {
+		if !holdsAny(ev.Context, needles) {
+			continue
+		}
+		date, _, _ := strings.Cut(ev.Context, "\n")
+		ev.Context = date + "\n" + memory.ErasedText
+		if err := st.Update(ctx, t.Scope, ev); err != nil {
+			return nil, fmt.Errorf("event context: %w", err)
+		}
+	}
+	return later, nil
+}
+
+// needlesOf are the pieces of a forgotten text that mark it in another
+// text's context: its sentences (a context may be cut short).
+func needlesOf(s string) []string {
+	var out []string
+	for _, sent := range splitSentences(s) {
+		if sent = strings.TrimSpace(sent); len([]rune(sent)) >= 8 {
+			out = append(out, truncate(sent, 60))
+		}
+	}
+	return out
+}
+
+func holdsAny(s string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(s, strings.TrimSuffix(n, "…")) {
+			return true
+		}
+	}
+	return false
 }

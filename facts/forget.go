@@ -43,7 +43,7 @@ var reasonStart = regexp.MustCompile(`(?i)^(?:i|i'd|i'm|i've|i'll|it|it's|its|th
 // 我说的 … 的事吧.
 var (
 	zhForgetLead = []string{"我刚才说的", "我之前说的", "我以前说的", "我说过的", "我说的", "我提到的", "我提过的", "我告诉你的", "关于", "有关", "所有", "一切", "掉"}
-	zhForgetTail = []string{"吧", "的事情", "的事", "这件事", "那件事", "的那些", "的内容", "的信息", "的部分", "这些", "那些"}
+	zhForgetTail = []string{"吧", "了", "的事情", "的事", "这件事", "那件事", "的那些", "的内容", "的信息", "的部分", "这些", "那些"}
 )
 
 // ForgetTopic reads what a forget request's payload (the gate's explicit
@@ -68,8 +68,11 @@ func ForgetTopic(payload string) Topic {
 				}
 			}
 		}
-		if q := strings.TrimPrefix(p, "我的"); q != "" {
-			p = q
+		for _, lead := range []string{"我的", "我"} {
+			if q := strings.TrimPrefix(p, lead); q != p && q != "" {
+				p = q
+				break
+			}
 		}
 		t.Phrases = []string{p}
 	} else {
@@ -115,33 +118,39 @@ func topicNoun(item string) string {
 	for len(w) > 0 && forgetDet[strings.Trim(w[0], "'\"")] {
 		w = w[1:]
 	}
+	if len(w) == 2 && (w[0] == "i" || w[0] == "we") {
+		w = w[1:] // "(where) I work": the slot's verb names it
+	}
 	return strings.Trim(strings.Join(w, " "), "'\"")
 }
 
 // attrWords are words the user may name an attribute by, beside its name
 // ("where I live" is lives_in, "my number" the phone).
 var attrWords = map[string][]string{
-	"name":        {"name", "名字"},
-	"lives_in":    {"where i live", "city", "hometown", "home", "住址", "住在哪", "住哪"},
-	"works_at":    {"job", "work", "employer", "company", "workplace", "where i work", "工作", "公司", "单位"},
-	"job_title":   {"job", "work", "occupation", "profession", "job title", "role", "工作", "职业"},
-	"email":       {"email", "e-mail", "email address", "mail", "邮箱", "电子邮件"},
-	"phone":       {"phone", "phone number", "number", "mobile", "mobile number", "cell", "cell number", "电话", "手机号", "电话号码"},
-	"birthday":    {"birthday", "date of birth", "birth date", "生日"},
-	"age":         {"age", "年龄"},
-	"diet":        {"diet", "饮食"},
-	"avoids":      {"diet", "饮食"},
-	"allergy":     {"allergy", "allergies", "过敏"},
-	"phone_model": {"phone", "手机"},
-	"computer":    {"computer", "laptop", "电脑"},
-	"car":         {"car", "车"},
-	"pet":         {"pet", "pets", "宠物"},
-	"partner":     {"partner", "wife", "husband", "girlfriend", "boyfriend", "spouse"},
-	"boss":        {"boss", "manager", "supervisor"},
-	"child":       {"kids", "children", "child", "son", "daughter"},
-	"timezone":    {"time zone", "timezone", "时区"},
-	"studies":     {"studies", "major", "degree"},
-	"staying_in":  {"trip", "travel", "where i am"},
+	"name":         {"name", "名字"},
+	"address":      {"address", "home address", "地址", "住址", "家庭地址"},
+	"home_address": {"address", "home address", "地址", "住址", "家庭地址"},
+	"drinks":       {"drinks", "drink", "coffee", "喝的"},
+	"lives_in":     {"where i live", "live", "city", "hometown", "home", "住址", "住在哪", "住哪"},
+	"works_at":     {"job", "work", "employer", "company", "workplace", "where i work", "工作", "公司", "单位"},
+	"job_title":    {"job", "work", "occupation", "profession", "job title", "role", "工作", "职业"},
+	"email":        {"email", "e-mail", "email address", "mail", "邮箱", "电子邮件"},
+	"phone":        {"phone", "phone number", "number", "mobile", "mobile number", "cell", "cell number", "电话", "手机号", "电话号码"},
+	"birthday":     {"birthday", "date of birth", "birth date", "生日"},
+	"age":          {"age", "年龄"},
+	"diet":         {"diet", "饮食"},
+	"avoids":       {"diet", "饮食"},
+	"allergy":      {"allergy", "allergies", "过敏"},
+	"phone_model":  {"phone", "手机"},
+	"computer":     {"computer", "laptop", "电脑"},
+	"car":          {"car", "车"},
+	"pet":          {"pet", "pets", "宠物"},
+	"partner":      {"partner", "wife", "husband", "girlfriend", "boyfriend", "spouse"},
+	"boss":         {"boss", "manager", "supervisor"},
+	"child":        {"kids", "children", "child", "son", "daughter"},
+	"timezone":     {"time zone", "timezone", "时区"},
+	"studies":      {"studies", "major", "degree"},
+	"staying_in":   {"trip", "travel", "where i am"},
 }
 
 // NamesSlotReason starts the reason Names gives for a fact whose slot
@@ -221,7 +230,8 @@ func (t Topic) Covers(s string) bool {
 			n++
 		}
 	}
-	if len(t.Terms) <= 3 {
+	// CJK terms are bigrams, some across word edges: most is enough.
+	if len(t.Terms) <= 3 && !slices.ContainsFunc(t.Phrases, func(p string) bool { return strings.IndexFunc(p, text.IsCJK) >= 0 }) {
 		return n == len(t.Terms)
 	}
 	return float64(n) >= 0.6*float64(len(t.Terms))

@@ -19,6 +19,7 @@ func TestForgetTopic(t *testing.T) {
 		{"about my ex, it's over", []string{"ex"}},
 		{"我说的看心理医生的事吧", []string{"看心理医生"}},
 		{"我的地址", []string{"地址"}},
+		{"我学吉他的事了", []string{"学吉他"}},
 		{"I work at Initech", []string{"i work at initech"}},
 	} {
 		if got := ForgetTopic(tc.payload); !slices.Equal(got.Phrases, tc.phrases) {
@@ -60,6 +61,13 @@ func TestTopicNames(t *testing.T) {
 	}
 	if zh := ForgetTopic("我说的看心理医生的事吧"); !zh.Covers("我每周四去看心理医生。") || zh.Covers("我每周四去游泳。") {
 		t.Error("心理医生 topic covers the wrong texts")
+	}
+	if zh := ForgetTopic("我学吉他的事了"); !zh.Covers("我在学吉他。") || zh.Covers("我在学日语。") {
+		t.Error("吉他 topic covers the wrong texts")
+	}
+	addr := &memory.Triple{Subject: "user", Attribute: "address", Value: "朝阳区建国路88号"}
+	if ForgetTopic("我的地址吧").Names(addr) == "" || ForgetTopic("我的邮箱").Names(addr) != "" {
+		t.Error("地址 names the wrong slot")
 	}
 }
 
