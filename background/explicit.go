@@ -15,7 +15,7 @@ import (
 // explicitRemember stores the note at once: high value, no decay, profile
 // tier when it states a standing preference or constraint.
 func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
-	note := explicitNote(t.User, q.gate.ExplicitContent(t.User), q.gate.Intent)
+	note := explicitNote(t.User, q.gate.ExplicitContent(t.User), q.gate.Intent, q.pol.Explicit.RememberCues)
 	content := facts.ThirdPerson(note)
 	if strings.TrimSpace(content) == "" {
 		return nil
@@ -43,6 +43,9 @@ func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
 	if fs := q.extractFacts(note, t.Time); len(fs) == 1 {
 		fp = &fs[0]
 		m.Key = fp.Key()
+		if factsIsProfile(*fp) {
+			m.Tier = memory.TierProfile // a standing constraint, however it was said
+		}
 	}
 	if _, err := q.rec.reconcile(ctx, t.Scope, m, fp, "explicit"); err != nil {
 		return fmt.Errorf("explicit remember: %w", err)
@@ -54,21 +57,57 @@ func (q *explicit) explicitRemember(ctx context.Context, t *memory.Turn) error {
 // or the whole sentence it is part of when the payload leans on the rest
 // ("My doctor told me to cut out gluten, so I'm avoiding it from now on":
 // the payload "so I'm avoiding it from now on" says nothing alone).
-// A payload after its cue ("Please remember it's Tuesday") is what the
-// user gave; the words before are the instruction.
-func explicitNote(msg, payload string, intent func(string) memory.Intent) string {
+// The instruction itself stays out ("My nutritionist said to skip dairy,
+// so please remember I'm avoiding it" → "My nutritionist said to skip
+// dairy, so I'm avoiding it").
+func explicitNote(msg, payload string, intent func(string) memory.Intent, cues []string) string {
 	payload = strings.TrimSpace(payload)
 	if payload == "" || !leans(payload) {
 		return payload
 	}
 	for _, s := range splitSentences(msg) {
 		i := strings.Index(s, payload)
-		if i <= 0 || intent(s[:i]) != memory.IntentNone {
+		if i <= 0 {
 			continue
 		}
-		return strings.TrimSpace(s)
+		before := s[:i]
+		if intent(before) != memory.IntentNone {
+			before = cutCue(before, cues)
+			if strings.TrimSpace(before) == "" || intent(before) != memory.IntentNone {
+				continue
+			}
+		}
+		return strings.TrimSpace(strings.TrimSpace(before) + " " + s[i:])
 	}
 	return payload
+}
+
+// cutCue drops the last instruction cue of s and what follows it, with
+// the politeness just before it ("…, so please remember " → "…, so").
+func cutCue(s string, cues []string) string {
+	low := strings.ToLower(s)
+	at := -1
+	for _, c := range cues {
+		if i := strings.LastIndex(low, strings.ToLower(c)); i > at {
+			at = i
+		}
+	}
+	if at < 0 {
+		return s
+	}
+	s = strings.TrimRight(s[:at], " ")
+	for {
+		w := strings.Fields(s)
+		if len(w) == 0 {
+			return ""
+		}
+		switch strings.ToLower(w[len(w)-1]) {
+		case "please", "pls", "kindly", "you", "can", "could", "would", "also", "just", "and":
+			s = strings.TrimRight(s[:strings.LastIndex(s, w[len(w)-1])], " ")
+			continue
+		}
+		return s
+	}
 }
 
 // leans reports whether a clause needs the words before it: it starts
