@@ -242,10 +242,10 @@ func sortedKeys(m map[string][]string) []string {
 type harness struct {
 	t     *testing.T
 	clock *replayClock
-	app  *app.App
-	fake *fakeupstream.Server
-	srv  *httptest.Server
-	http *http.Client
+	app   *app.App
+	fake  *fakeupstream.Server
+	srv   *httptest.Server
+	http  *http.Client
 }
 
 // newHarness runs the real server wiring in front of the repo's fake
@@ -479,9 +479,10 @@ func (h *harness) admin(path string) []byte {
 }
 
 type listedMemory struct {
-	Tier  string `json:"tier"`
-	Text  string `json:"text"`
-	State string `json:"state"`
+	Tier    string `json:"tier"`
+	Text    string `json:"text"`
+	Context string `json:"context"`
+	State   string `json:"state"`
 }
 
 // memories lists every memory of u in every state, and the raw pages.
@@ -513,7 +514,7 @@ func (h *harness) memories(u string) ([]listedMemory, string) {
 
 // checkStore checks a story's facts, history, bounds and never-stored
 // strings through the admin API.
-func (h *harness) checkStore(st story, blocks []string) []string {
+func (h *harness) checkStore(st story, blocks []string) (out []string) {
 	u := user(st)
 	ms, raw := h.memories(u)
 	var facts, history []string
@@ -525,12 +526,11 @@ func (h *harness) checkStore(st story, blocks []string) []string {
 			history = append(history, m.Text)
 		}
 	}
-	var out []string
 	out = append(out, st.Expect.Facts.problems("live facts", facts, true)...)
 	defer func() {
 		if len(out) > 0 && os.Getenv("SCENARIO_BLOCKS") != "" {
 			for _, m := range ms {
-				out = append(out, fmt.Sprintf("stored: %s %s %q", m.State, m.Tier, m.Text))
+				out = append(out, fmt.Sprintf("stored: %s %s %q (context %q)", m.State, m.Tier, m.Text, m.Context))
 			}
 		}
 	}()
