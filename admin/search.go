@@ -130,7 +130,7 @@ func (a *API) search(c echo.Context) error {
 		out.Data = append(out.Data, e)
 	}
 	out.Explain = explainFilters{
-		Formula:  "score = w_sim·sim + w_rec·retention + w_freq·min(1, hits/5) + w_val·value; candidates fused by reciprocal rank; rank = fused × (1 + phrase_weight × query phrases held); sim = rank / best rank × best evidence (evidence = max(cosine, share of query terms)); min_score is judged on each candidate's own evidence",
+		Formula:  "score = w_sim·sim + w_rec·retention + w_freq·min(1, hits/5) + w_val·value; candidates fused by reciprocal rank; rank = fused × (1 + phrase_weight × query phrases held) × (1 + answer_weight when it answers a question about the topic); sim = rank / best rank × best evidence (evidence = max(cosine, share of query terms)); min_score is judged on each candidate's own evidence",
 		Weights:  weightsOf(a.pol.Recall.Weights),
 		MinScore: minScore,
 		TopK:     k,

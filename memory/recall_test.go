@@ -779,3 +779,36 @@ func TestRecallExplicitNoteSurvivesDrift(t *testing.T) {
 		t.Fatalf("selected %v, want [note] (%+v)", ids, rankedByID(res))
 	}
 }
+
+func TestRecallAnswerRanksFirst(t *testing.T) {
+	const q = "Which board game did Nate play at the convention?"
+	// other holds three of the query's words, so lexical search ranks it
+	// first; answer holds one, and is the turn that answers the question
+	// its context ends with.
+	other := rcMem("other", TierEvent, "The convention had a board game corner.")
+	answer := rcMem("answer", TierEvent, "Catan, all night long at the convention!")
+	answer.Context = "9 October 2022\nIt was great, so many people.\nAssistant: Which board game did you play?"
+	// The same context, not ending with the question, is no answer.
+	told := rcMem("told", TierEvent, "Catan again, at the convention!")
+	told.Context = "9 October 2022\nWhich board game did you play? Tell me.\nAssistant: Sure."
+	s := &testSearcher{mems: []*Memory{other, answer, told}}
+	for _, aw := range []float64{0, 0.5} {
+		p := policy.Default()
+		p.Recall.AnswerWeight = aw
+		r, err := NewRecaller(RecallerConfig{Search: s, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"answer", "other", "told"}
+		if aw == 0 {
+			want = []string{"other", "answer", "told"}
+		}
+		if ids := selectedIDs(res); !slices.Equal(ids, want) {
+			t.Errorf("answer_weight %v: selected %v, want %v", aw, ids, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memproxy/memproxy/text"
 )
@@ -149,4 +150,49 @@ func (qt queryTerms) short(s string, w []float64, maxTokens int) string {
 		b.WriteString(" …")
 	}
 	return b.String()
+}
+
+// topicMask are the query's topic terms among a recall's candidates: those
+// weighing at least half the weightiest term any candidate holds
+// (termWeights), so the name every candidate holds is not one.
+func topicMask(w []float64, masks []uint64) uint64 {
+	var held uint64
+	for _, m := range masks {
+		held |= m
+	}
+	best := 0.0
+	for b := range w {
+		if held&(1<<uint(b)) != 0 {
+			best = max(best, w[b])
+		}
+	}
+	var topic uint64
+	for b := range w {
+		if held&(1<<uint(b)) != 0 && w[b] >= best/2 {
+			topic |= 1 << uint(b)
+		}
+	}
+	return topic
+}
+
+// answersAsked reports whether the exchange an event answers (its
+// context) ends with a question about the query's topic: "… What's your
+// favourite game?" then this turn, "Catan!", the answer, whose own words
+// the query may not share.
+func answersAsked(ctx string, qt queryTerms, topic uint64) bool {
+	if topic == 0 {
+		return false
+	}
+	ctx = strings.TrimRight(ctx, " \t\n")
+	if !strings.HasSuffix(ctx, "?") && !strings.HasSuffix(ctx, "？") {
+		return false
+	}
+	q := strings.TrimRight(ctx, "?？")
+	start := 0
+	if i := strings.LastIndexAny(q, ".!?\n？。！"); i >= 0 {
+		_, n := utf8.DecodeRuneInString(q[i:])
+		start = i + n
+	}
+	_, _, m := qt.matchTerms(q[start:])
+	return m&topic != 0
 }

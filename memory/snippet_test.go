@@ -36,3 +36,17 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+func TestAnswersAsked(t *testing.T) {
+	qt := newQueryTerms("What board game did Nate play?")
+	topic := uint64(1<<0 | 1<<1)
+	for ctx, want := range map[string]bool{
+		"9 October 2022\nIt was fun.\nAssistant: Cool! Which board game did you play?": true,
+		"9 October 2022\nWe played a board game.\nAssistant: Cool! What else?":         false,
+		"9 October 2022\nWe played a board game.":                                      false,
+		"9 October 2022\n好玩。\nAssistant: Which game？":                                  true,
+	} {
+		if got := answersAsked(ctx, qt, topic); got != want {
+			t.Errorf("answersAsked(%q) = %v, want %v", ctx, got, want)
+		}
+	}
+}

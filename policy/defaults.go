@@ -75,6 +75,7 @@ func Default() *Policy {
 			VectorWeight:        1,
 			LocalVectorWeight:   0.1,
 			PhraseWeight:        0.5,
+			AnswerWeight:        0.5,
 			EntityFirst:         true,
 			SnippetTokens:       40,
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},

@@ -201,6 +201,12 @@ type Recall struct {
 	// there): its fused score is multiplied by 1 + PhraseWeight × the
 	// query's word pairs it holds (0: no boost).
 	PhraseWeight float64 `yaml:"phrase_weight"`
+	// AnswerWeight raises an event that answers a question about the
+	// message's topic: the exchange before it ends by asking about the
+	// message's rarer words ("… What's your favourite game?" before
+	// "Catan, for sure!"). Its fused score is multiplied by 1 +
+	// AnswerWeight (0: no boost).
+	AnswerWeight float64 `yaml:"answer_weight"`
 	// EntityFirst selects the live facts about an entity the query names
 	// (a person, pet, place, organisation or project, by name or alias)
 	// before the other memories.
