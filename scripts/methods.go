@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -29,7 +30,10 @@ func main() {
 	}
 	var rows []row
 	for _, dir := range os.Args[1:] {
-		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
+			ok, _ := build.Default.MatchFile(dir, fi.Name()) // build tags and GOOS
+			return ok && !strings.HasSuffix(fi.Name(), "_test.go")
+		}, 0)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
