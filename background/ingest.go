@@ -210,8 +210,25 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		b.sessions[t.Session] = t
 	}
 	found := q.turnFacts(t)
+	ms := make([]*memory.Memory, len(found))
+	texts := make([]string, len(found))
 	for i, f := range found {
-		m := q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
+		ms[i] = q.factMemory(t, f, memory.SourceExtracted, stableID(t.RequestID, "fact", fmt.Sprint(i)))
+		texts[i] = ms[i].Text
+	}
+	if len(texts) > 1 {
+		// The turn's facts in one embedder call (reconcile embeds a fact
+		// it is handed without a vector, one call each).
+		vecs, err := q.cfg.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("reconcile fact: embed fact: %w", err)
+		}
+		for i, m := range ms {
+			m.Embedding = vecs[i]
+		}
+	}
+	for i := range found {
+		m, f := ms[i], found[i]
 		fp := &f
 		if m.Tier == memory.TierProfile {
 			defer q.invalidate(s) // the request path caches the profile
