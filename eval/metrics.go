@@ -77,6 +77,10 @@ type QuestionResult struct {
 	LatencyMs      float64 `json:"latency_ms"`
 	// Skipped is true when the gate decided not to recall.
 	Skipped bool `json:"skipped,omitempty"`
+	// TimedOut is true when recall ran out of its time (recall.timeout)
+	// and the request went on without memory: a loaded machine, not the
+	// memory, decided that question.
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Answer, AnswerScore and Correct are set when a model answered
 	// (AnswerScore: LoCoMo's official score) and a judge ruled.
 	Answer      string   `json:"answer,omitempty"`
@@ -131,6 +135,10 @@ type Summary struct {
 	P95InjectedTokens    float64                    `json:"p95_injected_tokens"`
 	AddedLatencyMs       Percentiles                `json:"added_latency_ms"`
 	GateSkipRate         float64                    `json:"gate_skip_rate"`
+	// RecallTimeoutRate is the share of questions whose recall ran out of
+	// time (X-Memproxy-Recall: timeout). Above 0 the run's figures are
+	// low by about that share: rerun on a quieter machine.
+	RecallTimeoutRate float64 `json:"recall_timeout_rate"`
 	// LLMCallsPerTurn counts consolidation calls per ingested turn (the
 	// calls a configured model would receive); nil when unknown.
 	LLMCallsPerTurn *float64 `json:"llm_calls_per_turn"`
@@ -153,13 +161,16 @@ func Summarize(results []QuestionResult) Summary {
 		ByCategory:           map[string]CategorySummary{},
 	}
 	var tokens, latency []float64
-	skipped := 0
+	skipped, timedOut := 0, 0
 	for i := range results {
 		q := &results[i]
 		tokens = append(tokens, float64(q.InjectedTokens))
 		latency = append(latency, q.LatencyMs)
 		if q.Skipped {
 			skipped++
+		}
+		if q.TimedOut {
+			timedOut++
 		}
 	}
 	for _, k := range Ks {
@@ -201,6 +212,7 @@ func Summarize(results []QuestionResult) Summary {
 	s.AddedLatencyMs = Percentiles{P50: Percentile(latency, 50), P95: Percentile(latency, 95)}
 	if len(results) > 0 {
 		s.GateSkipRate = float64(skipped) / float64(len(results))
+		s.RecallTimeoutRate = float64(timedOut) / float64(len(results))
 	}
 	return s
 }

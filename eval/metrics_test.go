@@ -70,7 +70,7 @@ func TestSummarizeTiny(t *testing.T) {
 			Sample: ss[0].ID, Index: i, Category: q.Category, Evidence: q.Evidence,
 			Injected: injected[i], Ranked: ranked[i],
 			InjectedTokens: 100 * (i + 1), LatencyMs: float64(i + 1),
-			Skipped: i == 4,
+			Skipped: i == 4, TimedOut: i == 1 || i == 2,
 		})
 	}
 	s := Summarize(rs)
@@ -92,6 +92,7 @@ func TestSummarizeTiny(t *testing.T) {
 		{"latency p50", s.AddedLatencyMs.P50, 3},
 		{"latency p95", s.AddedLatencyMs.P95, 6},
 		{"skip rate", s.GateSkipRate, 1.0 / 6},
+		{"recall timeout rate", s.RecallTimeoutRate, 2.0 / 6},
 	}
 	for _, c := range checks {
 		if !near(c.got, c.want) {

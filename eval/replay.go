@@ -377,6 +377,7 @@ func (r *Replayer) question(ctx context.Context, s *locomo.Sample, i int, arm st
 	res.LatencyMs, _ = strconv.ParseFloat(resp.Header.Get("X-Memproxy-Overhead-Ms"), 64)
 	status := resp.Header.Get("X-Memproxy-Recall")
 	res.Skipped = status == "skipped"
+	res.TimedOut = status == "timeout"
 	if arm == ArmOff {
 		// What the model read without memory: nothing, unless the block
 		// recorder saw otherwise.

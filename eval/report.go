@@ -44,6 +44,9 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "| added latency p50 (ms) | %.2f | %.2f |\n", r.AddedLatencyMs.P50, r.Off.AddedLatencyMs.P50)
 	fmt.Fprintf(&b, "| added latency p95 (ms) | %.2f | %.2f |\n", r.AddedLatencyMs.P95, r.Off.AddedLatencyMs.P95)
 	fmt.Fprintf(&b, "| gate skip rate | %.3f | %.3f |\n", r.GateSkipRate, r.Off.GateSkipRate)
+	if r.RecallTimeoutRate > 0 {
+		fmt.Fprintf(&b, "| recall timed out (nothing injected: rerun on a quieter machine) | %.3f | |\n", r.RecallTimeoutRate)
+	}
 	if r.LLMCallsPerTurn != nil {
 		fmt.Fprintf(&b, "| LLM calls per ingested turn | %.3f | |\n", *r.LLMCallsPerTurn)
 	}
