@@ -359,7 +359,8 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	if n := r.cfg.Recall.SnippetTokens; n > 0 && len(res.Selected) > 0 {
 		for _, c := range res.Selected {
 			if text := c.Memory.Text; CountTokens(text) > n {
-				c.Shorten = func(maxTokens int) string { return qt.short(text, w, maxTokens) }
+				answer := c.Answers
+				c.Shorten = func(maxTokens int) string { return qt.short(text, w, maxTokens, answer) }
 			}
 		}
 	}

@@ -41,8 +41,9 @@ func termWeights(masks []uint64, nTerms int) []float64 {
 // more memory where the block would otherwise stop, and never replaces a
 // memory that fits whole. A memory of at most maxTokens, or one none of
 // whose sentences holds a query term (it was found through its context),
-// has none.
-func (qt queryTerms) short(s string, w []float64, maxTokens int) string {
+// has none, unless answer says it is a turn that answers a question about
+// the query's topic (Scored.Answers): then its first sentence leads.
+func (qt queryTerms) short(s string, w []float64, maxTokens int, answer bool) string {
 	if maxTokens <= 0 || CountTokens(s) <= maxTokens {
 		return ""
 	}
@@ -73,6 +74,12 @@ func (qt queryTerms) short(s string, w []float64, maxTokens int) string {
 	best := 0.0
 	for _, x := range ss {
 		best = max(best, x.score)
+	}
+	if answer && len(ss) > 0 {
+		// The turn answers a question about the query's topic: its
+		// first sentence is the answer, whatever words it has.
+		ss[0].score = max(best, 1)
+		best = ss[0].score
 	}
 	if best == 0 || len(ss) < 2 {
 		return ""
