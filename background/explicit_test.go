@@ -27,3 +27,15 @@ func TestExplicitNoteText(t *testing.T) {
 		}
 	}
 }
+
+// TestNovelReply: a reply that only repeats the question says nothing to
+// keep; an answer does.
+func TestNovelReply(t *testing.T) {
+	q := "What's the capital of Australia?"
+	if v := Informativeness(novel("You said: What's the capital of Australia?", q)); v >= keepReplyValue {
+		t.Errorf("an echo is informative (%v)", v)
+	}
+	if v := Informativeness(novel("Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.", q)); v < keepReplyValue {
+		t.Errorf("an answer is not informative (%v)", v)
+	}
+}

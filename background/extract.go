@@ -1,6 +1,7 @@
 package background
 
 import (
+	"strings"
 	"sync"
 	"time"
 	_ "time/tzdata" // ingest.time_zone resolves without the system database
@@ -70,7 +71,7 @@ func (q *ingester) turnEvent(t *memory.Turn, stated int) *memory.Memory {
 		Event:            q.eventMemory(t),
 		OnlyAsks:         text.OnlyAsks(t.User),
 		Stated:           stated,
-		ReplyInformative: Informativeness(t.Assistant) >= keepReplyValue,
+		ReplyInformative: Informativeness(novel(t.Assistant, t.User)) >= keepReplyValue,
 		Imported:         t.Arm == importArm,
 	})
 	if w.Op != lifecycle.Insert {
@@ -78,4 +79,22 @@ func (q *ingester) turnEvent(t *memory.Turn, stated int) *memory.Memory {
 		return nil
 	}
 	return w.Memory
+}
+
+// novel is what a reply says beyond the message it answers: its words
+// that are not the message's ("You said: what's the capital of
+// Australia?" says nothing new).
+func novel(reply, msg string) string {
+	said := map[string]bool{}
+	for _, w := range contentTerms(msg) {
+		said[w] = true
+	}
+	var out []string
+	for _, w := range strings.Fields(reply) {
+		if ts := contentTerms(w); len(ts) == 1 && said[ts[0]] {
+			continue
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }
