@@ -191,10 +191,14 @@ func answersAsked(ctx string, qt queryTerms, topic uint64) bool {
 		return false
 	}
 	ctx = strings.TrimRight(ctx, " \t\n")
-	if !strings.HasSuffix(ctx, "?") && !strings.HasSuffix(ctx, "？") {
-		return false
-	}
 	q := strings.TrimRight(ctx, "?？")
+	if len(q) == len(ctx) {
+		// A Chinese question may end with its particle instead: 你最喜欢什么游戏呢 / …吗。
+		q = strings.TrimSuffix(q, "。")
+		if !strings.HasSuffix(q, "吗") && !strings.HasSuffix(q, "呢") {
+			return false
+		}
+	}
 	start := 0
 	if i := strings.LastIndexAny(q, ".!?\n？。！"); i >= 0 {
 		_, n := utf8.DecodeRuneInString(q[i:])

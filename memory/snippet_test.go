@@ -54,6 +54,9 @@ func TestAnswersAsked(t *testing.T) {
 		"9 October 2022\nWe played a board game.\nAssistant: Cool! What else?":         false,
 		"9 October 2022\nWe played a board game.":                                      false,
 		"9 October 2022\n好玩。\nAssistant: Which game？":                                  true,
+		"9 October 2022\n好玩。\nAssistant: 你玩了哪个game呢":                                   true,
+		"9 October 2022\n好玩。\nAssistant: 你喜欢那个game吗。":                                  true,
+		"9 October 2022\nWhich game？\nAssistant: 好玩。":                                  false,
 	} {
 		if got := answersAsked(ctx, qt, topic); got != want {
 			t.Errorf("answersAsked(%q) = %v, want %v", ctx, got, want)
