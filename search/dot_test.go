@@ -110,3 +110,47 @@ func TestDotI8Batch(t *testing.T) {
 		}
 	}
 }
+
+// normaliseRef is NormaliseInto as plain loops.
+func normaliseRef(dst, v []float32) bool {
+	var n float64
+	for _, f := range v {
+		n += float64(f) * float64(f)
+	}
+	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+		return false
+	}
+	inv := 1 / math.Sqrt(n)
+	for i, f := range v {
+		dst[i] = float32(float64(f) * inv)
+	}
+	return true
+}
+
+// TestNormaliseIntoRef: the unrolled normalisation gives the plain loops'
+// result to the bit, at every length and scale, and refuses what they
+// refuse.
+func TestNormaliseIntoRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := range 3000 {
+		n := trial % 67
+		v := make([]float32, n)
+		scale := math.Pow(10, float64(r.IntN(20)-10))
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * scale)
+		}
+		if trial%50 == 0 && n > 0 {
+			v[r.IntN(n)] = float32(math.Inf(1))
+		}
+		got, want := make([]float32, n), make([]float32, n)
+		okGot, okWant := NormaliseInto(got, v), normaliseRef(want, v)
+		if okGot != okWant {
+			t.Fatalf("trial %d: ok %v, want %v", trial, okGot, okWant)
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("trial %d, element %d: %v, want %v", trial, i, got[i], want[i])
+			}
+		}
+	}
+}

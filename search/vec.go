@@ -259,17 +259,39 @@ func Normalise(v []float32) ([]float32, bool) {
 
 // NormaliseInto writes v/|v| to dst (of v's length); false when v has no
 // direction.
+//
+// Rescore normalises every candidate's vector: unrolled by four, with the
+// sum taken in the same order (so the same result to the bit), it costs
+// about half the instructions of the plain loops.
 func NormaliseInto(dst, v []float32) bool {
 	var n float64
-	for _, f := range v {
-		n += float64(f) * float64(f)
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		w := v[i : i+4 : i+4]
+		a, b, c, d := float64(w[0]), float64(w[1]), float64(w[2]), float64(w[3])
+		n += a * a
+		n += b * b
+		n += c * c
+		n += d * d
+	}
+	for ; i < len(v); i++ {
+		n += float64(v[i]) * float64(v[i])
 	}
 	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
 		return false
 	}
 	inv := 1 / math.Sqrt(n)
-	for i, f := range v {
-		dst[i] = float32(float64(f) * inv)
+	dst = dst[:len(v)]
+	i = 0
+	for ; i+4 <= len(v); i += 4 {
+		w, o := v[i:i+4:i+4], dst[i:i+4:i+4]
+		o[0] = float32(float64(w[0]) * inv)
+		o[1] = float32(float64(w[1]) * inv)
+		o[2] = float32(float64(w[2]) * inv)
+		o[3] = float32(float64(w[3]) * inv)
+	}
+	for ; i < len(v); i++ {
+		dst[i] = float32(float64(v[i]) * inv)
 	}
 	return true
 }
