@@ -262,7 +262,8 @@ func Normalise(v []float32) ([]float32, bool) {
 //
 // Rescore normalises every candidate's vector: unrolled by four, with the
 // sum taken in the same order (so the same result to the bit), it costs
-// about half the instructions of the plain loops.
+// a fifth fewer instructions than the plain loops (333 k -> 261 k a recall
+// under callgrind).
 func NormaliseInto(dst, v []float32) bool {
 	var n float64
 	i := 0
