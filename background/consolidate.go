@@ -20,8 +20,9 @@ type consolidateWorker struct {
 
 func (w *consolidateWorker) Work(ctx context.Context, job *river.Job[ConsolidateArgs]) error {
 	w.q.yield(ctx)
-	h := w.q.pace.handle() // pace.go
+	h := w.q.pace.handle() // pace.go; held at most max_lag past the insert
 	defer h.release()
+	h.round(max(0, time.Since(job.CreatedAt)))
 	h.step(ctx)
 	start := time.Now()
 	err := w.q.cons.consolidate(withPace(ctx, h), &job.Args)

@@ -19,8 +19,14 @@ func (w *decayWorker) Work(ctx context.Context, job *river.Job[DecayArgs]) error
 	if at.IsZero() {
 		at = w.q.now()
 	}
+	// Paced like ingest (pace.go): a pass reads every live memory, and
+	// the periodic one runs at start-up too. Its wait counts from the
+	// job's insert, so it is never held past max_lag.
+	h := w.q.pace.handle()
+	defer h.release()
+	h.round(max(0, time.Since(job.CreatedAt)))
 	start := time.Now()
-	st, err := w.q.decay.RunDecay(ctx, at)
+	st, err := w.q.decay.RunDecay(withPace(ctx, h), at)
 	w.q.met.jobLatency.WithLabelValues(kindDecay).Observe(time.Since(start).Seconds())
 	if err == nil {
 		w.q.decay.runs.Add(1)
@@ -53,9 +59,11 @@ func (q *decayer) RunDecay(ctx context.Context, at time.Time) (DecayStats, error
 		return st, fmt.Errorf("decay: scopes: %w", err)
 	}
 	for _, s := range scopes {
+		pace(ctx)
 		if err := q.decayScope(ctx, s, at, &st); err != nil {
 			return st, fmt.Errorf("decay %s: %w", s, err)
 		}
+		handOver(ctx)
 		st.Scopes++
 	}
 	for _, t := range memory.Tiers {
@@ -70,6 +78,7 @@ func (q *decayer) decayScope(ctx context.Context, s memory.Scope, at time.Time, 
 	var archive []string
 	f := memory.ListFilter{State: memory.StateLive, At: at, Limit: 500}
 	for {
+		pace(ctx) // between pages: nothing is held
 		page, err := q.cfg.Store.List(ctx, s, f)
 		if err != nil {
 			return err

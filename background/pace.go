@@ -122,6 +122,14 @@ func unpaced(ctx context.Context) {
 	}
 }
 
+// handOver gives the lane of the job running under ctx back, so the jobs
+// waiting for it take their turn (a decay pass, between scopes).
+func handOver(ctx context.Context) {
+	if h, ok := ctx.Value(paceKey{}).(*handle); ok {
+		h.release()
+	}
+}
+
 // round starts a round whose oldest turn is lag old.
 func (h *handle) round(lag time.Duration) {
 	if h == nil {

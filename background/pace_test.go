@@ -329,3 +329,26 @@ func TestPacedIngestDrains(t *testing.T) {
 		})
 	}
 }
+
+// handOver gives the lane back between units of a long job (a decay
+// pass's scopes), so a waiting job goes on.
+func TestPaceHandOver(t *testing.T) {
+	c := newPaceClock()
+	load := &testLoad{}
+	load.busy.Store(true)
+	p := testPacer(load, c)
+	h1, h2 := p.handle(), p.handle()
+	ctx := withPace(context.Background(), h1)
+	pace(ctx)
+	if !h1.hold {
+		t.Fatal("pace under a job's context did not take the lane")
+	}
+	done := stepped(h2)
+	c.nextWait(t)
+	handOver(ctx)
+	waitDone(t, done)
+	if h1.hold || !h2.hold {
+		t.Fatal("the lane was not handed over")
+	}
+	handOver(context.Background()) // no job: nothing to give back
+}
