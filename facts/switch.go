@@ -55,6 +55,10 @@ var notNames = map[string]bool{
 // extractor reads ("I switched to VS Code"); before is what the user said
 // before it (the exchange before the message, earlier sentences), reply
 // the assistant's reply in that exchange.
+// tradedFor: "I ditched Spotify for Apple Music", "swapped vim for
+// Helix", "replaced my Kindle with a Kobo": a switch that names both.
+var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and)\b)`)
+
 func resolveSwitch(sent, before, reply string) string {
 	if m := switchPronoun.FindStringSubmatchIndex(sent); m != nil {
 		// The user's own words first, then the reply they answer.
@@ -65,6 +69,12 @@ func resolveSwitch(sent, before, reply string) string {
 		if name != "" {
 			// "moved over to it" is a switch, not a move home.
 			sent = sent[:m[2]] + switchVerb(sent[m[2]:m[3]]) + " " + name + sent[m[5]:]
+		}
+	}
+	if m := tradedFor.FindStringSubmatchIndex(sent); m != nil {
+		from, to := sent[m[2]:m[3]], sent[m[4]:m[5]]
+		if kindSlot(to) != "" || nameRe.FindString(to) == to {
+			return sent[:m[0]] + "switched from " + from + " to " + to + sent[m[5]:]
 		}
 	}
 	if m := backTo.FindStringSubmatch(sent); m != nil {

@@ -19,6 +19,9 @@ func TestSwitchResolved(t *testing.T) {
 		{"", "It's raining now.", "", ""},
 		{"", "I went back to Lisbon for the summer.", "", ""},
 		{"", "Back to Paris tomorrow!", "", ""},
+		{"", "I ditched Spotify for Apple Music last month.", "uses", "Apple Music"},
+		{"", "Swapped vim for Helix.", "uses", "Helix"},
+		{"", "We swapped stories for an hour.", "", ""},
 		{"", "There was a Coldplay concert and I went to it.", "", ""},
 		{"", "We found a flat in Camden and moved to it.", "", ""},
 	} {

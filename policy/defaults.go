@@ -97,7 +97,7 @@ func Default() *Policy {
 			},
 			ForgetCues: []string{
 				"forget that", "forget about", "forget what i", "please forget", "stop remembering", "忘掉", "忘记", "别记", "不要记",
-				"forget my", "forget everything", "forget the", "forget where i", "erase", "delete what i", "remove what i",
+				"forget my", "forget everything", "forget the", "forget where i", "forget i", "delete my", "remove my", "erase", "delete what i", "remove what i",
 				"忘了吧", "删掉", "删除", "不用记", "别再记",
 			},
 			RememberNote: "memproxy is saving the user's note from this message to long-term memory; you may confirm that it will be remembered.",

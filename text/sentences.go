@@ -39,7 +39,7 @@ func Sentences(text string) []string {
 	return out
 }
 
-var questionStart = regexp.MustCompile(`(?i)^(?:so |and |but |hey,? |ok,? |okay,? )?(what|where|when|who|whom|whose|why|how|which|do|does|did|can|could|would|should|is|are|am|was|were|will|shall|have|has|any idea|remind me)\b`)
+var questionStart = regexp.MustCompile(`(?i)^(?:so |and |but |hey,? |ok,? |okay,? )?(what|where|when|who|whom|whose|why|how|which|do|does|did|can|could|would|should|is|are|am|was|were|will|shall|have|has|any idea|remind me|i wonder|i was wondering|i'm wondering|wondering|i'd like to know|i want to know)\b`)
 
 // zhQuestionWords mark a Chinese sentence as a question.
 var zhQuestionWords = []string{"哪里", "哪儿", "什么", "为什么", "怎么", "多少", "几岁", "是谁", "谁", "哪个", "哪家", "几点", "是不是"}
