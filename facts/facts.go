@@ -243,7 +243,7 @@ func Extract(msg string, o Options) []Fact {
 }
 
 // presentWords are the search-only words of a temporary state.
-const presentWords = "now today tonight currently at the moment right now this week these days 现在 今天 今晚 目前 这几天 这周 最近"
+var presentWords = text.PresentWords()
 
 // lastPerSlot keeps, of a message's values for one single-valued slot,
 // the last ("I started eating fish again, so I guess I'm pescatarian").

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memproxy/memproxy/policy"
+	"github.com/memproxy/memproxy/text"
 )
 
 // Searcher is the part of the store recall reads: the two candidate
@@ -303,6 +304,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	}
 
 	excl := newExcluder(q.Exclude)
+	aboutNow := text.SpeaksOfNow(q.Text)
 	for _, c := range cands {
 		m := c.Memory
 		evidence := max(c.Cosine, c.Lexical)
@@ -320,7 +322,12 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			// Recency and use alone must not carry an unrelated memory
 			// over the threshold.
 			c.Filtered = FilteredNoMatch
-		case own < q.MinScore && !(m.Source == SourceExplicit && q.ExplicitMinScore > 0 && own >= q.ExplicitMinScore):
+		case own < q.MinScore && !(m.Source == SourceExplicit && q.ExplicitMinScore > 0 && own >= q.ExplicitMinScore) &&
+			!(aboutNow && m.ExpiresAt != nil):
+			// A temporary state that holds (expired ones are filtered
+			// above) answers a message about the present even on little
+			// lexical evidence ("今天适合去跑步吗？" for "用户这几天感冒了"):
+			// it is how things are now, and there are few of them.
 			c.Filtered = FilteredMinScore
 		}
 	}

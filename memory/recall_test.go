@@ -812,3 +812,42 @@ func TestRecallAnswerRanksFirst(t *testing.T) {
 		}
 	}
 }
+
+// A temporary state that holds answers a message about the present on
+// little evidence; once it has expired, or for a message that does not
+// speak of now, or as a lasting memory, the threshold applies as ever.
+func TestRecallTemporaryStateForNow(t *testing.T) {
+	p := policy.Default()
+	p.Recall.Weights = policy.Weights{Similarity: 1}
+	p.Recall.PhraseWeight = 0
+	until := sT0.Add(48 * time.Hour)
+	state := rcMem("state", TierSemantic, "The user has a bad cold this week.", 0, 1, 0)
+	state.Context = "today now"
+	state.ExpiresAt = &until
+	lasting := rcMem("lasting", TierSemantic, "The user has a bad knee.", 0, 1, 0)
+	lasting.Context = "today now"
+	s := &testSearcher{mems: []*Memory{state, lasting}}
+	for _, tc := range []struct {
+		q    string
+		at   time.Time
+		want []string
+	}{
+		{"Should I go running today?", sT0, []string{"state"}},
+		{"Should I go running tomorrow?", sT0, nil},
+		{"Should I go running today?", sT0.Add(72 * time.Hour), nil},
+	} {
+		vecs := map[string][]float32{tc.q: {0, 1, 0}}
+		r, err := NewRecaller(RecallerConfig{Search: s, Embedder: vecEmbedder{vecs: vecs},
+			Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return tc.at }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: tc.q, MinScore: 1.01, At: tc.at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := selectedIDs(res); !slices.Equal(ids, tc.want) {
+			t.Errorf("%q at %v: selected %v, want %v (%+v)", tc.q, tc.at, ids, tc.want, rankedByID(res))
+		}
+	}
+}
