@@ -245,8 +245,8 @@ func (e *Engine) Hybrid(ctx context.Context, sc memory.Scope, vec []float32, que
 // read returns the scope's memories ids (at seqs), keyed by id: from the
 // row cache where it holds them, the rest read through the Source and
 // kept in the cache. An id missing from the result was not found. The
-// rows may be the cache's own: callers copy (memory.SearchCopy) what they
-// return and change nothing.
+// rows may alias the cache's encodings: callers copy (memory.SearchCopy)
+// what they return and change nothing.
 func (e *Engine) read(ctx context.Context, sc memory.Scope, ids []string, seqs []int64) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
 	at := e.rows.peekInto(sc, ids, found)

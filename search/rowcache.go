@@ -1,7 +1,9 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -9,11 +11,11 @@ import (
 )
 
 // RowCacheBytes bounds the rows an Engine's cache keeps, counted by
-// rowBytes (about 1.4 KB a row at 256 dimensions: some 90k rows, the
+// cachedBytes (about 1.4 KB a row at 256 dimensions: some 90k rows, the
 // candidates of a few thousand distinct queries on a large scope).
 const RowCacheBytes = 128 << 20
 
-// rowBytes approximates a cached row's memory.
+// rowBytes approximates the memory of a row held decoded (the feed's rows).
 func rowBytes(m *memory.Memory) int {
 	return 4*len(m.Embedding) + len(m.Text) + len(m.Context) + len(m.ID) + len(m.Key) + len(m.Session) + 256
 }
@@ -39,20 +41,22 @@ func rowBytes(m *memory.Memory) int {
 // still reading. A user's deletion invalidates every note taken before it.
 // Like the indexes, the cache knows the writes the store reports only.
 //
-// Rows are stored as read, never changed in place (endTouch replaces
-// them), and searches hand out copies, so callers may mutate what a search
-// returns; a caller that only reads (SearchOptions.ReadOnly) gets the
-// cached rows themselves.
+// Rows are kept encoded (rowcodec.go: one pointer-free []byte a row, so
+// the garbage collector does not trace the cache's rows), never changed in
+// place (endTouch replaces them). Each read decodes fresh Memory values
+// whose strings and vector alias the encoding: a caller that only reads
+// (SearchOptions.ReadOnly) gets those, others a copy (memory.SearchCopy),
+// which they may mutate.
 type rowCache struct {
 	mu       sync.Mutex
 	gen      uint64
-	bulk     uint64                    // user deletions
-	changed  map[string]uint64         // id → generation of its last change
-	readers  map[uint64]int            // noted generation → readers still reading
-	touching map[string]int            // ids of touches in flight
-	m        map[string]*memory.Memory // by id
-	bytes    int                       // rowBytes of the rows in m
-	max      int                       // bound on bytes
+	bulk     uint64            // user deletions
+	changed  map[string]uint64 // id → generation of its last change
+	readers  map[uint64]int    // noted generation → readers still reading
+	touching map[string]int    // ids of touches in flight
+	m        map[string][]byte // encoded rows by id (the key aliases the row)
+	bytes    int               // cachedBytes of the rows in m
+	max      int               // bound on bytes
 }
 
 // cacheNote is what a reader notes before reading rows.
@@ -62,7 +66,7 @@ type cacheNote struct {
 
 func newRowCache(maxBytes int) *rowCache {
 	return &rowCache{
-		m: make(map[string]*memory.Memory), max: maxBytes,
+		m: make(map[string][]byte), max: maxBytes,
 		changed: make(map[string]uint64), readers: make(map[uint64]int), touching: make(map[string]int),
 	}
 }
@@ -76,51 +80,78 @@ func (c *rowCache) note() cacheNote {
 	return cacheNote{c.gen, c.bulk}
 }
 
-// peek returns the cached row of id in scope sc, which is immutable: the
-// caller copies it before handing it out.
+// cachedBytes is what an encoded row costs the cache's budget.
+func cachedBytes(b []byte) int { return len(b) + cacheEntry }
+
+// peek returns the cached row of id in scope sc, decoded (see rowCache).
 func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 	c.mu.Lock()
-	m, ok := c.m[id]
+	b, ok := c.m[id]
 	c.mu.Unlock()
-	if !ok || m.Scope != sc {
+	if !ok || rowScope(b) != sc {
 		return nil, false
 	}
+	m := new(memory.Memory)
+	decodeRow(b, m)
 	return m, true
 }
 
-// peekInto adds to found the cached rows of ids in scope sc (immutable,
-// as peek's) under one lock, and returns the positions in ids of those it
-// does not hold.
+// peekInto adds to found the cached rows of ids in scope sc (decoded, as
+// peek's, into one allocation), and returns the positions in ids of those
+// it does not hold. The lock is held while looking the ids up only.
 func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*memory.Memory) (miss []int) {
+	bufs := make([][]byte, len(ids))
 	c.mu.Lock()
 	for i, id := range ids {
-		if m, ok := c.m[id]; ok && m.Scope == sc {
-			found[id] = m
+		bufs[i] = c.m[id]
+	}
+	c.mu.Unlock()
+	n := 0
+	for i, b := range bufs {
+		if b != nil && rowScope(b) == sc {
+			n++
 		} else {
+			bufs[i] = nil
 			miss = append(miss, i)
 		}
 	}
-	c.mu.Unlock()
+	if n == 0 {
+		return miss
+	}
+	rows := make([]memory.Memory, n)
+	k := 0
+	for i, b := range bufs {
+		if b != nil {
+			decodeRow(b, &rows[k])
+			found[ids[i]] = &rows[k]
+			k++
+		}
+	}
 	return miss
 }
 
 // put keeps rows read from the database after note was taken, but for
-// rows changed since or in flight. The rows become the cache's: the
-// caller changes them no more.
+// rows changed since or in flight. It keeps encodings of them: the
+// caller's rows stay the caller's.
 func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
-	kept := rows
+	// Encoded before locking: a miss's cost is not the lock's.
+	kept := make([][]byte, len(rows))
+	for i, m := range rows {
+		kept[i] = encodeRow(m)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer c.release(note)
 	if c.bulk != note.bulk {
 		return
 	}
-	for _, m := range kept {
-		if g, ok := c.changed[m.ID]; (ok && g > note.gen) || c.touching[m.ID] > 0 {
+	for _, b := range kept {
+		id, _ := rowHead(b) // aliases b, so the key costs nothing
+		if g, ok := c.changed[id]; (ok && g > note.gen) || c.touching[id] > 0 {
 			continue
 		}
-		c.remove(m.ID)
-		n := rowBytes(m)
+		c.remove(id)
+		n := cachedBytes(b)
 		for id := range c.m {
 			if c.bytes+n <= c.max {
 				break
@@ -128,7 +159,7 @@ func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
 			// Evict arbitrary rows: map iteration starts at random.
 			c.remove(id)
 		}
-		c.m[m.ID] = m
+		c.m[id] = b
 		c.bytes += n
 	}
 }
@@ -174,8 +205,8 @@ func (c *rowCache) drop(ids []string) {
 
 // remove forgets id; the caller holds mu.
 func (c *rowCache) remove(id string) {
-	if m, ok := c.m[id]; ok {
-		c.bytes -= rowBytes(m)
+	if b, ok := c.m[id]; ok {
+		c.bytes -= cachedBytes(b)
 		delete(c.m, id)
 	}
 }
@@ -207,21 +238,25 @@ func (c *rowCache) endTouch(sc memory.Scope, ids []string, t time.Time, committe
 		}
 		done[id] = true
 		c.change(id)
-		m, ok := c.m[id]
+		b, ok := c.m[id]
 		if !ok {
 			continue
 		}
-		if !committed || m.Scope != sc {
+		if !committed || rowScope(b) != sc {
 			c.remove(id)
 			continue
 		}
-		// Copy on write: cached rows stay immutable.
-		n := *m
-		n.Hits++
-		if t.After(n.LastUsedAt) {
-			n.LastUsedAt = t
+		// Copy on write: encodings stay immutable (decoded rows alias
+		// them). The size is unchanged.
+		n := slices.Clone(b)
+		le := binary.LittleEndian
+		le.PutUint64(n[offHits:], le.Uint64(n[offHits:])+1)
+		if t.After(getTime(n, timeUsed)) {
+			putTime(n, timeUsed, t)
 		}
-		c.m[id] = &n
+		delete(c.m, id) // the new key aliases the new row
+		key, _ := rowHead(n)
+		c.m[key] = n
 	}
 }
 
@@ -231,8 +266,8 @@ func (c *rowCache) dropUser(user, ns string) {
 	defer c.mu.Unlock()
 	c.gen++
 	c.bulk++
-	for id, m := range c.m {
-		if m.Scope.User == user && (ns == "" || m.Scope.Namespace == ns) {
+	for id, b := range c.m {
+		if sc := rowScope(b); sc.User == user && (ns == "" || sc.Namespace == ns) {
 			c.remove(id)
 		}
 	}
