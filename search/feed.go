@@ -96,9 +96,10 @@ type feedState struct {
 	gen atomic.Uint64
 }
 
-// cachedRow is a memory as a search last read it.
+// cachedRow is a memory as a search last read it, encoded as the row
+// cache's rows are (rowcodec.go), so the collector does not trace it.
 type cachedRow struct {
-	m   *memory.Memory
+	b   []byte
 	ver int64
 	at  time.Time
 }
@@ -171,7 +172,7 @@ func (ix *scopeIndex) apply(r Row, ver int64) bool {
 func (ix *scopeIndex) drop(ids []string) {
 	for _, id := range ids {
 		if r, ok := ix.fs.rows[id]; ok {
-			ix.fs.rowBytes -= int64(rowBytes(r.m))
+			ix.fs.rowBytes -= int64(cachedBytes(r.b))
 			delete(ix.fs.rows, id)
 		}
 		delete(ix.fs.vers, id)
@@ -186,10 +187,11 @@ func (ix *scopeIndex) cache(m *memory.Memory, ver int64, t time.Time) {
 		if r.ver > ver {
 			return
 		}
-		ix.fs.rowBytes -= int64(rowBytes(r.m))
+		ix.fs.rowBytes -= int64(cachedBytes(r.b))
 	}
-	ix.fs.rows[m.ID] = cachedRow{m: m, ver: ver, at: t}
-	ix.fs.rowBytes += int64(rowBytes(m))
+	b := encodeRow(m)
+	ix.fs.rows[m.ID] = cachedRow{b: b, ver: ver, at: t}
+	ix.fs.rowBytes += int64(cachedBytes(b))
 }
 
 // readFeed reads the scope's rows ids and every change since mark, in one
@@ -200,6 +202,8 @@ func (ix *scopeIndex) cache(m *memory.Memory, ver int64, t time.Time) {
 func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, mark Mark, ids []string, delta bool) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
 	var need, stale []string
+	var fresh [][]byte
+	var freshIDs []string
 	now := e.now()
 	ix.mu.RLock()
 	for _, id := range ids {
@@ -208,7 +212,7 @@ func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, 
 		case !ok:
 			need = append(need, id)
 		case now.Sub(r.at) < RowTTL:
-			found[id] = r.m
+			fresh, freshIDs = append(fresh, r.b), append(freshIDs, id)
 		default:
 			// Everything but the usage counters reached the cache
 			// through the feed: those alone are read again.
@@ -216,6 +220,12 @@ func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, 
 		}
 	}
 	ix.mu.RUnlock()
+	// Decoded outside the lock, into one allocation.
+	decoded := make([]memory.Memory, len(fresh))
+	for i, b := range fresh {
+		decodeRow(b, &decoded[i])
+		found[freshIDs[i]] = &decoded[i]
+	}
 	if !delta && len(need) == 0 && len(stale) == 0 {
 		return found, nil
 	}
@@ -261,11 +271,11 @@ func (e *Engine) readFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex, 
 			need = append(need, id) // gone: dropped below
 			continue
 		}
-		c := *r.m // cached rows are shared read-only: a copy
-		c.Hits, c.LastUsedAt = u.Hits, u.LastUsedAt
-		r.m, r.at = &c, now
+		r.b, r.at = withUsage(r.b, int64(u.Hits), u.LastUsedAt), now
 		ix.fs.rows[id] = r
-		found[id] = &c
+		c := new(memory.Memory)
+		decodeRow(r.b, c)
+		found[id] = c
 		e.Counters.Refreshed.Add(1)
 	}
 	var missing []string
@@ -306,12 +316,11 @@ func (e *Engine) touchedFeed(sc memory.Scope, ids []string, t time.Time) {
 	defer ix.mu.Unlock()
 	for _, id := range ids {
 		if r, ok := ix.fs.rows[id]; ok {
-			c := r.m.Clone()
-			c.Hits++
-			if t.After(c.LastUsedAt) {
-				c.LastUsedAt = t.UTC()
+			used := getTime(r.b, timeUsed)
+			if t.After(used) {
+				used = t.UTC()
 			}
-			r.m = c
+			r.b = withUsage(r.b, rowHits(r.b)+1, used)
 			ix.fs.rows[id] = r
 		}
 	}

@@ -1,9 +1,7 @@
 package search
 
 import (
-	"encoding/binary"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -14,11 +12,6 @@ import (
 // cachedBytes (about 1.4 KB a row at 256 dimensions: some 90k rows, the
 // candidates of a few thousand distinct queries on a large scope).
 const RowCacheBytes = 128 << 20
-
-// rowBytes approximates the memory of a row held decoded (the feed's rows).
-func rowBytes(m *memory.Memory) int {
-	return 4*len(m.Embedding) + len(m.Text) + len(m.Context) + len(m.ID) + len(m.Key) + len(m.Session) + 256
-}
 
 // rowCache keeps recently read memory rows so a search does not read its
 // candidates back from the database: on SQLite, reading and decoding a few
@@ -248,12 +241,11 @@ func (c *rowCache) endTouch(sc memory.Scope, ids []string, t time.Time, committe
 		}
 		// Copy on write: encodings stay immutable (decoded rows alias
 		// them). The size is unchanged.
-		n := slices.Clone(b)
-		le := binary.LittleEndian
-		le.PutUint64(n[offHits:], le.Uint64(n[offHits:])+1)
-		if t.After(getTime(n, timeUsed)) {
-			putTime(n, timeUsed, t)
+		used := getTime(b, timeUsed)
+		if t.After(used) {
+			used = t
 		}
+		n := withUsage(b, rowHits(b)+1, used)
 		delete(c.m, id) // the new key aliases the new row
 		key, _ := rowHead(n)
 		c.m[key] = n

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -299,4 +300,16 @@ func decodeRow(b []byte, m *memory.Memory) {
 		m.Provenance.Fact = &memory.Triple{Subject: r.str(), Attribute: r.str(), Value: r.str(),
 			Multi: flags&flagFactMulti != 0, Ended: flags&flagFactEnded != 0}
 	}
+}
+
+// rowHits is an encoded row's hits.
+func rowHits(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b[offHits:])) }
+
+// withUsage returns a copy of the encoded row b with hits and last_used_at
+// set (encodings are immutable: decoded rows alias them).
+func withUsage(b []byte, hits int64, used time.Time) []byte {
+	n := slices.Clone(b)
+	binary.LittleEndian.PutUint64(n[offHits:], uint64(hits))
+	putTime(n, timeUsed, used)
+	return n
 }
