@@ -87,6 +87,13 @@ func testPacer(load Load, c PaceClock) *pacer {
 	}, newMetrics(nil))
 }
 
+// busyPacer is a pacer on a test clock whose request path is busy.
+func busyPacer() (*paceClock, *testLoad, *pacer) {
+	c, load := newPaceClock(), &testLoad{}
+	load.busy.Store(true)
+	return c, load, testPacer(load, c)
+}
+
 // stepped runs h.step in a goroutine and returns a channel closed when it
 // returned.
 func stepped(h *handle) chan struct{} {
@@ -125,10 +132,7 @@ func TestPaceQuiet(t *testing.T) {
 // While busy, a step of 10 ms is followed by a pause of 30 ms (share
 // 0.25), counted as time yielded.
 func TestPacePausesForShare(t *testing.T) {
-	c := newPaceClock()
-	load := &testLoad{}
-	load.busy.Store(true)
-	p := testPacer(load, c)
+	c, _, p := busyPacer()
 	h := p.handle()
 	h.step(context.Background()) // takes the free lane at once
 	c.noWait(t)
@@ -166,10 +170,7 @@ func TestPacePausesForShare(t *testing.T) {
 // While busy one job works at a time: a second waits until the first
 // gives the lane back.
 func TestPaceLane(t *testing.T) {
-	c := newPaceClock()
-	load := &testLoad{}
-	load.busy.Store(true)
-	p := testPacer(load, c)
+	c, _, p := busyPacer()
 	h1, h2 := p.handle(), p.handle()
 	h1.step(context.Background())
 	done := stepped(h2)
@@ -191,10 +192,7 @@ func TestPaceLane(t *testing.T) {
 // The path going quiet ends a pause within one busy window and frees the
 // lane; a waiting job then goes on without it.
 func TestPaceQuietEndsPause(t *testing.T) {
-	c := newPaceClock()
-	load := &testLoad{}
-	load.busy.Store(true)
-	p := testPacer(load, c)
+	c, load, p := busyPacer()
 	h1, h2 := p.handle(), p.handle()
 	h1.step(context.Background())
 	c.advance(time.Second) // owes 3 s
@@ -222,10 +220,7 @@ func TestPaceQuietEndsPause(t *testing.T) {
 // beside the lane's holder; one below it works at a share that rises with
 // the lag, and stops waiting for the lane once the lag reaches max_lag.
 func TestPaceLagBound(t *testing.T) {
-	c := newPaceClock()
-	load := &testLoad{}
-	load.busy.Store(true)
-	p := testPacer(load, c)
+	c, _, p := busyPacer()
 	h1 := p.handle()
 	h1.step(context.Background())
 
@@ -271,10 +266,7 @@ func TestPaceLagBound(t *testing.T) {
 
 // A cancelled job stops waiting and pausing at once.
 func TestPaceCancel(t *testing.T) {
-	c := newPaceClock()
-	load := &testLoad{}
-	load.busy.Store(true)
-	p := testPacer(load, c)
+	c, _, p := busyPacer()
 	h1, h2 := p.handle(), p.handle()
 	h1.step(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -333,10 +325,7 @@ func TestPacedIngestDrains(t *testing.T) {
 // handOver gives the lane back between units of a long job (a decay
 // pass's scopes), so a waiting job goes on.
 func TestPaceHandOver(t *testing.T) {
-	c := newPaceClock()
-	load := &testLoad{}
-	load.busy.Store(true)
-	p := testPacer(load, c)
+	c, _, p := busyPacer()
 	h1, h2 := p.handle(), p.handle()
 	ctx := withPace(context.Background(), h1)
 	pace(ctx)
