@@ -56,21 +56,23 @@ const (
 // encodedLen is the length of m's encoding.
 func encodedLen(m *memory.Memory) int {
 	n := rowHeader + 4*len(m.Embedding)
-	str := func(s string) { n += uvarintLen(uint64(len(s))) + len(s) }
-	str(m.ID)
-	str(m.Scope.User)
-	str(m.Scope.Namespace)
-	str(string(m.Tier))
-	str(string(m.Source))
-	str(m.Text)
-	str(m.Key)
-	str(m.Session)
-	str(m.Context)
-	str(m.API)
-	str(m.SupersededBy)
+	varFields(m,
+		func(s string) { n += uvarintLen(uint64(len(s))) + len(s) },
+		func(k int) { n += uvarintLen(uint64(k)) })
+	return n
+}
+
+// varFields walks m's variable-length fields in their encoding order:
+// str for each string, count for the length of each list before its
+// strings. encodedLen and encodeRow share it, so they cannot disagree.
+func varFields(m *memory.Memory, str func(string), count func(int)) {
+	for _, s := range [...]string{m.ID, m.Scope.User, m.Scope.Namespace, string(m.Tier), string(m.Source),
+		m.Text, m.Key, m.Session, m.Context, m.API, m.SupersededBy} {
+		str(s)
+	}
 	p := &m.Provenance
 	for _, l := range [3][]string{p.RequestIDs, p.TurnRefs, p.MemoryIDs} {
-		n += uvarintLen(uint64(len(l)))
+		count(len(l))
 		for _, s := range l {
 			str(s)
 		}
@@ -80,7 +82,6 @@ func encodedLen(m *memory.Memory) int {
 		str(f.Attribute)
 		str(f.Value)
 	}
-	return n
 }
 
 func uvarintLen(v uint64) int {
@@ -130,33 +131,12 @@ func encodeRow(m *memory.Memory) []byte {
 		le.PutUint32(b[at:], math.Float32bits(v))
 		at += 4
 	}
-	str := func(s string) {
-		at += binary.PutUvarint(b[at:], uint64(len(s)))
-		at += copy(b[at:], s)
-	}
-	str(m.ID)
-	str(m.Scope.User)
-	str(m.Scope.Namespace)
-	str(string(m.Tier))
-	str(string(m.Source))
-	str(m.Text)
-	str(m.Key)
-	str(m.Session)
-	str(m.Context)
-	str(m.API)
-	str(m.SupersededBy)
-	p := &m.Provenance
-	for _, l := range [3][]string{p.RequestIDs, p.TurnRefs, p.MemoryIDs} {
-		at += binary.PutUvarint(b[at:], uint64(len(l)))
-		for _, s := range l {
-			str(s)
-		}
-	}
-	if f := p.Fact; f != nil {
-		str(f.Subject)
-		str(f.Attribute)
-		str(f.Value)
-	}
+	varFields(m,
+		func(s string) {
+			at += binary.PutUvarint(b[at:], uint64(len(s)))
+			at += copy(b[at:], s)
+		},
+		func(k int) { at += binary.PutUvarint(b[at:], uint64(k)) })
 	return b
 }
 
