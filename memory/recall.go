@@ -284,7 +284,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		if c.VectorRank == 0 {
 			c.Cosine = Cosine(qvec, c.Memory.Embedding)
 		}
-		c.Lexical, c.Phrases, masks[i] = qt.matchTerms(c.Memory.SearchText())
+		c.Lexical, c.Phrases, masks[i] = qt.matchTexts(c.Memory.Text, c.Memory.Context) // SearchText, unjoined
 		c.rank = c.Fused * (1 + r.cfg.Recall.PhraseWeight*float64(c.Phrases))
 		bestEvidence = max(bestEvidence, c.Cosine, c.Lexical)
 	}

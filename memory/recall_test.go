@@ -545,6 +545,36 @@ func TestQueryPhrases(t *testing.T) {
 	}
 }
 
+// A memory's text and context are matched as its SearchText is, without
+// joining them; a word no query term starts like still breaks a phrase.
+func TestMatchTextsAsSearchText(t *testing.T) {
+	qt := newQueryTerms("support group at the clothing store, 小白, Straße")
+	for _, tc := range []struct{ text, context string }{
+		{"I run a clothing store", "Support group meets Tuesdays"},
+		{"we met at the support", "group yesterday"}, // a phrase across the newline, as SearchText reads it
+		{"support big group", ""},                    // "big" is no term: no phrase
+		{"support suppers group", ""},                // nor is "suppers", which starts like one
+		{"朋友说小", "白 and the STRASSE straße"},
+		{"", "clothing stores"},
+	} {
+		m := &Memory{Text: tc.text, Context: tc.context}
+		c1, p1, m1 := qt.matchTexts(m.Text, m.Context)
+		c2, p2, m2 := qt.matchTerms(m.SearchText())
+		if c1 != c2 || p1 != p2 || m1 != m2 {
+			t.Errorf("matchTexts(%q, %q) = %v, %d, %b; matchTerms(SearchText) = %v, %d, %b", tc.text, tc.context, c1, p1, m1, c2, p2, m2)
+		}
+	}
+	if _, n := qt.match("support big group"); n != 0 {
+		t.Errorf("a word between breaks no phrase: %d phrases", n)
+	}
+	if _, n := qt.match("support suppers group"); n != 0 {
+		t.Errorf("a word starting like a term between breaks no phrase: %d phrases", n)
+	}
+	if _, n := qt.match("support the group"); n != 1 {
+		t.Errorf("a stop word between breaks the phrase: %d phrases", n)
+	}
+}
+
 // Of two memories with the same query words, the one holding them as the
 // query's phrase ranks first, whatever order the searches gave.
 func TestRecallPhraseRanksFirst(t *testing.T) {

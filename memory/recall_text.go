@@ -89,6 +89,32 @@ func (qt queryTerms) match(text string) (coverage float64, phrases int) {
 // matchTerms is match that also reports which of the query's terms text
 // holds, as a bit per term (terms past the 64th are not matched).
 func (qt queryTerms) matchTerms(text string) (coverage float64, phrases int, seenMask uint64) {
+	return qt.matchTexts(text, "")
+}
+
+// asciiStarts is a set of the ways a lowercase ASCII word can begin: its
+// first letter, and its second (none for a one-letter word).
+type asciiStarts [(26*27 + 63) / 64]uint64
+
+// startKey is the asciiStarts key of an ASCII word (letters only, any case,
+// not empty).
+func startKey(t string) int {
+	k := int(t[0]|0x20-'a') * 27
+	if len(t) > 1 {
+		k += int(t[1]|0x20-'a') + 1
+	}
+	return k
+}
+
+// matchTexts is matchTerms of a+"\n"+b (b may be ""; a memory's text and
+// its context, SearchText) without joining them: the newline ends every
+// word and CJK run, so reading a then b emits the same terms.
+//
+// Most words of a candidate match no query term: an ASCII word whose first
+// two letters begin no query term (stemming never changes them) and that
+// follows no matched word is passed over without the stop-word lookup and
+// the stemming, which could only have told that it matches nothing.
+func (qt queryTerms) matchTexts(a, b string) (coverage float64, phrases int, seenMask uint64) {
 	terms := qt.terms
 	if len(terms) == 0 {
 		return 0, 0, 0
@@ -96,12 +122,24 @@ func (qt queryTerms) matchTerms(text string) (coverage float64, phrases int, see
 	if len(terms) > maxQueryTerms {
 		terms = terms[:maxQueryTerms]
 	}
+	var starts asciiStarts
+	for _, q := range terms {
+		if len(q) > 0 && q[0] >= 'a' && q[0] <= 'z' && (len(q) == 1 || q[1] >= 'a' && q[1] <= 'z') {
+			k := startKey(q)
+			starts[k/64] |= 1 << uint(k%64)
+		}
+	}
 	var seen, seenPair [maxQueryTerms]bool
 	var buf [maxStemLen]byte
 	n, prev := 0, -1
-	eachTerm(text, func(t string) {
+	match := func(t string) {
 		var st []byte
 		if len(t) <= maxStemLen && asciiWord(t) {
+			if k := startKey(t); prev < 0 && starts[k/64]&(1<<uint(k%64)) == 0 {
+				// No term starts so: cur would be -1, and prev is -1
+				// already whether or not t is a stop word.
+				return
+			}
 			for i := 0; i < len(t); i++ {
 				c := t[i]
 				if c >= 'A' && c <= 'Z' {
@@ -141,7 +179,11 @@ func (qt queryTerms) matchTerms(text string) (coverage float64, phrases int, see
 			}
 		}
 		prev = cur
-	})
+	}
+	eachTerm(a, match)
+	if b != "" {
+		eachTerm(b, match)
+	}
 	return float64(n) / float64(len(terms)), phrases, seenMask
 }
 
