@@ -482,6 +482,37 @@ func TestExcluder(t *testing.T) {
 	}
 }
 
+// A line longer than the excluder's head is judged as a whole, wherever
+// the head ends (inside a word, in punctuation, inside a rune).
+func TestExcluderLongLines(t *testing.T) {
+	msg := "Yesterday we finally went hiking up Sintra's hills — all of us, even Grandma Zoë!!  Then café au lait, obviously."
+	e := newExcluder([]string{"unrelated", msg})
+	// whole is what contains answers for a one-line text: its normalised
+	// form, in full, is in the messages.
+	whole := func(line string) bool {
+		n := normalizeForMatch(line)
+		return n != "" && strings.Contains(normalizeForMatch("unrelated")+"\n"+normalizeForMatch(msg), n)
+	}
+	variants := []func(string) string{
+		func(s string) string { return s },
+		strings.ToUpper,
+		func(s string) string { return strings.ReplaceAll(s, " ", " ,  ") },
+		func(s string) string { return "--" + s + " and more" },
+		func(s string) string { return strings.Replace(s, "Grandma", "Grandpa", 1) },
+	}
+	for i := range msg {
+		for v, f := range variants {
+			line := f(msg[i:])
+			if got, want := e.contains(line), whole(line); got != want {
+				t.Fatalf("contains(%q) = %v, want %v (variant %d)", line, got, want, v)
+			}
+		}
+	}
+	if !e.contains(strings.ToUpper(msg)) || e.contains(strings.Replace(msg, "obviously", "naturally", 1)) {
+		t.Error("a long line is not judged whole")
+	}
+}
+
 func TestTerms(t *testing.T) {
 	var got []string
 	eachTerm("Rex's 狗叫小白, ok 猫!", func(s string) { got = append(got, s) })

@@ -275,7 +275,21 @@ func (e excluder) contains(text string) bool {
 				line = line[len(label):]
 			}
 		}
-		n = appendNormalized(n[:0], line)
+		// Most candidates are in no message, and a line's normalised
+		// form begins with its head's: a head the messages lack rejects
+		// the line before the rest of it is normalised.
+		head := min(len(line), excludeHead)
+		for head < len(line) && !utf8.RuneStart(line[head]) {
+			head++
+		}
+		var space bool
+		n, space = appendNormalizedFrom(n[:0], 0, line[:head], false)
+		if head < len(line) {
+			if len(n) > 0 && !bytes.Contains(e.hay, n) {
+				return false
+			}
+			n, _ = appendNormalizedFrom(n, 0, line[head:], space)
+		}
 		if len(n) == 0 {
 			continue
 		}
@@ -287,6 +301,10 @@ func (e excluder) contains(text string) bool {
 	return found
 }
 
+// excludeHead is how many bytes of a line the excluder normalises and
+// looks up before the rest.
+const excludeHead = 64
+
 // normalizeForMatch lowercases, folds fullwidth ASCII, keeps letters,
 // digits and CJK, and turns every other run into one space.
 func normalizeForMatch(s string) string {
@@ -295,8 +313,16 @@ func normalizeForMatch(s string) string {
 
 // appendNormalized appends normalizeForMatch(s) to b.
 func appendNormalized(b []byte, s string) []byte {
-	start := len(b)
-	space := false
+	b, _ = appendNormalizedFrom(b, len(b), s, false)
+	return b
+}
+
+// appendNormalizedFrom appends the normalised form of s to b as the
+// continuation of a text whose normalised form began at b[start] and whose
+// last rune so far was not a term rune when space is set (so a text
+// normalised in pieces reads as normalised whole). It reports space for
+// the next piece.
+func appendNormalizedFrom(b []byte, start int, s string, space bool) ([]byte, bool) {
 	for _, r := range s {
 		if r >= 0xff01 && r <= 0xff5e {
 			r -= 0xfee0
@@ -311,7 +337,7 @@ func appendNormalized(b []byte, s string) []byte {
 		}
 		space = true
 	}
-	return b
+	return b, space
 }
 
 // termRune reports whether r belongs in a word: a letter, digit or
