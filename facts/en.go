@@ -35,7 +35,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|share|shares|sharing|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
 
 func tagEN(sent string) []tok {
 	s := contractions.Replace(sent)
@@ -180,6 +180,38 @@ func workContext(ts []tok) bool {
 	return false
 }
 
+// stopsRe says a state has ended ("not … anymore", "no longer").
+var stopsRe = regexp.MustCompile(`(?i)\b(any ?more|no longer)\b`)
+
+func tokText(ts []tok) string {
+	var b strings.Builder
+	for _, t := range ts {
+		b.WriteString(t.low + " ")
+	}
+	return b.String()
+}
+
+// dietAt is the index of the diet named by "on a keto diet", "doing
+// keto", "following a vegan diet" at ts[j], or -1.
+func dietAt(ts []tok, j int) int {
+	t := ts[j].low
+	if t != "doing" && t != "following" && t != "on" {
+		return -1
+	}
+	k := j + 1
+	for k < len(ts) && (ts[k].low == "a" || ts[k].low == "the" || ts[k].low == "strict") {
+		k++
+	}
+	if k < len(ts) && diets[ts[k].low] && (t == "doing" || k+1 < len(ts) && ts[k+1].low == "diet") {
+		return k
+	}
+	return -1
+}
+
+// dwellings are the homes a user rents, owns or shares.
+var dwellings = map[string]bool{"flat": true, "apartment": true, "house": true, "room": true, "studio": true,
+	"place": true, "condo": true, "cottage": true, "bedsit": true, "loft": true, "home": true}
+
 // extractEN reads one English sentence.
 func extractEN(sent string) []Fact {
 	implicit := implicitRe.MatchString(sent)
@@ -196,7 +228,13 @@ func extractEN(sent string) []Fact {
 	userClause := func(k int) {
 		out = append(out, clause(ts, k, "user", "")...)
 		for m := k; m+1 < len(ts); m++ {
-			if ts[m].low == "i" || ts[m].low == "we" || ts[m].low == "my" || ts[m].low == "our" || ts[m].tag == "." {
+			if ts[m].low == "i" || ts[m].low == "we" || ts[m].tag == "." {
+				break
+			}
+			// "… and my wife moved": a new subject. "I handed in my
+			// notice … and started at …": an object, the user's clause
+			// goes on.
+			if (ts[m].low == "my" || ts[m].low == "our") && m > k && (ts[m-1].low == "and" || ts[m-1].low == "but" || ts[m-1].low == "so" || ts[m-1].tag == ",") {
 				break
 			}
 			if ts[m].low == "and" && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low]) {
@@ -443,6 +481,46 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "adopted":
 		return petFact(ts, j+1, subject, word, neg)
+	case "resigned", "handed", "hand", "handing":
+		// "I resigned from Acme", "I handed in my notice at Acme": the
+		// user's employer slot ends.
+		k := j + 1
+		if v == "resigned" {
+			if !next(k, "from") {
+				return nil
+			}
+			k++
+		} else {
+			if !next(k, "in") || !next(k+1, "my", "our") || !next(k+2, "notice", "resignation") || !next(k+3, "at", "to") {
+				return nil
+			}
+			k += 4
+		}
+		if k < len(ts) && ts[k].capital && !neg {
+			if val, _, ok := np(ts, k); ok {
+				f := mk("works_at", val)
+				f.Ended, f.Change = true, true
+				return []Fact{f}
+			}
+		}
+	case "rent", "rents", "renting", "own", "owns", "share", "shares", "sharing":
+		// "I rent a room in a shared flat in Manchester": where the
+		// user's home is, is where they live.
+		k := j + 1
+		home := false
+		for ; k < len(ts) && k < j+10; k++ {
+			if dwellings[ts[k].low] {
+				home = true
+			}
+			if ts[k].low == "in" && home && k+1 < len(ts) && ts[k+1].capital {
+				if val, _, ok := np(ts, k+1); ok && !neg {
+					return []Fact{mk("lives_in", val)}
+				}
+			}
+			if ts[k].tag == "." || ts[k].low == "and" || ts[k].low == "but" {
+				break
+			}
+		}
 	case "quit", "left":
 		k := j + 1
 		if next(k, "my") && next(k+1, "job") && next(k+2, "at") {
@@ -623,6 +701,23 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	switch {
 	case diets[t.low] && !neg:
 		return []Fact{mk("diet", t.low)}
+	case diets[t.low] && neg && stopsRe.MatchString(tokText(ts)):
+		// "I'm not keto any more": the diet slot ends.
+		f := mk("diet", t.low)
+		f.Ended, f.Change = true, true
+		return []Fact{f}
+	case dietAt(ts, j) > 0:
+		// "I'm on a keto diet", "I'm not doing keto anymore".
+		if k := dietAt(ts, j); true {
+			if !neg {
+				return []Fact{mk("diet", ts[k].low)}
+			}
+			if stopsRe.MatchString(tokText(ts)) {
+				f := mk("diet", ts[k].low)
+				f.Ended, f.Change = true, true
+				return []Fact{f}
+			}
+		}
 	case t.low == "lactose" && j+1 < len(ts) && ts[j+1].low == "intolerant":
 		return []Fact{mk("diet", "lactose intolerant")}
 	case t.low == "allergic" && j+1 < len(ts) && ts[j+1].low == "to":

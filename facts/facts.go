@@ -220,6 +220,9 @@ func Extract(msg string, o Options) []Fact {
 					f.Expires = o.At.AddDate(0, 0, 7)
 				}
 			}
+			// "My knee surgery is in two weeks": a date the value names
+			// is written as the date it is, past or future.
+			f.Value = resolveValueDates(f.Value, refs, hasHan(sent))
 			f.Text = render(&f, hasHan(sent))
 			f.Context = kindWords(&f)
 			switch {
@@ -319,6 +322,27 @@ func periodSuffix(s string, d text.DateRef, zh bool) string {
 
 // dateSuffix adds when the value became true to the sentence: "The user
 // lives in Lisbon (since Feb 2026)."
+// resolveValueDates writes each relative date expression of a triple's
+// value as the date it resolved to ("in two weeks" → "on 18 May 2026",
+// 下周五 → 2026年5月15日), so the stored value stays true after the week
+// it was said in.
+func resolveValueDates(v string, refs []text.DateRef, zh bool) string {
+	for _, r := range refs {
+		i := strings.Index(strings.ToLower(v), strings.ToLower(r.Text))
+		if i < 0 {
+			continue
+		}
+		rep := r.In()
+		if zh || r.CJK() {
+			rep = r.FormatZH()
+		} else if pre := strings.ToLower(strings.TrimSpace(v[:i])); strings.HasSuffix(pre, " on") || strings.HasSuffix(pre, " in") || pre == "on" || pre == "in" {
+			rep = r.Format()
+		}
+		v = v[:i] + rep + v[i+len(r.Text):]
+	}
+	return v
+}
+
 func dateSuffix(s string, d text.DateRef, zh bool) string {
 	if zh {
 		return strings.TrimSuffix(s, "。") + "（自" + d.FormatZH() + "起）。"

@@ -24,7 +24,7 @@ var vocab = map[string]attr{
 	"job_title":   {profile: true, en: "%S works as %a %v.", ended: "%S no longer works as %a %v.", zh: "%S的职业是%v。"},
 	"studies_at":  {profile: true, en: "%S studies at %v.", zh: "%S在%v上学。"},
 	"studies":     {profile: true, en: "%S studies %v.", ended: "%S no longer studies %v.", zh: "%S学%v。"},
-	"diet":        {profile: true, en: "%S is %v.", zh: "%S%v。"},
+	"diet":        {profile: true, en: "%S is %v.", ended: "%S is no longer %v.", zh: "%S%v。"},
 	"email":       {en: "%S's email is %v.", zh: "%S的邮箱是%v。"},
 	"phone":       {en: "%S's phone number is %v.", zh: "%S的电话是%v。"},
 	"birthday":    {en: "%S's birthday is %v.", zh: "%S的生日是%v。"},
