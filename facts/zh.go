@@ -56,7 +56,7 @@ var zhRules = []zhRule{
 	{re: zh(`我(?:现在|也)?(?:很|非常|特别)?(?:喜欢|爱|偏好|更喜欢)` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "likes"},
 	{re: zh(`我(?:不再|不|讨厌)喜欢` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
 	{re: zh(`我(?:很)?讨厌` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
-	{re: zh(`我` + zhFree + `(吃素|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
+	{re: zh(`我` + zhFree + `(吃素|吃纯素|纯素食者|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年)?(\d{1,3})岁`), attr: "age"},
@@ -227,6 +227,8 @@ func extractZHClause(sent string) []Fact {
 				val = "吃素"
 			case "吃荤":
 				val = "吃肉"
+			case "纯素食者":
+				val = "吃纯素"
 			}
 		case "uses":
 			if strings.HasPrefix(val, "的") || zhNotUse(sent, m[0]) {
