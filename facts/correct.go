@@ -22,7 +22,7 @@ var (
 	correctZH  = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 	// "Oops, she's actually 8": an age corrected by a pronoun.
 	correctAge = regexp.MustCompile(`(?i)\b(?:oops|sorry|actually|correction|my mistake|i mean|i meant|wait)\b[^.!?]*?\b(?:she|he|they)(?:'s| is| are|’s)\s+(?:actually\s+|really\s+|now\s+)?(\d{1,3})\b(?:\s+years?\s+old)?`)
-	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|更正)[，,：:]?(?:是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|更正|纠正)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 )
 
 // ExtractCorrection finds a correction in a user message.
@@ -77,6 +77,13 @@ func (c Correction) Apply(s string) (string, bool) {
 	re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
 	if hasHan(c.Old) {
 		re = regexp.MustCompile(regexp.QuoteMeta(c.Old))
+		// "是周五晚上，不是周三" on "聚会在周三晚上": the new value's tail
+		// (晚上) is already in the text after the old one.
+		if o, n := []rune(c.Old), []rune(c.New); len(n) > len(o) {
+			if tail := string(n[len(o):]); strings.Contains(s, c.Old+tail) {
+				re = regexp.MustCompile(regexp.QuoteMeta(c.Old + tail))
+			}
+		}
 	}
 	if !re.MatchString(s) {
 		return s, false

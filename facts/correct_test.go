@@ -9,6 +9,7 @@ func TestCorrection(t *testing.T) {
 		{"Actually it's spelled Kathryn, not Katherine.", "The user's manager's name is Katherine.", "The user's manager's name is Kathryn."},
 		{"The meeting is not Monday but Wednesday.", "The meeting is on Monday.", "The meeting is on Wednesday."},
 		{"我说错了，不是周一，是周二。", "用户周一去看牙医。", "用户周二去看牙医。"},
+		{"更正一下，聚会是周五晚上，不是周三。", "用户和同学的聚会在周三晚上。", "用户和同学的聚会在周五晚上。"},
 	}
 	for _, c := range cases {
 		co, ok := ExtractCorrection(c.in)

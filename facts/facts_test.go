@@ -87,6 +87,11 @@ func TestExtract(t *testing.T) {
 		{"我养了一只猫，叫咪咪。", "user.pet", "猫（名叫咪咪）"},
 		{"我的牙医是王医生。", "user.牙医", "王医生"},
 		{"我的工作邮箱是li.wei@example.cn。", "user.email", "li.wei@example.cn"},
+		{"I rent a room in a shared flat in Manchester, near Piccadilly.", "user.lives_in", "Manchester"},
+		{"I handed in my notice at Crumb & Co and started at Brightwave this week.", "user.works_at", "Brightwave"},
+		{"I'm on a keto diet, so no bread or pasta for me.", "user.diet", "keto"},
+		{"我从这个月开始吃纯素了。", "user.diet", "吃纯素"},
+		{"我和同学的聚会在周三晚上。", "user.聚会", "周三晚上"},
 	}
 	for _, c := range cases {
 		fs := extract(c.in)
@@ -104,9 +109,11 @@ func TestExtract(t *testing.T) {
 
 func TestExtractEnded(t *testing.T) {
 	for in, key := range map[string]string{
-		"I quit Acme last week and joined Globex.": "user.works_at",
-		"I no longer use Python":                   "user.uses",
-		"我从阿里巴巴辞职了":                                "user.works_at",
+		"I quit Acme last week and joined Globex.":       "user.works_at",
+		"I no longer use Python":                         "user.uses",
+		"我从阿里巴巴辞职了":                                      "user.works_at",
+		"I handed in my notice at Crumb & Co.":           "user.works_at",
+		"I'm not doing keto anymore, I eat carbs again.": "user.diet",
 	} {
 		ok := false
 		for _, f := range extract(in) {
@@ -228,6 +235,19 @@ func TestTemporaryExpires(t *testing.T) {
 		day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
 		if want := day.AddDate(0, 0, days); !fs[0].Expires.Equal(want) {
 			t.Errorf("Extract(%q) expires %v, want %v", in, fs[0].Expires, want)
+		}
+	}
+}
+
+func TestValueDatesResolved(t *testing.T) {
+	at := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"My knee surgery is in two weeks.":  "18 May 2026",
+		"My flight to Rome is next Friday.": "8 May 2026",
+	} {
+		fs := Extract(in, Options{At: at})
+		if len(fs) == 0 || !strings.Contains(fs[0].Text, want) || strings.Contains(fs[0].Text, "week") && !strings.Contains(fs[0].Text, "week of") {
+			t.Errorf("Extract(%q) = %+v, want a text naming %s", in, fs, want)
 		}
 	}
 }

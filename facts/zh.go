@@ -129,8 +129,9 @@ var (
 	zhAtRe    = regexp.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
 	zhOtherRe = regexp.MustCompile(`他|她|它|你|他们|她们|咱`)
 	// zhPossRe: "我(妹妹)的生日聚会在周一", "我的牙医是王医生": an open
-	// attribute of the user or a relative.
-	zhPossRe = regexp.MustCompile(`^我(?:的)?` + zhRels + `?的([\p{Han}]{1,6}?)(?:现在|已经|也)?(?:是|在|改到了?|改成了?|换到了?|定在了?)([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 @.\-]{0,15}?)了?[。！!]*$`)
+	// attribute of the user or a relative; "我和同学的聚会在周三" is the
+	// user's too (a plan shared with someone).
+	zhPossRe = regexp.MustCompile(`^我(?:和[\p{Han}]{1,4}?)?(?:的)?` + zhRels + `?的([\p{Han}]{1,6}?)(?:现在|已经|也)?(?:是|在|改到了?|改成了?|换到了?|定在了?)([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 @.\-]{0,15}?)了?[。！!]*$`)
 )
 
 // zhNotUse reports a 用 that is part of another word (调用, 费用, 不用):
