@@ -35,7 +35,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|share|shares|sharing|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
 
 func tagEN(sent string) []tok {
 	s := contractions.Replace(sent)
@@ -503,7 +503,7 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{f}
 			}
 		}
-	case "rent", "rents", "renting", "own", "owns", "share", "shares", "sharing":
+	case "rent", "rents", "renting", "own", "owns":
 		// "I rent a room in a shared flat in Manchester": where the
 		// user's home is, is where they live.
 		k := j + 1
