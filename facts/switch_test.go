@@ -21,6 +21,7 @@ func TestSwitchResolved(t *testing.T) {
 		{"", "Back to Paris tomorrow!", "", ""},
 		{"", "I ditched Spotify for Apple Music last month.", "uses", "Apple Music"},
 		{"", "Swapped vim for Helix.", "uses", "Helix"},
+		{"", "I swapped my Brooks for a pair of Hoka Cliftons, my knees feel better.", "uses", "Hoka Cliftons"},
 		{"", "We swapped stories for an hour.", "", ""},
 		{"", "There was a Coldplay concert and I went to it.", "", ""},
 		{"", "We found a flat in Camden and moved to it.", "", ""},
