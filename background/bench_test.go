@@ -103,15 +103,7 @@ func benchIngestLive(b *testing.B, backend string) {
 			}
 		})
 	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		b.Fatal(err)
-	}
-	e.wait()
-	el := time.Since(start)
-	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+	finishLive(b, e, &wg, errs, start, cpu0)
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	if len(all) > 0 {
@@ -185,15 +177,7 @@ func BenchmarkIngestLarge(b *testing.B) {
 			}
 		})
 	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		b.Fatal(err)
-	}
-	e.wait()
-	el := time.Since(start)
-	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+	finishLive(b, e, &wg, errs, start, cpu0)
 }
 
 const (
@@ -316,4 +300,19 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, raw, 0o600)
+}
+
+// finishLive waits for a live benchmark's capturing goroutines and for the
+// queue to empty, then reports turns per second and CPU per turn.
+func finishLive(b *testing.B, e *env, wg *sync.WaitGroup, errs chan error, start time.Time, cpu0 time.Duration) {
+	b.Helper()
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+	e.wait()
+	el := time.Since(start)
+	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
 }
