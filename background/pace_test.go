@@ -236,8 +236,8 @@ func TestPaceLagBound(t *testing.T) {
 	h1.release()
 	half := p.handle()
 	half.round(2500 * time.Millisecond) // share 0.625
-	half.step(context.Background())    // takes the lane
-	c.advance(10 * time.Millisecond)   // lag 2.51 s, share 0.6265
+	half.step(context.Background())     // takes the lane
+	c.advance(10 * time.Millisecond)    // lag 2.51 s, share 0.6265
 	done := stepped(half)
 	share := 0.25 + 0.75*2.51/5
 	want := time.Duration(float64(10*time.Millisecond) * (1 - share) / share)

@@ -180,7 +180,7 @@ type core struct {
 	// process's leases.
 	dispatch *dispatcher
 	owner    string
-	pace     *pacer // nil: no Load, never paces
+	pace     *pacer            // nil: no Load, never paces
 	onRenew  func(renewed int) // tests: after each lease renewal
 }
 
