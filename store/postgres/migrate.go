@@ -73,7 +73,32 @@ DROP VIEW memory_rows;` + memoryRowsView
 	// A deleted user's late writes from any replica land nowhere
 	// (tombstone.go).
 	{15, "user tombstones", func(int) string { return tombstoneSchema }},
+	{16, "turn and recall rows as JSON", func(int) string { return logsAsJSON }},
 }
+
+// logsAsJSON keeps a turn-log or recall row as SQLite does, the record as
+// JSON (data) beside the columns reads select or order by, so both stores
+// share one implementation (store/internal/sqlkit/logs.go). Existing rows
+// are converted in place: the JSON has the keys of memory.Turn and
+// memory.RecallRecord, empty optional fields left out as Go leaves them.
+const logsAsJSON = `
+ALTER TABLE turns ADD COLUMN data text;
+UPDATE turns SET data = jsonb_strip_nulls(jsonb_build_object('id', tid, 'api', NULLIF(api, ''), 'request_id', request_id,
+	'scope', jsonb_build_object('user', user_id, 'namespace', namespace), 'session', NULLIF(session, ''), 'time', time,
+	'user', user_text, 'assistant', assistant, 'finish_reason', NULLIF(finish_reason, ''), 'model', NULLIF(model, ''),
+	'arm', NULLIF(arm, ''), 'refs', NULLIF(refs, '[]'), 'injected', NULLIF(injected, '[]'), 'intent', NULLIF(intent, '')))::text;
+ALTER TABLE turns ALTER COLUMN data SET NOT NULL, DROP COLUMN user_text, DROP COLUMN assistant, DROP COLUMN finish_reason,
+	DROP COLUMN model, DROP COLUMN arm, DROP COLUMN refs, DROP COLUMN injected, DROP COLUMN intent, DROP COLUMN api;
+
+ALTER TABLE recall ADD COLUMN data text;
+UPDATE recall SET data = jsonb_strip_nulls(jsonb_build_object('api', NULLIF(api, ''), 'request_id', request_id,
+	'scope', jsonb_build_object('user', user_id, 'namespace', namespace), 'session', NULLIF(session, ''), 'time', time,
+	'arm', arm, 'status', status, 'gate_reason', gate_reason, 'injected', NULLIF(injected, '[]'),
+	'candidates', NULLIF(candidates, '[]'), 'injected_tokens', injected_tokens, 'overhead_ms', overhead_ms))::text;
+ALTER TABLE recall ALTER COLUMN data SET NOT NULL, DROP COLUMN session, DROP COLUMN arm, DROP COLUMN status,
+	DROP COLUMN gate_reason, DROP COLUMN injected, DROP COLUMN candidates, DROP COLUMN injected_tokens,
+	DROP COLUMN overhead_ms, DROP COLUMN api;
+`
 
 // dropSQLSearch removes what only the SQL search path read: the narrow
 // vector copy (memory_vectors and its trigger), the lexical column with

@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
 )
@@ -12,6 +14,17 @@ import (
 // rebuild an older schema and upgrade it. Version 11's undo rebuilds what
 // versions 4, 5 and 10 left before it (their SQL is a no-op now).
 var undo = map[int][]string{
+	16: {
+		`ALTER TABLE turns DROP COLUMN data, ADD COLUMN user_text text NOT NULL DEFAULT '', ADD COLUMN assistant text NOT NULL DEFAULT '',
+			ADD COLUMN finish_reason text NOT NULL DEFAULT '', ADD COLUMN model text NOT NULL DEFAULT '', ADD COLUMN arm text NOT NULL DEFAULT '',
+			ADD COLUMN refs jsonb NOT NULL DEFAULT '[]', ADD COLUMN injected jsonb NOT NULL DEFAULT '[]', ADD COLUMN intent text NOT NULL DEFAULT '',
+			ADD COLUMN api text NOT NULL DEFAULT ''`,
+		`ALTER TABLE recall DROP COLUMN data, ADD COLUMN session text NOT NULL DEFAULT '', ADD COLUMN arm text NOT NULL DEFAULT '',
+			ADD COLUMN status text NOT NULL DEFAULT '', ADD COLUMN gate_reason text NOT NULL DEFAULT '',
+			ADD COLUMN injected jsonb NOT NULL DEFAULT '[]', ADD COLUMN candidates jsonb NOT NULL DEFAULT '[]',
+			ADD COLUMN injected_tokens integer NOT NULL DEFAULT 0, ADD COLUMN overhead_ms double precision NOT NULL DEFAULT 0,
+			ADD COLUMN api text NOT NULL DEFAULT ''`,
+	},
 	14: {`DROP VIEW memory_rows`, `ALTER TABLE memories DROP COLUMN api`, memoryRowsView9},
 	11: {
 		`DROP VIEW memory_rows`,
@@ -193,5 +206,75 @@ func TestMigrateMemoryAPI(t *testing.T) {
 		if m.ID == "new" && m.API != "responses" {
 			t.Errorf("List: memory new has api %q", m.API)
 		}
+	}
+}
+
+// TestMigrateLogsToJSON upgrades a version 15 schema, whose turn-log and
+// recall rows are columns, and checks that version 16 converted every
+// row to JSON without loss: each reads back as it was written, and new
+// rows go in beside them.
+func TestMigrateLogsToJSON(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	downgrade(t, st, 15)
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 123456000, time.UTC)
+	if _, err := st.db.Exec(`INSERT INTO turns (user_id, namespace, request_id, session, time, user_text, assistant,
+		finish_reason, model, arm, refs, injected, intent, tid, api) VALUES
+		('alice', 'default', 'r1', 's1', $1, 'I moved to Lisbon', 'Nice!', 'stop', 'gpt', 'on', '["m-1","m-2"]', '["x"]', 'remember', 't1', 'responses'),
+		('alice', 'default', 'r2', '', $2, 'plain', 'reply', '', '', '', '[]', '[]', '', NULL, '')`, t0, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.db.Exec(`INSERT INTO recall (user_id, namespace, request_id, session, time, arm, status, gate_reason,
+		injected, candidates, injected_tokens, overhead_ms, feedback, api) VALUES
+		('alice', 'default', 'r1', 's1', $1, 'on', 'injected', 'question', '["x"]',
+			'[{"id":"x","tier":"semantic","score":0.5,"sim":0.8,"retention":1,"freq":0,"value":0.5,"rank":1,"injected":true}]', 12, 1.5, 0.25, 'responses'),
+		('alice', 'default', 'r2', '', $2, 'off', 'off', '', '[]', '[]', 0, 0, NULL, '')`, t0, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	st2 := upgrade(t, st)
+	page, err := st2.Turns(ctx, sc, memory.TurnFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []memory.Turn{
+		{ID: "t1", API: "responses", RequestID: "r1", Scope: sc, Session: "s1", Time: t0, User: "I moved to Lisbon", Assistant: "Nice!",
+			FinishReason: "stop", Model: "gpt", Arm: "on", Refs: []string{"m-1", "m-2"}, Injected: []string{"x"}, Intent: memory.IntentRemember},
+		{RequestID: "r2", Scope: sc, Time: t0.Add(time.Minute), User: "plain", Assistant: "reply"},
+	}
+	if len(page.Data) != len(want) {
+		t.Fatalf("%d turns after version 16, want %d", len(page.Data), len(want))
+	}
+	for i, got := range page.Data {
+		if !reflect.DeepEqual(*got, want[i]) {
+			t.Errorf("turn %d after version 16:\n got %+v\nwant %+v", i, *got, want[i])
+		}
+	}
+	fb := 0.25
+	wantRecall := map[string]memory.RecallRecord{
+		"r1": {API: "responses", RequestID: "r1", Scope: sc, Session: "s1", Time: t0, Arm: "on", Status: "injected", GateReason: "question",
+			Injected: []string{"x"}, Candidates: []memory.RankedCandidate{{ID: "x", Tier: memory.TierSemantic, Score: 0.5, Sim: 0.8, Retention: 1,
+				Value: 0.5, Rank: 1, Injected: true}}, InjectedTokens: 12, OverheadMs: 1.5, Feedback: &fb},
+		"r2": {RequestID: "r2", Scope: sc, Time: t0.Add(time.Minute), Arm: "off", Status: "off"},
+	}
+	for id, w := range wantRecall {
+		got, err := st2.RecallByRequest(ctx, sc, id)
+		if err != nil || !reflect.DeepEqual(*got, w) {
+			t.Errorf("recall %s after version 16: %+v, %v\nwant %+v", id, got, err, w)
+		}
+	}
+	// New rows go in beside the converted ones; a request's second
+	// recall row still replaces its first.
+	if err := st2.AppendTurn(ctx, &memory.Turn{ID: "t3", RequestID: "r3", Scope: sc, Time: t0.Add(2 * time.Minute), User: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st2.AppendRecall(ctx, &memory.RecallRecord{RequestID: "r2", Scope: sc, Time: t0.Add(3 * time.Minute), Arm: "on", Status: "skipped"}); err != nil {
+		t.Fatal(err)
+	}
+	if page, err = st2.Turns(ctx, sc, memory.TurnFilter{}); err != nil || len(page.Data) != 3 || page.Data[2].User != "new" {
+		t.Errorf("turns after a new append: %d, %v", len(page.Data), err)
+	}
+	if got, err := st2.RecallByRequest(ctx, sc, "r2"); err != nil || got.Status != "skipped" {
+		t.Errorf("recall r2 after a second append: %+v, %v", got, err)
 	}
 }

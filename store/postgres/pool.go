@@ -95,8 +95,7 @@ func (s *Store) bind(db *sql.DB) {
 		Join: func(ctx context.Context, after func(), fn func(sqlkit.Execer) error) error {
 			return c.joined(ctx, false, after, fn)
 		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error { return fn(db) }}
-	s.conn, s.logs, s.spool, s.Store = c, logs{c}, newSpool(c, kc), sqlkit.Store{Conn: kc,
-		Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "time DESC"}}
+	s.conn, s.spool, s.Store = c, newSpool(c, kc), sqlkit.Store{Conn: kc}
 	s.Search = sqlkit.NewSearch(s.local, c.check, s.opts.Dim)
 	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow, nil)
 }

@@ -15,15 +15,13 @@ import (
 
 // Store is a memory.Store and memory.Admin on PostgreSQL with pgvector.
 // It is safe for concurrent use. Its concerns are split: conn holds the
-// pool and transactions (joined batches included); logs the turn and
-// recall logs' writes (logs.go); what both stores run alike is sqlkit's
-// (metadata, gate state, the audit log, the recall log's reads, admin
-// listings, the searches, memory reads and most writes); local is the
+// pool and transactions (joined batches included); what both stores run
+// alike is sqlkit's (metadata, gate state, the turn, audit and recall
+// logs, admin listings, the searches, memory reads and most writes); local is the
 // search engine (package search) it feeds. Keys, Eraser and Spool hand
 // out the client keys, the forgetting of text and the turn spool.
 type Store struct {
 	*conn
-	logs
 	sqlkit.Store
 	sqlkit.Search
 	sqlkit.Memories
@@ -47,13 +45,11 @@ type conn struct {
 	closed atomic.Bool
 }
 
-// logs are the scoped logs and gate state (logs.go).
-type logs struct{ *conn }
-
 // Interface guards.
 var (
-	_ memory.Store = (*Store)(nil)
-	_ memory.Admin = (*Store)(nil)
+	_ memory.Store   = (*Store)(nil)
+	_ memory.Admin   = (*Store)(nil)
+	_ memory.Erasing = (*Store)(nil)
 )
 
 // Open connects to the database at dsn (a lib/pq URL or key=value string),

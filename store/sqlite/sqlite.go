@@ -39,8 +39,9 @@ import (
 
 // Interface guards.
 var (
-	_ memory.Store = (*Store)(nil)
-	_ memory.Admin = (*Store)(nil)
+	_ memory.Store   = (*Store)(nil)
+	_ memory.Admin   = (*Store)(nil)
+	_ memory.Erasing = (*Store)(nil)
 )
 
 // MaxOpenConns is the size of the store's own pool.
@@ -51,14 +52,12 @@ const busyTimeoutMs = 10000
 
 // Store is the SQLite memory store. It is safe for concurrent use. Its
 // concerns are split: conn holds the pool and the write transactions;
-// logs the turn and recall logs' writes (logs.go); what both stores run
-// alike is sqlkit's (metadata, gate state, the audit log, the recall
-// log's reads, admin listings, the searches, memory reads and most
-// writes); idx is the search engine (package search) it feeds. Keys and
+// what both stores run alike is sqlkit's (metadata, gate state, the turn,
+// audit and recall logs, admin listings, the searches, memory reads and
+// most writes); idx is the search engine (package search) it feeds. Keys and
 // Eraser hand out the client keys and the forgetting of text.
 type Store struct {
 	*conn
-	logs
 	sqlkit.Store
 	sqlkit.Search
 	sqlkit.Memories
@@ -77,9 +76,6 @@ type conn struct {
 	// cheaper than letting SQLite's busy handler poll.
 	writeMu sync.Mutex
 }
-
-// logs are the scoped logs and gate state (logs.go).
-type logs struct{ *conn }
 
 // dsn builds the connection string with the pragmas every connection needs.
 func dsn(path string) string {
@@ -151,12 +147,12 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		return nil, err
 	}
 	c := &conn{db: db}
-	s := &Store{conn: c, logs: logs{c}, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &c.closed,
+	s := &Store{conn: c, Store: sqlkit.Store{Conn: &sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &c.closed,
 		Write: c.write, Join: func(ctx context.Context, after func(), fn func(sqlkit.Execer) error) error {
 			return c.join(ctx, after, func(tx *sql.Tx) error { return fn(tx) })
 		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.write(ctx, func(tx *sql.Tx) error { return fn(tx) })
-		}}, Recall: sqlkit.RecallRows{Cols: recallCols, Scan: scanRecall, Latest: "seq DESC"}}, dim: opts.Dim}
+		}}}, dim: opts.Dim}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser

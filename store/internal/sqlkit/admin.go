@@ -254,8 +254,8 @@ func (s Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID s
 	if err := s.check(sc); err != nil {
 		return nil, fmt.Errorf("read recall: %w", err)
 	}
-	r, err := One(s.queryRow(ctx, `SELECT `+s.Recall.Cols+` FROM recall WHERE user_id = ? AND namespace = ? AND request_id = ?
-		ORDER BY `+s.Recall.Latest+` LIMIT 1`, sc.User, sc.Namespace, requestID), s.Recall.Scan, "request "+requestID)
+	r, err := One(s.queryRow(ctx, `SELECT `+recallCols+` FROM recall WHERE user_id = ? AND namespace = ? AND request_id = ?
+		ORDER BY seq DESC LIMIT 1`, sc.User, sc.Namespace, requestID), scanRecall, "request "+requestID)
 	if err != nil {
 		return nil, fmt.Errorf("read recall: %w", err)
 	}
@@ -267,8 +267,8 @@ func (s Store) RecallSince(ctx context.Context, since time.Time) ([]*memory.Reca
 	if err := s.open("read recall"); err != nil {
 		return nil, err
 	}
-	rows, err := s.query(ctx, `SELECT `+s.Recall.Cols+` FROM recall WHERE time >= ? ORDER BY time, seq`, s.Time(since))
-	out, err := Collect(rows, err, s.Recall.Scan)
+	rows, err := s.query(ctx, `SELECT `+recallCols+` FROM recall WHERE time >= ? ORDER BY time, seq`, s.Time(since))
+	out, err := Collect(rows, err, scanRecall)
 	if err != nil {
 		return nil, fmt.Errorf("read recall: %w", err)
 	}
@@ -280,26 +280,20 @@ func (s Store) FindRecall(ctx context.Context, requestID string) (*memory.Recall
 	if err := s.open("find recall"); err != nil {
 		return nil, err
 	}
-	r, err := One(s.queryRow(ctx, `SELECT `+s.Recall.Cols+` FROM recall WHERE request_id = ? ORDER BY `+s.Recall.Latest+` LIMIT 1`,
-		requestID), s.Recall.Scan, "request "+requestID)
+	r, err := One(s.queryRow(ctx, `SELECT `+recallCols+` FROM recall WHERE request_id = ? ORDER BY seq DESC LIMIT 1`,
+		requestID), scanRecall, "request "+requestID)
 	if err != nil {
 		return nil, fmt.Errorf("find recall: %w", err)
 	}
 	return r, nil
 }
 
-// Eraser is a store's memory.Eraser: the audit log's erasure and the
-// tombstones written once here, the turn log's (whose schema differs
-// between the stores) by the store.
-type Eraser struct {
-	*Conn
-	Turns func(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error)
-}
+// Eraser is a store's memory.Eraser: the erasure of forgotten text from
+// the turn and audit logs, and deleted users' tombstones.
+type Eraser struct{ *Conn }
 
-// EraseTurns implements memory.Eraser.
-func (s Eraser) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []string) (int, error) {
-	return s.Turns(ctx, sc, requestIDs)
-}
+// Eraser hands out the store's memory.Eraser.
+func (s Store) Eraser() memory.Eraser { return Eraser{s.Conn} }
 
 // EraseAudit implements memory.Eraser.
 func (s Eraser) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []string) (int, error) {

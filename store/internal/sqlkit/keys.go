@@ -11,21 +11,10 @@ import (
 )
 
 // Store is what this package implements of a store: operator metadata,
-// gate state, the audit log and its erasure, the recall log's reads, the
-// admin listings and (Keys) the client keys. A store embeds it.
-type Store struct {
-	*Conn
-	Recall RecallRows
-}
-
-// RecallRows is how a store keeps the recall log: the columns a read
-// selects, how a row of them is scanned, and the order that puts a
-// request's latest row first.
-type RecallRows struct {
-	Cols   string
-	Scan   func(Scanner) (*memory.RecallRecord, error)
-	Latest string
-}
+// gate state, the turn, audit and recall logs, the admin listings and
+// (Keys, Eraser) the client keys and the erasure of forgotten text. A
+// store embeds it.
+type Store struct{ *Conn }
 
 // Keys is the store's client keys (memory.KeyStore), SHA-256 hashes only:
 // a concern of their own, apart from the store's method set.

@@ -3,9 +3,7 @@ package sqlkit
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -168,52 +166,6 @@ func fits(sc memory.Scope, m *memory.Memory, dim int) error {
 		return fmt.Errorf("%w: memory belongs to %v, not %v", memory.ErrInvalidScope, m.Scope, sc)
 	}
 	return m.Validate(dim)
-}
-
-// Turns pages the scope's turn log, oldest first: sel is the store's
-// "SELECT <columns> FROM turns", scan reads a row's turn and seq.
-func Turns(ctx context.Context, d Dialect, query func(ctx context.Context, q string, args ...any) (*sql.Rows, error),
-	sc memory.Scope, f memory.TurnFilter, sel string, scan func(Scanner) (*memory.Turn, int64, error)) (memory.Page[*memory.Turn], error) {
-	q, args := sel+` WHERE user_id = ? AND namespace = ?`, []any{sc.User, sc.Namespace}
-	if f.Session != "" {
-		q += ` AND session = ?`
-		args = append(args, f.Session)
-	}
-	if !f.Since.IsZero() {
-		q += ` AND time >= ?`
-		args = append(args, d.Time(f.Since))
-	}
-	if f.Cursor != "" {
-		t, tie, err := ParseCursor(f.Cursor)
-		seq, perr := strconv.ParseInt(tie, 10, 64)
-		if err != nil || perr != nil {
-			return memory.Page[*memory.Turn]{}, fmt.Errorf("read turns: %w: bad cursor", memory.ErrInvalid)
-		}
-		q += ` AND (time, seq) > (?, ?)`
-		args = append(args, d.Time(t), seq)
-	}
-	type row struct {
-		t   *memory.Turn
-		seq int64
-	}
-	limit := Limit(f.Limit)
-	rows, err := query(ctx, d.Rebind(q+` ORDER BY time, seq LIMIT ?`), append(args, limit+1)...)
-	rs, err := Collect(rows, err, func(r Scanner) (row, error) {
-		t, seq, err := scan(r)
-		if t != nil {
-			t.Scope, t.Time = sc, t.Time.UTC()
-		}
-		return row{t, seq}, err
-	})
-	if err != nil {
-		return memory.Page[*memory.Turn]{}, fmt.Errorf("read turns: %w", err)
-	}
-	page := Paged(rs, limit, func(r row) string { return Cursor(r.t.Time, strconv.FormatInt(r.seq, 10)) })
-	out := memory.Page[*memory.Turn]{Next: page.Next}
-	for _, r := range page.Data {
-		out.Data = append(out.Data, r.t)
-	}
-	return out, nil
 }
 
 // byID selects one memory of the scope by id, through the id index.

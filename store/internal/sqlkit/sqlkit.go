@@ -49,6 +49,9 @@ type Dialect struct {
 	// an update, with its arguments (on PostgreSQL it locks them in id
 	// order first: see Postgres).
 	ByIDs func(sc memory.Scope, ids []string) (string, []any)
+	// RecallUpsert, appended to a recall row's INSERT, makes a second row
+	// of a request replace the first ("" keeps both, the latest read).
+	RecallUpsert string
 }
 
 // SQLite is the dialect of store/sqlite: ? placeholders, the user column
@@ -85,6 +88,8 @@ var SQLite = Dialect{
 var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id",
 	Contains: "strpos(lower(text), lower(?)) > 0", Now: func() (string, []any) { return "now()", nil },
 	In: func(col string, ids []string) (string, any) { return col + " = ANY(?)", pq.Array(ids) },
+	RecallUpsert: ` ON CONFLICT (user_id, namespace, request_id) DO UPDATE
+		SET time = excluded.time, data = excluded.data, feedback = excluded.feedback`,
 	ByIDs: func(sc memory.Scope, ids []string) (string, []any) {
 		return `user_id = ? AND namespace = ? AND id = ANY(ARRAY(SELECT id FROM memories
 			WHERE user_id = ? AND namespace = ? AND id = ANY(?) ORDER BY id FOR UPDATE))`,
