@@ -3,6 +3,7 @@ package background
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -183,6 +184,17 @@ func (q *explicit) scrubContexts(ctx context.Context, t *memory.Turn, ms []*memo
 		}
 		needles = append(needles, ns...)
 	}
+	// What the forgotten memories say marks a context too: with the turn
+	// log off (policy ingest.turn_log) there are no rows to read the
+	// words from, and a fact's value is the forgotten word itself.
+	for _, m := range ms {
+		if m.Tier == memory.TierEvent {
+			for _, piece := range annotation.Split(userPart(m.Text), -1) {
+				needles = append(needles, needlesOf(piece)...)
+			}
+		}
+	}
+	needles = append(needles, values...)
 	if holdsAny(t.Context, needles) {
 		t.Context = ""
 	}
@@ -193,6 +205,27 @@ func (q *explicit) scrubContexts(ctx context.Context, t *memory.Turn, ms []*memo
 	evs, err := st.GetMany(ctx, t.Scope, ids)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
+	}
+	// The conversations' own events: without turn-log rows they are the
+	// only record of which turns came after the forgotten ones.
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		seen[ev.ID] = true
+	}
+	for _, m := range ms {
+		seen[m.ID] = true
+	}
+	for sess := range sessions {
+		page, err := st.List(ctx, t.Scope, memory.ListFilter{Tiers: []memory.Tier{memory.TierEvent}, Session: sess, Limit: maxScrubTurns})
+		if err != nil {
+			return nil, fmt.Errorf("events: %w", err)
+		}
+		for _, ev := range page.Data {
+			if !seen[ev.ID] {
+				seen[ev.ID] = true
+				evs = append(evs, ev)
+			}
+		}
 	}
 	for _, ev := range evs {
 		if !holdsAny(ev.Context, needles) {
@@ -218,6 +251,11 @@ func needlesOf(s string) []string {
 	}
 	return out
 }
+
+// annotation is a date the ingest wrote after a relative expression of
+// an event's text (" (9 Mar 2026)", "（2026年3月9日）"): the context holds
+// the words as said, without it.
+var annotation = regexp.MustCompile(` ?\([^()]*\d{4}\)|（[^（）]*\d{4}[^（）]*）`)
 
 func holdsAny(s string, needles []string) bool {
 	for _, n := range needles {
