@@ -38,4 +38,12 @@ func TestNovelReply(t *testing.T) {
 	if v := Informativeness(novel("Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.", q)); v < keepReplyValue {
 		t.Errorf("an answer is not informative (%v)", v)
 	}
+	// Chinese runs are one field of several bigrams.
+	zq := "同学聚会是哪天？"
+	if v := Informativeness(novel("You said: "+zq, zq)); v >= keepReplyValue {
+		t.Errorf("a Chinese echo is informative (%v)", v)
+	}
+	if v := Informativeness(novel("聚会定在周五晚上七点，在老地方。", zq)); v < keepReplyValue {
+		t.Errorf("a Chinese answer is not informative (%v)", v)
+	}
 }

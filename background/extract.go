@@ -91,10 +91,21 @@ func novel(reply, msg string) string {
 	}
 	var out []string
 	for _, w := range strings.Fields(reply) {
-		if ts := contentTerms(w); len(ts) == 1 && said[ts[0]] {
+		// A word, or a run of Chinese (one field, several bigrams), all
+		// of whose terms the message said: "You said: 同学聚会是哪天？".
+		if ts := contentTerms(w); len(ts) > 0 && allSaid(ts, said) {
 			continue
 		}
 		out = append(out, w)
 	}
 	return strings.Join(out, " ")
+}
+
+func allSaid(ts []string, said map[string]bool) bool {
+	for _, t := range ts {
+		if !said[t] {
+			return false
+		}
+	}
+	return true
 }

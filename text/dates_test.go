@@ -83,7 +83,15 @@ func TestSentencesAndQuestions(t *testing.T) {
 			t.Errorf("OnlyAsks(%q) = false", m)
 		}
 	}
-	for _, m := range []string{"I live in Lisbon. Where is a good cafe?", "", "Thanks!", "我住在上海。"} {
+	// Chinese questions, with or without a question mark.
+	for _, m := range []string{"同学聚会是哪天？", "同学聚会是哪天", "我妈妈的生日是几号", "我下周三有没有安排", "你还记得我女儿几岁吗",
+		"我是否说过我对花生过敏", "我的牙医叫啥", "我住在哪儿呢。", "我的航班是星期几"} {
+		if !OnlyAsks(m) {
+			t.Errorf("OnlyAsks(%q) = false", m)
+		}
+	}
+	for _, m := range []string{"I live in Lisbon. Where is a good cafe?", "", "Thanks!", "我住在上海。", "我什么都吃，就是不吃香菜。",
+		"哪怕下雨我也去跑步。", "我妹妹住在波尔图。"} {
 		if OnlyAsks(m) {
 			t.Errorf("OnlyAsks(%q) = true", m)
 		}

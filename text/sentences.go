@@ -41,18 +41,32 @@ func Sentences(text string) []string {
 
 var questionStart = regexp.MustCompile(`(?i)^(?:so |and |but |hey,? |ok,? |okay,? )?(what|where|when|who|whom|whose|why|how|which|do|does|did|can|could|would|should|is|are|am|was|were|will|shall|have|has|any idea|remind me|i wonder|i was wondering|i'm wondering|wondering|i'd like to know|i want to know)\b`)
 
-// zhQuestionWords mark a Chinese sentence as a question.
-var zhQuestionWords = []string{"哪里", "哪儿", "什么", "为什么", "怎么", "多少", "几岁", "是谁", "谁", "哪个", "哪家", "几点", "是不是"}
+// zhQuestionWords mark a Chinese sentence as a question: question words
+// (哪 in any compound: 哪天, 哪年, 哪位), how many of a date or an age
+// (几号, 星期几), and the A-not-A forms (是不是, 有没有).
+var zhQuestionWords = []string{"哪", "什么", "为什么", "怎么", "怎样", "如何", "多少", "几岁", "几号", "几点", "几月", "几年级",
+	"星期几", "周几", "礼拜几", "是谁", "谁", "是否", "是不是", "有没有", "能不能", "会不会", "要不要", "可不可以", "对不对", "好不好",
+	"啥", "何时", "多久", "多大", "多远", "多长"}
+
+// zhNotQuestion are the same words in a statement: "我什么都吃" (I eat
+// anything), "哪怕", "谁都", "没什么", "不怎么".
+var zhNotQuestion = strings.NewReplacer("什么都", "", "什么也", "", "没什么", "", "不怎么", "", "怎么也", "", "哪怕", "", "谁都", "", "谁也", "", "多少有", "")
 
 // IsQuestion reports whether one sentence asks rather than states.
 func IsQuestion(s string) bool {
 	s = strings.TrimSpace(s)
-	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, "吗") || strings.HasSuffix(s, "呢") || strings.HasSuffix(s, "吗。") {
+	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") {
 		return true
 	}
-	for _, w := range zhQuestionWords {
-		if strings.Contains(s, w) {
-			return true
+	if z := strings.TrimRight(s, "。.!！ "); strings.HasSuffix(z, "吗") || strings.HasSuffix(z, "呢") || strings.HasSuffix(z, "么") && !strings.HasSuffix(z, "什么") {
+		return true
+	}
+	if strings.ContainsAny(s, "哪什怎多几谁是否有能会要可对好啥何") {
+		z := zhNotQuestion.Replace(s)
+		for _, w := range zhQuestionWords {
+			if strings.Contains(z, w) {
+				return true
+			}
 		}
 	}
 	return questionStart.MatchString(s) || requestStart.MatchString(s)
