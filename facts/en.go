@@ -35,10 +35,26 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
+
+// gerunds are the activities a product is used for ("I run in Brooks":
+// for running).
+var gerunds = map[string]string{"run": "running", "runs": "running", "ride": "riding", "rides": "riding", "cycle": "cycling",
+	"train": "training", "hike": "hiking", "swim": "swimming", "ski": "skiing", "climb": "climbing", "shoot": "shooting",
+	"shoots": "shooting", "skate": "skating"}
+
+// possPunct is a possessive directly before punctuation ("McDonald's.",
+// "Joe's,"): the tokenizer drops such a token, so a space goes between.
+var possPunct = regexp.MustCompile(`('s|s')([.,!?;:])`)
+
+// abbrevDot are the short forms whose period is part of the word ("St.
+// Mary's", "Dr. Okafor"), kept in a value.
+var abbrevDot = map[string]bool{"dr.": true, "mr.": true, "ms.": true, "mrs.": true, "st.": true, "mt.": true, "ft.": true,
+	"prof.": true, "jr.": true, "sr.": true}
 
 func tagEN(sent string) []tok {
 	s := contractions.Replace(sent)
+	s = possPunct.ReplaceAllString(s, "$1 $2")
 	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
 	if err != nil {
 		return nil
@@ -46,7 +62,7 @@ func tagEN(sent string) []tok {
 	var out []tok
 	for i, t := range doc.Tokens() {
 		w := t.Text
-		if !emailRe.MatchString(w) && !strings.HasSuffix(w, "Dr.") && !strings.HasSuffix(w, "Mr.") && !strings.HasSuffix(w, "Ms.") && !strings.HasSuffix(w, "Mrs.") {
+		if !emailRe.MatchString(w) && !(abbrevDot[strings.ToLower(w)] && w[0] >= 'A' && w[0] <= 'Z') {
 			w = strings.TrimRight(w, ".,;:!")
 		}
 		if w == "" {
@@ -102,6 +118,16 @@ func np(ts []tok, j int) (string, int, bool) {
 			words = append(words, t.w)
 			continue
 		}
+		if t.tag == "POS" && len(words) > 0 && ts[j-1].capital {
+			// A possessive inside a name: "St. Mary's Hospital",
+			// "McDonald's", "Trader Joe's"; "Anna's cooking".
+			words[len(words)-1] += t.w
+			if j+1 < len(ts) && (ts[j+1].capital || strings.HasPrefix(ts[j+1].tag, "NN") && !stopNP[ts[j+1].low]) {
+				continue
+			}
+			j++
+			break
+		}
 		if stopNP[t.low] && !t.capital {
 			break
 		}
@@ -138,7 +164,7 @@ func skipAdv(ts []tok, j int) (int, bool) {
 			j++
 		case l == "also" || l == "now" || l == "just" || l == "really" || l == "mostly" || l == "mainly" || l == "currently" ||
 			l == "still" || l == "recently" || l == "finally" || l == "actually" || l == "totally" || l == "absolutely" ||
-			l == "usually" || l == "always" || l == "officially" || l == "already" || l == "primarily" || l == "definitely":
+			l == "usually" || l == "always" || l == "only" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely":
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
 		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
 		case l == "been" && j+1 < len(ts) && ts[j+1].tag == "VBG":
@@ -632,6 +658,34 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if val, _, ok := np(ts, k); ok && !neg {
 			return []Fact{mk("avoids", val)}
 		}
+	case "wear", "wears", "wearing", "run", "runs", "ride", "rides", "cycle", "train", "hike", "swim", "ski", "climb", "shoot", "shoots", "skate":
+		// "I run in Brooks Ghost shoes", "I wear Nike Pegasus for
+		// running", "I ride a Trek": a product the user uses, named (a
+		// capital: a brand or a model); "I run a bakery" is none.
+		k := j + 1
+		if next(k, "in", "on", "with") {
+			k++
+		} else if v != "wear" && v != "wears" && v != "wearing" && v != "ride" && v != "rides" {
+			return nil
+		}
+		for next(k, "a", "an", "the", "some", "new") {
+			k++
+		}
+		if k >= len(ts) || !ts[k].capital {
+			return nil
+		}
+		val, end, ok := np(ts, k)
+		if !ok {
+			return nil
+		}
+		f := mk("uses", val)
+		f.Ended = neg // "I don't run in Brooks anymore"
+		if q := purpose(ts, end); q != "" {
+			f.qual = q
+		} else if g := gerunds[v]; g != "" {
+			f.qual = "for " + g
+		}
+		return []Fact{f}
 	case "play", "plays":
 		if val, _, ok := np(ts, j+1); ok && !neg {
 			return []Fact{mk("plays", val)}

@@ -45,6 +45,19 @@ func TestExtract(t *testing.T) {
 		{"My wife is Maria", "user.partner", "Maria"},
 		{"I have a cat named Luna", "user.pet", "cat named Luna"},
 		{"I'm 34 years old", "user.age", "34"},
+		// Possessives and abbreviations inside a name stay whole.
+		{"I started at St. Mary's Hospital as a porter this week.", "user.works_at", "St. Mary's Hospital"},
+		{"I work at McDonald's.", "user.works_at", "McDonald's"},
+		{"My wife works at Trader Joe's in Austin.", "partner.works_at", "Trader Joe's"},
+		{"I just started at Children's Hospital of Philadelphia.", "user.works_at", "Children's Hospital of Philadelphia"},
+		{"I'm a nurse at St Thomas' Hospital.", "user.works_at", "St Thomas' Hospital"},
+		{"I moved to St. Louis last year.", "user.lives_in", "St. Louis"},
+		{"I like Anna's cooking.", "user.likes", "Anna's cooking"},
+		// Products named as what the user wears, runs in, rides.
+		{"I run in Brooks Ghost shoes.", "user.uses", "Brooks Ghost shoes"},
+		{"I wear Nike Pegasus for running.", "user.uses", "Nike Pegasus"},
+		{"I ride a Trek Domane to work.", "user.uses", "Trek Domane"},
+		{"I only run in Hoka Cliftons these days.", "user.uses", "Hoka Cliftons"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},
@@ -114,6 +127,7 @@ func TestExtractEnded(t *testing.T) {
 		"我从阿里巴巴辞职了":                                      "user.works_at",
 		"I handed in my notice at Crumb & Co.":           "user.works_at",
 		"I'm not doing keto anymore, I eat carbs again.": "user.diet",
+		"I don't run in Brooks anymore.":                 "user.uses",
 	} {
 		ok := false
 		for _, f := range extract(in) {
@@ -131,7 +145,8 @@ func TestExtractRejects(t *testing.T) {
 	for _, q := range []string{"I love that you chose pottery.", "I like how it teaches patience.", "I like it when you cook.",
 		"I love your turtles so much!", "I use it to speak up.", "I use everything I can find.", "My day was great.",
 		"Where do I live?", "What is my name?", "我住在哪里？", "can you explain goroutines", "ok", "Do you think I should move to Spain?",
-		"I love my job", "I like to cook"} {
+		"I love my job", "I like to cook", "I run a bakery.", "I run the Boston Marathon every year.", "I wear glasses.",
+		"同学聚会是哪天？", "我妈妈的生日是几号"} {
 		for _, f := range extract(q) {
 			if f.Attribute == "likes" || f.Attribute == "uses" || f.Attribute == "works_at" || f.Attribute == "lives_in" || f.Open {
 				t.Errorf("Extract(%q) = %+v, want no %s fact", q, f, f.Key())
