@@ -35,7 +35,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -291,6 +291,7 @@ func extractEN(sent string) []Fact {
 			}
 		}
 	}
+	out = append(out, insteadOf(sent, out)...)
 	if len(out) == 0 {
 		out = append(out, valueIsMine(ts)...)
 	}
@@ -456,6 +457,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "got", "have", "has":
 		k := j + 1
+		if f, ok := promoted(ts, k, mk); ok && !neg {
+			return []Fact{f} // "I got promoted to senior designer"
+		}
 		for next(k, "a", "new") {
 			k++
 		}
@@ -547,7 +551,23 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				break
 			}
 		}
+	case "stopped", "stop", "gave", "give", "giving":
+		// "I stopped eating gluten", "gave up coffee", "stopped using
+		// Notion": what the user eats, drinks or uses ends.
+		k := j + 1
+		if v == "gave" || v == "give" || v == "giving" {
+			if !next(k, "up") {
+				return nil
+			}
+			k++
+		}
+		if f, ok := givenUp(ts, k, mk); ok && !neg {
+			return []Fact{f}
+		}
 	case "quit", "left":
+		if f, ok := givenUp(ts, j+1, mk); ok && v == "quit" && !neg {
+			return []Fact{f} // "I quit sugar", "I quit coffee"
+		}
 		k := j + 1
 		if next(k, "my") && next(k+1, "job") && next(k+2, "at") {
 			k += 3
@@ -638,7 +658,14 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return nil
 		}
 		if val, _, ok := np(ts, j+1); ok {
-			if v == "eat" || v == "drink" {
+			if v == "drink" {
+				// "I don't drink coffee anymore": what the user drinks
+				// ends (not a food they avoid).
+				f := mk("drinks", drinkValue(val))
+				f.Ended = true
+				return []Fact{f}
+			}
+			if v == "eat" {
 				return []Fact{mk("avoids", val)}
 			}
 			a := "likes"
@@ -721,14 +748,32 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 			return out
 		}
-	case "am", "is", "are", "was", "been":
-		if v == "was" {
+	case "am", "is", "are", "was", "been", "were", "get":
+		if f, ok := promoted(ts, j+1, mk); ok && !neg {
+			return []Fact{f} // "I was promoted to team lead"
+		}
+		if (v == "was" || v == "were") && next(j+1, "born") && next(j+2, "in") && j+3 < len(ts) && ts[j+3].capital {
+			if val, _, ok := np(ts, j+3); ok {
+				return []Fact{mk("from", val)} // "I was born in Lyon"
+			}
+		}
+		if v == "was" || v == "were" || v == "get" {
 			return nil
 		}
 		return copula(ts, j+1, subject, word, neg)
-	case "gone", "went", "turned":
+	case "gone", "went", "turned", "became", "become", "becoming":
 		if next(j+1, "freelance") && !neg {
 			return []Fact{mk("job_title", "freelancer")}
+		}
+		// "I went vegetarian in January", "became vegan", "going keto".
+		k := j + 1
+		for next(k, "fully", "completely", "full", "strictly") {
+			k++
+		}
+		if k < len(ts) && diets[ts[k].low] && !neg {
+			f := mk("diet", ts[k].low)
+			f.Change = true
+			return []Fact{f}
 		}
 		// "My mum just turned 60"
 		if v == "turned" && j+1 < len(ts) && ts[j+1].tag == "CD" && atoi(ts[j+1].w) > 0 && atoi(ts[j+1].w) < 120 {
@@ -1100,4 +1145,86 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// promoted reads "promoted to <job>" at ts[j] ("I got promoted to senior
+// designer", "I've been promoted to team lead"): the user's job title.
+func promoted(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
+	if j+1 >= len(ts) || ts[j].low != "promoted" || ts[j+1].low != "to" {
+		return Fact{}, false
+	}
+	val, _, ok := np(ts, j+2)
+	if !ok {
+		return Fact{}, false
+	}
+	f := mk("job_title", strings.ToLower(val))
+	f.Change = true
+	return f, true
+}
+
+// givenUp reads what the user stopped at ts[j]: "eating gluten" or a
+// food (avoids), "drinking coffee" or a drink (drinks, ended), "using
+// Notion" (uses, ended).
+func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
+	if j >= len(ts) {
+		return Fact{}, false
+	}
+	verb := ts[j].low
+	k := j
+	if verb == "eating" || verb == "drinking" || verb == "using" {
+		k++
+	}
+	val, _, ok := np(ts, k)
+	if !ok {
+		return Fact{}, false
+	}
+	low := strings.ToLower(val)
+	var f Fact
+	switch {
+	case verb == "drinking" || verb != "eating" && verb != "using" && drinkKind(low):
+		f = mk("drinks", drinkValue(val))
+		f.Ended = true
+	case verb == "eating" || foods[low] || low == "meat" || low == "red meat" || low == "dairy" || low == "carbs" || low == "sweets":
+		f = mk("avoids", low)
+	case verb == "using":
+		f = mk("uses", val)
+		f.Ended = true
+	default:
+		return Fact{}, false
+	}
+	f.Change = true
+	return f, true
+}
+
+// onlyNow: the rest of a sentence that ended a value names the one that
+// took its place ("I don't drink coffee anymore, only green tea", "…; just
+// water now").
+var onlyNow = regexp.MustCompile(`(?i)[,;:\-–—]\s*(?:(?:but|and|so)\s+)?(?:(?:it's|it is|now|these days|nowadays)\s+)?(?:only|just|mostly|strictly)\s+([A-Za-z][\w+#.\- ]{0,30}?)\s*(?:now|instead|these days|nowadays|for me)?\s*[.!]*$`)
+
+// insteadOf reads the value that replaces an ended one in the same
+// sentence, when it is of the ended value's kind (a drink for drinks, a
+// named tool for uses).
+func insteadOf(sent string, fs []Fact) []Fact {
+	m := onlyNow.FindStringSubmatch(sent)
+	if m == nil {
+		return nil
+	}
+	v := strings.TrimSpace(m[1])
+	for _, f := range fs {
+		if !f.Ended || !f.Multi {
+			continue
+		}
+		var nf Fact
+		switch {
+		case f.Attribute == "drinks" && drinkKind(strings.ToLower(v)):
+			nf = Fact{Triple: tripleOf(f.Subject, "drinks", drinkValue(v)), word: f.word}
+		case f.Attribute == "uses" && (kindSlot(v) == "uses" || v[0] >= 'A' && v[0] <= 'Z'):
+			nf = Fact{Triple: tripleOf(f.Subject, "uses", v), word: f.word}
+		default:
+			continue
+		}
+		nf.Replace, nf.Change = true, true
+		return []Fact{nf}
+	}
+	return nil
 }

@@ -209,6 +209,12 @@ func Extract(msg string, o Options) []Fact {
 			if len(refs) > 0 && !refs[0].Date.After(o.At) && !thisYear(refs[0]) {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
+			if f.Attribute == "staying_in" && !temp && endsHome(fs, f.Subject) {
+				// "I don't live in Leeds anymore, I'm in Bristol now":
+				// where the user is, said as the old home ends, is the
+				// new home.
+				f.Attribute, f.Multi, f.Change = "lives_in", false, true
+			}
 			if f.Attribute == "staying_in" || temp && f.Attribute == "lives_in" {
 				// A temporary state: where the user is this week is not
 				// where they live.
@@ -372,4 +378,15 @@ func Opposite(a string) string {
 		return "likes"
 	}
 	return ""
+}
+
+// endsHome reports a sentence that ends where the subject lives ("I
+// don't live in Leeds anymore", "I moved out of …").
+func endsHome(fs []Fact, subject string) bool {
+	for _, f := range fs {
+		if f.Attribute == "lives_in" && f.Ended && f.Subject == subject {
+			return true
+		}
+	}
+	return false
 }

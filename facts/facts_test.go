@@ -58,6 +58,15 @@ func TestExtract(t *testing.T) {
 		{"I wear Nike Pegasus for running.", "user.uses", "Nike Pegasus"},
 		{"I ride a Trek Domane to work.", "user.uses", "Trek Domane"},
 		{"I only run in Hoka Cliftons these days.", "user.uses", "Hoka Cliftons"},
+		{"I don't live in Leeds anymore, I'm in Bristol now, closer to my parents.", "user.lives_in", "Bristol"},
+		{"I no longer eat meat, I went vegetarian in January.", "user.diet", "vegetarian"},
+		{"I got promoted to senior designer!", "user.job_title", "senior designer"},
+		{"I've been promoted to team lead.", "user.job_title", "team lead"},
+		{"I don't drink coffee anymore, only green tea.", "user.drinks", "green tea"},
+		{"I stopped using Notion, just Obsidian now.", "user.uses", "Obsidian"},
+		{"I stopped eating gluten.", "user.avoids", "gluten"},
+		{"I quit sugar.", "user.avoids", "sugar"},
+		{"I was born in Lyon.", "user.from", "Lyon"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},
@@ -128,6 +137,9 @@ func TestExtractEnded(t *testing.T) {
 		"I handed in my notice at Crumb & Co.":           "user.works_at",
 		"I'm not doing keto anymore, I eat carbs again.": "user.diet",
 		"I don't run in Brooks anymore.":                 "user.uses",
+		"I don't drink coffee anymore, only green tea.":  "user.drinks",
+		"I gave up coffee last month.":                   "user.drinks",
+		"I stopped using Notion.":                        "user.uses",
 	} {
 		ok := false
 		for _, f := range extract(in) {
