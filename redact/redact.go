@@ -92,6 +92,12 @@ func (r Redactor) Text(s string) string {
 		low := strings.ToLower(s)
 		if strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "token") || strings.Contains(low, "passw") || strings.Contains(s, "密") {
 			s = redactNamedSecrets(s)
+			if strings.Contains(s, "_") {
+				s = redactGroup(envSecretRe, s, func(v string) bool { return secretLike(v) || len(v) >= 12 && hasDigit(v) })
+			}
+		}
+		if strings.Contains(low, "pass") || strings.Contains(low, "pw") || strings.Contains(low, "pin") || strings.Contains(s, "密码") || strings.Contains(s, "口令") {
+			s = redactGroup(passwordRe, s, passwordLike)
 		}
 	}
 	if r.Card && countDigits(s) >= 13 {
@@ -253,4 +259,51 @@ func secretLike(v string) bool {
 		}
 	}
 	return kinds >= 3 || (kinds == 2 && digit && len(v) >= 16)
+}
+
+// envSecretRe: a credential assigned to a variable whose name says so
+// ("export AWS_SECRET_ACCESS_KEY=wJalr…", "GITHUB_TOKEN: ghp…",
+// "db_password = …"), whatever the value's own shape.
+var envSecretRe = regexp.MustCompile(`(?i)\b[a-z0-9]+_(?:[a-z0-9]+_)*(?:secret|token|password|passwd|key)(?:_[a-z0-9]+)*\s*[:=]\s*["']?([^\s"',;]{8,})`)
+
+// passwordRe: a password or PIN said in prose, short ones too ("the wifi
+// password is hunter22", "my PIN is 4821", "pw: BlueFalcon#2291",
+// "我的密码是abc12345"): the name says it is a secret.
+var passwordRe = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pw|pwd|pin(?:\s+(?:code|number))?)(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w\-]+)?\s*(?:is|was|:|=|：)\s*["']?([^\s"',;，。]{4,})|(?:密码|口令|PIN码)(?:是|为|：|:)\s*([^\s，。,;；'"]{4,})`)
+
+// passwordLike: a value that can be a password (a digit, a symbol or a
+// capital inside it), not a word about one ("my password is expired").
+func passwordLike(v string) bool {
+	v = strings.TrimRight(v, ".!?")
+	if len(v) < 4 || v == Secret {
+		return false
+	}
+	for i, c := range v {
+		if c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' && i > 0 || !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigit(v string) bool { return strings.ContainsAny(v, "0123456789") }
+
+// redactGroup replaces the value each match of re captures (its first
+// non-empty group) when ok says it is one.
+func redactGroup(re *regexp.Regexp, s string, ok func(string) bool) string {
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		v := ""
+		for _, g := range sub[1:] {
+			if g != "" {
+				v = g
+				break
+			}
+		}
+		v = strings.TrimRight(v, ".!?")
+		if v == "" || !ok(v) {
+			return m
+		}
+		return strings.Replace(m, v, Secret, 1)
+	})
 }

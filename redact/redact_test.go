@@ -85,12 +85,21 @@ func TestNamedSecrets(t *testing.T) {
 		"boto3 says access denied with key AKIAIOSFODNN7EXAMPLE and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "wJalrXUtnFEMI",
 		"my password is Tr0ub4dor&3xyz, keep it safe":                                                                "Tr0ub4dor",
 		"数据库密码是Xk29dLq7zPw4，连不上":                                                                                     "Xk29dLq7zPw4",
+		"the wifi password is hunter22":                                                                              "hunter22",
+		"wifi pw: BlueFalcon#2291":                                                                                   "BlueFalcon",
+		"my PIN is 4821.":                                                                                            "4821",
+		"the pin code for the garage is 7734":                                                                        "7734",
+		"export AWS_SECRET_ACCESS_KEY=wJalrXUtnFI/K7MDENG/bPxRfiCYEXAMPLEKEY":                                        "wJalrXUtnFI",
+		"GITHUB_TOKEN: 8f3a9c1d2e4b5a6f7c8d9e0f":                                                                     "8f3a9c1d",
+		"我的密码是abc12345678":                                                                                           "abc12345678",
+		"银行卡密码：204816":                                                                                               "204816",
 	} {
 		if out := r.Text(in); strings.Contains(out, gone) {
 			t.Errorf("Text(%q) = %q, still holds %q", in, out, gone)
 		}
 	}
-	for _, keep := range []string{"the secret ingredient is cinnamon", "token authentication failed", "my key insight was simple"} {
+	for _, keep := range []string{"the secret ingredient is cinnamon", "token authentication failed", "my key insight was simple",
+		"my password is expired", "I pinned it: great", "max_tokens=100000", "the spin is fine", "sleep_time_key = default_value_here"} {
 		if out := r.Text(keep); out != keep {
 			t.Errorf("Text(%q) = %q, want it unchanged", keep, out)
 		}
