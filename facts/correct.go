@@ -16,7 +16,7 @@ type Correction struct {
 
 var (
 	// "X, not Y" / "X not Y" after a correcting word.
-	correctEN = regexp.MustCompile(`(?i)\b(?:i meant|i mean|it's|it is|its|actually|correction:?|sorry,?|oops,?|no,?|make that|spelled|spelt)\b(?:[^,.;!?]*?\b(?:is|on|at|spelled|spelt|be))?\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`)
+	correctEN = regexp.MustCompile(`(?i)\b(?:i meant|i mean|it's|it is|its|actually|correction|sorry|oops|no|make that|spelled|spelt|typo)\b[,:]?(?:[^.;!?]*?\b(?:is|on|at|spelled|spelt|be|it's|it is))?\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`)
 	// "not Y but X"
 	correctEN2 = regexp.MustCompile(`(?i)\bnot\s+(?:the\s+)?([\w@.'\-]+),?\s+but\s+(?:the\s+)?([\w@.'\-]+)\b`)
 	correctZH  = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
@@ -48,6 +48,16 @@ func ExtractCorrection(msg string) (Correction, bool) {
 
 func clean(c Correction) (Correction, bool) {
 	c.New, c.Old = strings.Trim(c.New, " .,'"), strings.Trim(c.Old, " .,'")
+	// The words before the value are not the value: "it's spelled
+	// Kathryn", "is at 3pm" (the old value sits after the same words).
+	for again := true; again; {
+		again = false
+		for _, w := range []string{"it's ", "it is ", "its ", "spelled ", "spelt ", "is ", "at ", "on ", "be "} {
+			if len(c.New) > len(w) && strings.EqualFold(c.New[:len(w)], w) {
+				c.New, again = c.New[len(w):], true
+			}
+		}
+	}
 	if c.New == "" || c.Old == "" || strings.EqualFold(c.New, c.Old) {
 		return c, false
 	}

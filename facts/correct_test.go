@@ -8,6 +8,10 @@ func TestCorrection(t *testing.T) {
 		{"Correction: the Rome flight is on the 16th, not the 14th.", "The user's flight to Rome is on the 14th of May.", "The user's flight to Rome is on the 16th of May."},
 		{"Actually it's spelled Kathryn, not Katherine.", "The user's manager's name is Katherine.", "The user's manager's name is Kathryn."},
 		{"The meeting is not Monday but Wednesday.", "The meeting is on Monday.", "The meeting is on Wednesday."},
+		{"Sorry, typo: his name is Kwame, not Kofi.", "The user's husband's name is Kofi.", "The user's husband's name is Kwame."},
+		{"Actually it's Friday, not Thursday.", "The user's flight to Oslo is on Thursday morning.", "The user's flight to Oslo is on Friday morning."},
+		{"No, it's spelled Kathryn, not Katherine.", "The user's manager's name is Katherine.", "The user's manager's name is Kathryn."},
+		{"Correction: the meeting is at 3pm, not 2pm.", "The user's meeting is at 2pm.", "The user's meeting is at 3pm."},
 		{"我说错了，不是周一，是周二。", "用户周一去看牙医。", "用户周二去看牙医。"},
 		{"更正一下，聚会是周五晚上，不是周三。", "用户和同学的聚会在周三晚上。", "用户和同学的聚会在周五晚上。"},
 	}

@@ -114,6 +114,8 @@ func TestExtract(t *testing.T) {
 		{"I'm on a keto diet, so no bread or pasta for me.", "user.diet", "keto"},
 		{"我从这个月开始吃纯素了。", "user.diet", "吃纯素"},
 		{"我和同学的聚会在周三晚上。", "user.聚会", "周三晚上"},
+		{"我家的狗叫豆豆，三岁了。", "user.pet", "狗（名叫豆豆）"},
+		{"我们家的小狗名叫旺财。", "user.pet", "狗（名叫旺财）"},
 	}
 	for _, c := range cases {
 		fs := extract(c.in)

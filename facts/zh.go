@@ -108,6 +108,11 @@ func extractZH(sent string) []Fact {
 		if zhNotNowRe.MatchString(c) {
 			continue // what was ("以前") or is only planned ("下个月") is not the value now
 		}
+		if m := zhPetNameRe.FindStringSubmatch(c); m != nil {
+			// "我家的狗叫豆豆": the pet, by its name.
+			out = append(out, Fact{Triple: tripleOf("user", "pet", m[1]+"（名叫"+m[2]+"）")})
+			continue
+		}
 		fs := extractZHClause(c + "。")
 		if len(fs) == 0 && work && !zhRelRe.MatchString(c) {
 			// "我又换工作了，现在在小米": where the user is, said about work.
@@ -124,10 +129,11 @@ func extractZH(sent string) []Fact {
 }
 
 var (
-	zhNameRe  = regexp.MustCompile(`^(?:它|他|她)?(?:叫|名叫|名字叫|名字是)([\p{Han}A-Za-z]{1,8}?)[。！!]*$`)
-	zhWorkRe  = regexp.MustCompile(`工作|上班|公司|跳槽|入职|辞职|离职|换工作|上岗`)
-	zhAtRe    = regexp.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
-	zhOtherRe = regexp.MustCompile(`他|她|它|你|他们|她们|咱`)
+	zhPetNameRe = regexp.MustCompile(`^我(?:家|们家|们)?的?(?:小)?(狗|猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鸟)(?:狗|猫)?(?:叫|名叫|名字叫|的名字是|名字是)([\p{Han}A-Za-z]{1,8}?)(?:了)?$`)
+	zhNameRe    = regexp.MustCompile(`^(?:它|他|她)?(?:叫|名叫|名字叫|名字是)([\p{Han}A-Za-z]{1,8}?)[。！!]*$`)
+	zhWorkRe    = regexp.MustCompile(`工作|上班|公司|跳槽|入职|辞职|离职|换工作|上岗`)
+	zhAtRe      = regexp.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
+	zhOtherRe   = regexp.MustCompile(`他|她|它|你|他们|她们|咱`)
 	// zhPossRe: "我(妹妹)的生日聚会在周一", "我的牙医是王医生": an open
 	// attribute of the user or a relative; "我和同学的聚会在周三" is the
 	// user's too (a plan shared with someone).
