@@ -13,6 +13,7 @@ import (
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // Options tune a PostgreSQL store beyond the embedder it is opened for.
@@ -85,7 +86,7 @@ func (f feed) Start(ctx context.Context) (search.Mark, error) {
 }
 
 func (f feed) Count(ctx context.Context, sc memory.Scope, bound int) (int, error) {
-	return f.s.countUpTo(ctx, sc, bound)
+	return sqlkit.Count(ctx, f.s.Memories, sc, bound)
 }
 
 // indexCols are the columns the index reads of a row at load: its
@@ -124,7 +125,7 @@ func (f feed) Load(ctx context.Context, sc memory.Scope, whole bool, add func(se
 			return err
 		}
 		if emb != nil {
-			if r.Vec, err = decodeVector(emb); err != nil {
+			if r.Vec, err = sqlkit.FromPGVector(emb); err != nil {
 				return fmt.Errorf("embedding of %s: %w", r.ID, err)
 			}
 		}
@@ -150,7 +151,7 @@ func (f feed) loadWhole(ctx context.Context, sc memory.Scope, add func(search.Ro
 	defer rows.Close()
 	for rows.Next() {
 		var ver int64
-		m, err := scanMemory(rows, &ver)
+		m, err := sqlkit.Postgres.ScanMemory(rows, &ver)
 		if err != nil {
 			return err
 		}
@@ -159,12 +160,12 @@ func (f feed) loadWhole(ctx context.Context, sc memory.Scope, add func(search.Ro
 	return rows.Err()
 }
 
-// tombstoneCols shape a memory_deletions row as memColsTemplate, for the
+// tombstoneCols shape a memory_deletions row as sqlkit.MemCols, for the
 // UNION with the rows a search reads.
 const tombstoneCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::float8, '', '{}'::jsonb, '', '', false,
 	now(), now(), 0, now(), NULL::timestamptz, '', NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, '', ''`
 
-// usageCols shape a row's usage counters as memColsTemplate (the rest
+// usageCols shape a row's usage counters as sqlkit.MemCols (the rest
 // empty), for the UNION with the rows a search reads: what a cached row
 // whose search.RowTTL passed reads again.
 const usageCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::float8, '', '{}'::jsonb, '', '', false,
@@ -220,7 +221,7 @@ func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need
 			isNew   bool
 			version int64
 		)
-		m, err := scanMemory(rows, &snap, &isNew, &version)
+		m, err := sqlkit.Postgres.ScanMemory(rows, &snap, &isNew, &version)
 		if err != nil {
 			return d, err
 		}
@@ -249,16 +250,4 @@ func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need
 		d.Next = next
 	}
 	return d, nil
-}
-
-// countUpTo counts the scope's memories, stopping at bound: as cheap for a
-// scope of a million as for one just over bound.
-func (s *Store) countUpTo(ctx context.Context, sc memory.Scope, bound int) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
-		WHERE user_id = $1 AND namespace = $2 LIMIT $3) t`, sc.User, sc.Namespace, bound).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("count scope: %w", err)
-	}
-	return n, nil
 }

@@ -97,7 +97,7 @@ func (s *Store) bind(db *sql.DB) {
 		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error { return fn(db) }}
 	s.conn, s.spool, s.Store = c, newSpool(c, kc), sqlkit.Store{Conn: kc}
 	s.Search = sqlkit.NewSearch(s.local, c.check, s.opts.Dim)
-	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, scanRow, nil)
+	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, s.opts.Dim, nil)
 }
 
 // Background returns the store as the background workers use it: every

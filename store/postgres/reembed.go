@@ -91,7 +91,7 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 	write := func(ms []*memory.Memory, vecs [][]float32) error {
 		users, nss, ids, vs := make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
 		for i, m := range ms {
-			users[i], nss[i], ids[i], vs[i] = m.Scope.User, m.Scope.Namespace, m.ID, vectorArg(vecs[i]).(string)
+			users[i], nss[i], ids[i], vs[i] = m.Scope.User, m.Scope.Namespace, m.ID, sqlkit.PGVector(vecs[i]).(string)
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE memories m SET embedding = v.e::`+colType+`
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(u, n, id, e)

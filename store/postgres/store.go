@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/memproxy/memproxy/memory"
@@ -28,7 +27,9 @@ type Store struct {
 	spool  *sqlkit.Spool // the turn spool (spool.go)
 	opts   memory.OpenOptions
 	vecTyp string // "vector" or "halfvec"
-	cols   string // memColsTemplate for this vector type
+	// cols are sqlkit.MemCols for this vector type: the embedding column's
+	// binary send function.
+	cols string
 
 	// local is the in-process search over this store (search.Feed:
 	// feed.go).
@@ -114,7 +115,7 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	s := &Store{opts: o}
 	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
 	s.vecTyp = vectorType(o.Dim)
-	s.cols = strings.Replace(memColsTemplate, "EMBEDDING", s.vecTyp+"_send(embedding)", 1)
+	s.cols = sqlkit.MemCols(s.vecTyp + "_send(embedding)")
 	s.bind(db) // after cols: the memory reads select them
 	if err := s.Migrate(ctx); err != nil {
 		return nil, err

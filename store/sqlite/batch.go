@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // Batch runs fn with a context under which the store's Touch, AppendRecall,
@@ -58,16 +60,16 @@ func (s *conn) batchOf(ctx context.Context) *batch {
 	return b
 }
 
-// batchQuery is query, through the batch ctx carries when there is one:
-// a read made with a batch's context sees the batch's own writes (ingest
-// looks up which of its events a failed insert collided with, and the
-// other row may be one an earlier job wrote in the same batch).
-func (s *conn) batchQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	b := s.batchOf(ctx)
-	if b == nil {
-		return s.db.QueryContext(ctx, query, args...)
+// reader is what a memory read runs on (sqlkit.Conn.Reader): the batch
+// ctx carries when there is one, so a read made with a batch's context
+// sees the batch's own writes (ingest looks up which of its events a
+// failed insert collided with, and the other row may be one an earlier
+// job wrote in the same batch).
+func (s *conn) reader(ctx context.Context) sqlkit.Execer {
+	if b := s.batchOf(ctx); b != nil {
+		return b.tx
 	}
-	return b.tx.QueryContext(ctx, query, args...)
+	return s.db
 }
 
 // join runs fn as joinWrite does and after (when not nil) once fn's writes

@@ -20,7 +20,7 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 	}
 	defer st.Close()
 	byIDs, _ := sqlkit.SQLite.ByIDs(memory.Scope{User: "u", Namespace: "n"}, nil)
-	in, _ := in("id", []string{"a", "b", "c"})
+	in, _ := sqlkit.SQLite.In("id", []string{"a", "b", "c"})
 	for _, q := range []string{
 		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND ` + in,
 		`UPDATE memories SET hits = hits + 1 WHERE ` + byIDs,

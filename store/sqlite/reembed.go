@@ -58,7 +58,7 @@ func Reembed(ctx context.Context, path string, to memory.OpenOptions, embed Embe
 	}
 	write := func(ms []*memory.Memory, vecs [][]float32) error {
 		for i, v := range vecs {
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = ? WHERE seq = ?`, encodeVec(v), seqs[i]); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = ? WHERE seq = ?`, sqlkit.LittleEndian(v), seqs[i]); err != nil {
 				return fmt.Errorf("%s: %w", ms[i].ID, err)
 			}
 		}

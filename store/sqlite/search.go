@@ -2,10 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 // DefaultIndexBytes is the default bound on the memory the loaded scopes'
@@ -36,15 +38,16 @@ func (src source) Load(ctx context.Context, sc memory.Scope, add func(search.Row
 }
 
 func (src source) IndexRows(ctx context.Context, sc memory.Scope, ids []string, add func(search.Row)) error {
-	cond, list := in("id", ids)
+	cond, list := sqlkit.SQLite.In("id", ids)
 	return src.scan(ctx, add, `SELECT `+indexCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+cond, sc.User, sc.Namespace, list)
 }
 
 // Memories reads the rows by rowid (one B-tree seek each, where an id
-// costs two); readIn keys them by id, so a rowid reused by another row
-// names that row, not the one asked for.
+// costs two), keyed by id, so a rowid reused by another row names that
+// row, not the one asked for.
 func (src source) Memories(ctx context.Context, sc memory.Scope, _ []string, seqs []int64) (map[string]*memory.Memory, error) {
-	return readIn(ctx, src.s, sc, "seq", seqs)
+	list, _ := json.Marshal(seqs)
+	return sqlkit.ReadIn(ctx, src.s.Memories, sc, "seq IN (SELECT value FROM json_each(?))", string(list))
 }
 
 func (src source) scan(ctx context.Context, add func(search.Row), q string, args ...any) error {
@@ -67,7 +70,7 @@ func (src source) scan(ctx context.Context, add func(search.Row), q string, args
 		}
 		r.Meta = search.NewMeta(memory.Tier(tier), dead, expires, cons)
 		if len(emb) == 4*src.s.dim {
-			r.Vec = decodeVec(emb)
+			r.Vec, _ = sqlkit.FromLittleEndian(emb)
 		}
 		mm := memory.Memory{Text: text, Context: context}
 		r.Text = mm.SearchText()
@@ -79,10 +82,7 @@ func (src source) scan(ctx context.Context, add func(search.Row), q string, args
 // Count reports how many memories the scope holds, up to most+1
 // (search.RowLoader).
 func (src source) Count(ctx context.Context, sc memory.Scope, most int) (int, error) {
-	var n int
-	err := src.s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE user = ? AND namespace = ? LIMIT ?)`,
-		sc.User, sc.Namespace, most+1).Scan(&n)
-	return n, err
+	return sqlkit.Count(ctx, src.s.Memories, sc, most+1)
 }
 
 // LoadRows is Load reading the rows whole, for the engine's row cache to
@@ -95,7 +95,7 @@ func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search
 	defer rows.Close()
 	for rows.Next() {
 		var seq int64
-		m, err := scanMemory(seqScanner{rows, &seq})
+		m, err := sqlkit.SQLite.ScanMemory(seqScanner{rows, &seq})
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search
 
 // seqScanner scans the row's seq before the memory's columns.
 type seqScanner struct {
-	r   scanner
+	r   sqlkit.Scanner
 	seq *int64
 }
 

@@ -152,11 +152,11 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 			return c.join(ctx, after, func(tx *sql.Tx) error { return fn(tx) })
 		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.write(ctx, func(tx *sql.Tx) error { return fn(tx) })
-		}}}, dim: opts.Dim}
+		}, Reader: c.reader}}, dim: opts.Dim}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
 	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser
-	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, scanMemory, s.idx.Changed)
+	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, opts.Dim, s.idx.Changed)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

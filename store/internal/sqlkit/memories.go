@@ -13,25 +13,92 @@ import (
 // Memories are the memory reads both stores run alike.
 type Memories struct {
 	c *Conn
-	// sel is the store's "SELECT <columns> FROM <rows>", scan reads one
-	// row of it.
-	sel  string
-	scan func(Scanner) (*memory.Memory, error)
+	// sel is the store's "SELECT <MemCols> FROM <rows>".
+	sel string
+	dim int
 	// changed, when not nil, learns the ids of the scope whose rows a
 	// committed write changed or deleted (SQLite's search engine; that of
 	// PostgreSQL follows the database's change feed).
 	changed func(ctx context.Context, sc memory.Scope, ids []string)
 }
 
-// NewMemories is the memory reads and writes of c's store.
-func NewMemories(c *Conn, sel string, scan func(Scanner) (*memory.Memory, error),
-	changed func(ctx context.Context, sc memory.Scope, ids []string)) Memories {
-	return Memories{c: c, sel: sel, scan: scan, changed: changed}
+// NewMemories is the memory reads and writes of c's store, whose vectors
+// have dim dimensions.
+func NewMemories(c *Conn, sel string, dim int, changed func(ctx context.Context, sc memory.Scope, ids []string)) Memories {
+	return Memories{c: c, sel: sel, dim: dim, changed: changed}
 }
 
 func (m Memories) read(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
 	rows, err := m.c.query(ctx, m.sel+` WHERE `+q, args...)
 	return Collect(rows, err, m.scan)
+}
+
+func (m Memories) scan(r Scanner) (*memory.Memory, error) { return m.c.ScanMemory(r) }
+
+// GetMany returns the memories of the scope found among ids, in the order
+// given.
+func (m Memories) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([]*memory.Memory, error) {
+	if err := m.c.check(sc); err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	in, list := m.c.In("id", ids)
+	found, err := ReadIn(ctx, m, sc, in, list)
+	if err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	return InOrder(ids, found), nil
+}
+
+// ReadIn reads the scope's memories meeting cond (with its one
+// argument), keyed by id, on Conn.Reader.
+func ReadIn(ctx context.Context, m Memories, sc memory.Scope, cond string, arg any) (map[string]*memory.Memory, error) {
+	var q Execer = m.c.DB
+	if m.c.Reader != nil {
+		q = m.c.Reader(ctx)
+	}
+	rows, err := q.QueryContext(ctx, m.c.Rebind(m.sel+` WHERE `+m.c.NoIndex+`user_id = ? AND `+m.c.NoIndex+`namespace = ? AND `+cond),
+		sc.User, sc.Namespace, arg)
+	ms, err := Collect(rows, err, m.scan)
+	found := make(map[string]*memory.Memory, len(ms))
+	for _, x := range ms {
+		found[x.ID] = x
+	}
+	return found, err
+}
+
+// Count reports how many memories the scope holds, stopping at most: as
+// cheap for a scope of a million as for one just over most.
+func Count(ctx context.Context, m Memories, sc memory.Scope, most int) (int, error) {
+	var n int
+	err := m.c.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = ? AND namespace = ? LIMIT ?) t`,
+		sc.User, sc.Namespace, most).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count scope: %w", err)
+	}
+	return n, nil
+}
+
+// Update rewrites every mutable field of mem (all but id, scope,
+// created_at and api); it joins the Batch of ctx.
+func (m Memories) Update(ctx context.Context, sc memory.Scope, mem *memory.Memory) error {
+	if err := m.c.check(sc); err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	if err := CheckUpdate(sc, mem, m.dim); err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	q, args := `UPDATE memories SET `+updateSet, m.c.updateArgs(mem)
+	if m.c.FoldUsage != "" {
+		q, args = m.c.FoldUsage+` `+q, append([]any{sc.User, sc.Namespace, mem.ID}, args...)
+	}
+	if err := m.one(ctx, true, sc, mem.ID, q, args...); err != nil {
+		return fmt.Errorf("update memory: %w", err)
+	}
+	mem.Scope = sc
+	return nil
 }
 
 // List pages the scope's memories, newest first.

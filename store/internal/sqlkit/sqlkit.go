@@ -49,6 +49,14 @@ type Dialect struct {
 	// an update, with its arguments (on PostgreSQL it locks them in id
 	// order first: see Postgres).
 	ByIDs func(sc memory.Scope, ids []string) (string, []any)
+	// Vec is an embedding as the embedding column's argument, Unvec reads
+	// the column as MemCols selects it.
+	Vec   func([]float32) any
+	Unvec func([]byte) ([]float32, error)
+	// FoldUsage, when set, is the CTE an Update runs first, with the
+	// scope and id as its arguments (PostgreSQL folds the usage counters
+	// of its migration 9 into the row written).
+	FoldUsage string
 	// RecallUpsert, appended to a recall row's INSERT, makes a second row
 	// of a request replace the first ("" keeps both, the latest read).
 	RecallUpsert string
@@ -62,6 +70,8 @@ var SQLite = Dialect{
 	AuditSeq: "seq",
 	Contains: "instr(lower(text), lower(?)) > 0",
 	NoIndex:  "+",
+	Vec:      LittleEndian,
+	Unvec:    FromLittleEndian,
 	Now:      func() (string, []any) { return "?", []any{time.Now().UnixMicro()} },
 	In: func(col string, ids []string) (string, any) {
 		list, _ := json.Marshal(ids)
@@ -87,7 +97,9 @@ var SQLite = Dialect{
 // for three ids among 200 (PostgreSQL ingest benchmark, auto_explain).
 var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id",
 	Contains: "strpos(lower(text), lower(?)) > 0", Now: func() (string, []any) { return "now()", nil },
-	In: func(col string, ids []string) (string, any) { return col + " = ANY(?)", pq.Array(ids) },
+	In:  func(col string, ids []string) (string, any) { return col + " = ANY(?)", pq.Array(ids) },
+	Vec: PGVector, Unvec: FromPGVector,
+	FoldUsage: `WITH folded AS (DELETE FROM memory_usage WHERE user_id = ? AND namespace = ? AND id = ?)`,
 	RecallUpsert: ` ON CONFLICT (user_id, namespace, request_id) DO UPDATE
 		SET time = excluded.time, data = excluded.data, feedback = excluded.feedback`,
 	ByIDs: func(sc memory.Scope, ids []string) (string, []any) {
@@ -129,6 +141,10 @@ type Conn struct {
 	// Apart runs fn outside any Batch (on SQLite a write inside one
 	// fails at once instead of waiting for the batch's lock).
 	Apart func(ctx context.Context, fn func(q Execer) error) error
+	// Reader, when set, is what a memory read with ctx runs on (SQLite
+	// reads through the Batch of ctx, its uncommitted rows included);
+	// else the pool.
+	Reader func(ctx context.Context) Execer
 	// Forget frees the loaded search indexes of a user (of namespace ns
 	// when not empty).
 	Forget func(user, ns string)
@@ -181,11 +197,11 @@ func (c *Conn) exec(ctx context.Context, q string, args ...any) (int, error) {
 }
 
 // optTime is an optional time as a time column's argument (NULL when nil).
-func (c *Conn) optTime(t *time.Time) any {
+func (d Dialect) optTime(t *time.Time) any {
 	if t == nil {
 		return nil
 	}
-	return c.Time(*t)
+	return d.Time(*t)
 }
 
 // Scanner is a row to scan: *sql.Row or *sql.Rows.

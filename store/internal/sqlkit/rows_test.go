@@ -1,4 +1,4 @@
-package postgres
+package sqlkit
 
 import (
 	"encoding/binary"
@@ -31,16 +31,16 @@ func TestDecodeVector(t *testing.T) {
 	vec := []byte{0, 2, 0, 0}
 	vec = binary.BigEndian.AppendUint32(vec, math.Float32bits(1.5))
 	vec = binary.BigEndian.AppendUint32(vec, math.Float32bits(-1e-7))
-	got, err := decodeVector(vec)
+	got, err := FromPGVector(vec)
 	if err != nil || len(got) != 2 || got[0] != 1.5 || got[1] != -1e-7 {
 		t.Errorf("decode vector = %v, %v", got, err)
 	}
 	half := []byte{0, 2, 0, 0, 0x3c, 0x00, 0xc0, 0x00}
-	got, err = decodeVector(half)
+	got, err = FromPGVector(half)
 	if err != nil || len(got) != 2 || got[0] != 1 || got[1] != -2 {
 		t.Errorf("decode halfvec = %v, %v", got, err)
 	}
-	if _, err := decodeVector([]byte{0, 3, 0, 0, 1, 2}); err == nil {
+	if _, err := FromPGVector([]byte{0, 3, 0, 0, 1, 2}); err == nil {
 		t.Error("decoding a truncated vector succeeded")
 	}
 }

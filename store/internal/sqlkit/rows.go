@@ -1,0 +1,167 @@
+package sqlkit
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/memproxy/memproxy/memory"
+)
+
+// MemCols are the memories columns every read of whole memories selects,
+// in ScanMemory order, and every Insert writes (with emb the embedding
+// column: on PostgreSQL its binary send function, since formatting 256
+// floats as text costs the server six times more than sending them).
+func MemCols(emb string) string {
+	return `user_id, namespace, id, tier, text, ` + emb + `, value, confidence, source, provenance, key, session,
+	no_decay, created_at, last_used_at, hits, valid_from, valid_to, superseded_by, expires_at, archived_at, consolidated_at,
+	context, api`
+}
+
+// InsertValues is n rows of MemCols' placeholders, for an INSERT.
+func InsertValues(n int) string {
+	return strings.Repeat(", ("+strings.Repeat(", ?", 24)[2:]+")", n)[2:]
+}
+
+// MemoryArgs are m's values of MemCols, as the dialect binds them.
+func (d Dialect) MemoryArgs(m *memory.Memory) []any {
+	return []any{m.Scope.User, m.Scope.Namespace, m.ID, string(m.Tier), m.Text, d.Vec(m.Embedding), m.Value,
+		m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, m.NoDecay, d.Time(m.CreatedAt),
+		d.Time(m.LastUsedAt), m.Hits, d.Time(m.ValidFrom), d.optTime(m.ValidTo), m.SupersededBy, d.optTime(m.ExpiresAt),
+		d.optTime(m.ArchivedAt), d.optTime(m.ConsolidatedAt), m.Context, m.API}
+}
+
+// updateSet is the SET clause of an Update (every mutable field: all but
+// id, scope, created_at and api; a zero last use or validity start is
+// the creation time), in updateArgs order.
+const updateSet = `tier = ?, text = ?, embedding = ?, value = ?, confidence = ?, source = ?, provenance = ?, key = ?,
+	session = ?, no_decay = ?, last_used_at = coalesce(?, created_at), hits = ?, valid_from = coalesce(?, created_at),
+	valid_to = ?, superseded_by = ?, expires_at = ?, archived_at = ?, consolidated_at = ?, context = ?`
+
+func (d Dialect) updateArgs(m *memory.Memory) []any {
+	var lastUsed, validFrom any // NULL: the creation time
+	if !m.LastUsedAt.IsZero() {
+		lastUsed = d.Time(m.LastUsedAt)
+	}
+	if !m.ValidFrom.IsZero() {
+		validFrom = d.Time(m.ValidFrom)
+	}
+	return []any{string(m.Tier), m.Text, d.Vec(m.Embedding), m.Value, m.Confidence, string(m.Source), provJSON(m.Provenance),
+		m.Key, m.Session, m.NoDecay, lastUsed, m.Hits, validFrom, d.optTime(m.ValidTo), m.SupersededBy,
+		d.optTime(m.ExpiresAt), d.optTime(m.ArchivedAt), d.optTime(m.ConsolidatedAt), m.Context}
+}
+
+func provJSON(p memory.Provenance) string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// ScanMemory reads one row of MemCols (plus extra trailing destinations).
+func (d Dialect) ScanMemory(r Scanner, extra ...any) (*memory.Memory, error) {
+	var (
+		m         memory.Memory
+		emb, prov []byte
+	)
+	dest := []any{&m.Scope.User, &m.Scope.Namespace, &m.ID, &m.Tier, &m.Text, &emb, &m.Value, &m.Confidence,
+		&m.Source, &prov, &m.Key, &m.Session, &m.NoDecay, Time(&m.CreatedAt), Time(&m.LastUsedAt), &m.Hits,
+		Time(&m.ValidFrom), OptTime(&m.ValidTo), &m.SupersededBy, OptTime(&m.ExpiresAt), OptTime(&m.ArchivedAt),
+		OptTime(&m.ConsolidatedAt), &m.Context, &m.API}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.Embedding, err = d.Unvec(emb); err != nil {
+		return nil, fmt.Errorf("decode embedding of %s: %w", m.ID, err)
+	}
+	if len(prov) > 0 && string(prov) != "{}" {
+		if err := json.Unmarshal(prov, &m.Provenance); err != nil {
+			return nil, fmt.Errorf("decode provenance of %s: %w", m.ID, err)
+		}
+	}
+	return &m, nil
+}
+
+// LittleEndian stores a vector as little-endian float32s (SQLite's
+// embedding blob); nil stays NULL.
+func LittleEndian(v []float32) any {
+	if v == nil {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// FromLittleEndian reads a LittleEndian vector (nil for NULL).
+func FromLittleEndian(b []byte) ([]float32, error) {
+	if b == nil {
+		return nil, nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// PGVector renders an embedding as pgvector text input, NULL when empty.
+func PGVector(v []float32) any {
+	if len(v) == 0 {
+		return nil
+	}
+	return pgvector.NewVector(v).String()
+}
+
+// FromPGVector reads pgvector's binary format (nil for NULL): dimension
+// (int16), an unused int16, then the elements big-endian, float32 for
+// vector or IEEE half for halfvec (told apart by the length).
+func FromPGVector(b []byte) ([]float32, error) {
+	if b == nil {
+		return nil, nil
+	}
+	if len(b) < 4 {
+		return nil, fmt.Errorf("vector of %d bytes", len(b))
+	}
+	dim := int(binary.BigEndian.Uint16(b))
+	body := b[4:]
+	out := make([]float32, dim)
+	switch len(body) {
+	case 4 * dim:
+		for i := range out {
+			out[i] = math.Float32frombits(binary.BigEndian.Uint32(body[4*i:]))
+		}
+	case 2 * dim:
+		for i := range out {
+			out[i] = halfToFloat(binary.BigEndian.Uint16(body[2*i:]))
+		}
+	default:
+		return nil, fmt.Errorf("vector of %d dimensions in %d bytes", dim, len(b))
+	}
+	return out, nil
+}
+
+// halfToFloat widens an IEEE 754 half-precision value.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0 && frac == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: value = frac * 2^-24
+		f := float32(frac) / (1 << 24)
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+}
