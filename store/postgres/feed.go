@@ -2,12 +2,10 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lib/pq"
 
@@ -89,75 +87,38 @@ func (f feed) Count(ctx context.Context, sc memory.Scope, bound int) (int, error
 	return sqlkit.Count(ctx, f.s.Memories, sc, bound)
 }
 
-// indexCols are the columns the index reads of a row at load: its
-// metadata, creation time (the lexical order), embedding, search text and
-// version.
+// indexCols are the columns the index reads of a row at load (its
+// creation time is the lexical order) and its version.
 func (s *Store) indexCols() string {
 	emb := "halfvec_send(embedding::halfvec)"
 	if s.vecTyp == "halfvec" {
 		emb = "halfvec_send(embedding)"
 	}
-	return `id, tier, valid_to IS NOT NULL OR archived_at IS NOT NULL, expires_at, consolidated_at IS NOT NULL,
-		created_at, ` + emb + `, text, context, ver`
+	return sqlkit.IndexCols("created_at", emb) + `, ver`
 }
 
 func (f feed) Load(ctx context.Context, sc memory.Scope, whole bool, add func(search.Row, *memory.Memory, int64)) error {
-	if whole {
-		return f.loadWhole(ctx, sc, add)
+	type row struct {
+		r   search.Row
+		m   *memory.Memory
+		ver int64
 	}
-	rows, err := f.s.db.QueryContext(ctx, `SELECT `+f.s.indexCols()+` FROM memories WHERE user_id = $1 AND namespace = $2`,
-		sc.User, sc.Namespace)
-	if err != nil {
-		return err
+	scan := func(r sqlkit.Scanner) (x row, err error) {
+		x.r, err = sqlkit.Postgres.ScanIndexRow(r, f.s.opts.Dim, &x.ver)
+		return x, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			r                 search.Row
-			tier, text, cntxt string
-			dead, cons        bool
-			expires           sql.NullTime
-			created           time.Time
-			emb               []byte
-			ver               int64
-		)
-		if err := rows.Scan(&r.ID, &tier, &dead, &expires, &cons, &created, &emb, &text, &cntxt, &ver); err != nil {
-			return err
-		}
-		if emb != nil {
-			if r.Vec, err = sqlkit.FromPGVector(emb); err != nil {
-				return fmt.Errorf("embedding of %s: %w", r.ID, err)
+	q := `SELECT ` + f.s.indexCols() + ` FROM memories WHERE user_id = $1 AND namespace = $2`
+	if whole { // the memories whole, for the row cache
+		q = `SELECT ` + f.s.cols + `, ver FROM memory_rows WHERE user_id = $1 AND namespace = $2`
+		scan = func(r sqlkit.Scanner) (x row, err error) {
+			if x.m, err = sqlkit.Postgres.ScanMemory(r, &x.ver); err == nil {
+				x.r = search.RowOf(x.m, x.m.CreatedAt.UnixMicro())
 			}
+			return x, err
 		}
-		var exp int64
-		if expires.Valid {
-			exp = expires.Time.UnixMicro()
-		}
-		r.Seq, r.Meta = created.UnixMicro(), search.NewMeta(memory.Tier(tier), dead, exp, cons)
-		mm := memory.Memory{Text: text, Context: cntxt}
-		r.Text = mm.SearchText()
-		add(r, nil, ver)
 	}
-	return rows.Err()
-}
-
-// loadWhole reads the scope's memories whole (for the row cache).
-func (f feed) loadWhole(ctx context.Context, sc memory.Scope, add func(search.Row, *memory.Memory, int64)) error {
-	rows, err := f.s.db.QueryContext(ctx, `SELECT `+f.s.cols+`, ver FROM memory_rows WHERE user_id = $1 AND namespace = $2`,
-		sc.User, sc.Namespace)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var ver int64
-		m, err := sqlkit.Postgres.ScanMemory(rows, &ver)
-		if err != nil {
-			return err
-		}
-		add(search.RowOf(m, m.CreatedAt.UnixMicro()), m, ver)
-	}
-	return rows.Err()
+	rows, err := f.s.db.QueryContext(ctx, q, sc.User, sc.Namespace)
+	return sqlkit.Each(rows, err, scan, func(x row) { add(x.r, x.m, x.ver) })
 }
 
 // tombstoneCols shape a memory_deletions row as sqlkit.MemCols, for the

@@ -31,7 +31,7 @@ type IndexStats = search.Stats
 // source is the store's persistence as the search engine reads it.
 type source struct{ s *Store }
 
-const indexCols = `id, seq, tier, valid_to IS NOT NULL OR archived_at IS NOT NULL, coalesce(expires_at, 0), consolidated_at IS NOT NULL, embedding, text, context`
+var indexCols = sqlkit.SQLite.Rebind(sqlkit.IndexCols("seq", "embedding"))
 
 func (src source) Load(ctx context.Context, sc memory.Scope, add func(search.Row)) error {
 	return src.scan(ctx, add, `SELECT `+indexCols+` FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
@@ -52,31 +52,7 @@ func (src source) Memories(ctx context.Context, sc memory.Scope, _ []string, seq
 
 func (src source) scan(ctx context.Context, add func(search.Row), q string, args ...any) error {
 	rows, err := src.s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			r             search.Row
-			tier          string
-			dead, cons    bool
-			expires       int64
-			emb           []byte
-			text, context string
-		)
-		if err := rows.Scan(&r.ID, &r.Seq, &tier, &dead, &expires, &cons, &emb, &text, &context); err != nil {
-			return err
-		}
-		r.Meta = search.NewMeta(memory.Tier(tier), dead, expires, cons)
-		if len(emb) == 4*src.s.dim {
-			r.Vec, _ = sqlkit.FromLittleEndian(emb)
-		}
-		mm := memory.Memory{Text: text, Context: context}
-		r.Text = mm.SearchText()
-		add(r)
-	}
-	return rows.Err()
+	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (search.Row, error) { return sqlkit.SQLite.ScanIndexRow(r, src.s.dim) }, add)
 }
 
 // Count reports how many memories the scope holds, up to most+1
@@ -88,30 +64,19 @@ func (src source) Count(ctx context.Context, sc memory.Scope, most int) (int, er
 // LoadRows is Load reading the rows whole, for the engine's row cache to
 // keep (search.RowLoader).
 func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search.Row, *memory.Memory)) error {
-	rows, err := src.s.db.QueryContext(ctx, `SELECT seq, `+memCols+` FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
-	if err != nil {
-		return err
+	rows, err := src.s.db.QueryContext(ctx, `SELECT `+memCols+`, seq FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
+	type row struct {
+		m   *memory.Memory
+		seq int64
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var seq int64
-		m, err := sqlkit.SQLite.ScanMemory(seqScanner{rows, &seq})
-		if err != nil {
-			return err
-		}
-		r := search.RowOf(m, seq)
-		if len(m.Embedding) != src.s.dim {
+	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (x row, err error) {
+		x.m, err = sqlkit.SQLite.ScanMemory(r, &x.seq)
+		return x, err
+	}, func(x row) {
+		r := search.RowOf(x.m, x.seq)
+		if len(x.m.Embedding) != src.s.dim {
 			r.Vec = nil
 		}
-		add(r, m)
-	}
-	return rows.Err()
+		add(r, x.m)
+	})
 }
-
-// seqScanner scans the row's seq before the memory's columns.
-type seqScanner struct {
-	r   sqlkit.Scanner
-	seq *int64
-}
-
-func (s seqScanner) Scan(dest ...any) error { return s.r.Scan(append([]any{s.seq}, dest...)...) }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/search"
 )
 
 // MemCols are the memories columns every read of whole memories selects,
@@ -83,6 +85,59 @@ func (d Dialect) ScanMemory(r Scanner, extra ...any) (*memory.Memory, error) {
 		}
 	}
 	return &m, nil
+}
+
+// IndexCols are the columns of a memory the search index keeps, in
+// ScanIndexRow order: seq is the row order (SQLite's rowid, PostgreSQL's
+// creation time), emb the embedding as Unvec reads it.
+func IndexCols(seq, emb string) string {
+	return `id, ` + seq + `, tier, valid_to IS NOT NULL OR archived_at IS NOT NULL, expires_at,
+	consolidated_at IS NOT NULL, ` + emb + `, text, context`
+}
+
+// ScanIndexRow reads one row of IndexCols (plus extra trailing
+// destinations); a vector not of dim dimensions is left out.
+func (d Dialect) ScanIndexRow(r Scanner, dim int, extra ...any) (search.Row, error) {
+	var (
+		row               search.Row
+		tier, text, cntxt string
+		dead, cons        bool
+		expires           *time.Time
+		emb               []byte
+	)
+	dest := []any{&row.ID, seqDest{&row.Seq}, &tier, &dead, OptTime(&expires), &cons, &emb, &text, &cntxt}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return row, err
+	}
+	var exp int64
+	if expires != nil {
+		exp = expires.UnixMicro()
+	}
+	row.Meta = search.NewMeta(memory.Tier(tier), dead, exp, cons)
+	vec, err := d.Unvec(emb)
+	if err != nil {
+		return row, fmt.Errorf("decode embedding of %s: %w", row.ID, err)
+	}
+	if len(vec) == dim {
+		row.Vec = vec
+	}
+	row.Text = (&memory.Memory{Text: text, Context: cntxt}).SearchText()
+	return row, nil
+}
+
+// seqDest scans a row order: an integer, or a time as Unix microseconds.
+type seqDest struct{ p *int64 }
+
+func (d seqDest) Scan(v any) error {
+	switch x := v.(type) {
+	case int64:
+		*d.p = x
+	case time.Time:
+		*d.p = x.UnixMicro()
+	default:
+		return fmt.Errorf("row order column holds %T", v)
+	}
+	return nil
 }
 
 // LittleEndian stores a vector as little-endian float32s (SQLite's

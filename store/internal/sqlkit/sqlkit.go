@@ -210,19 +210,26 @@ type Scanner interface{ Scan(dest ...any) error }
 // Collect scans every row of a query (its rows and error) with scan and
 // closes them.
 func Collect[T any](rows *sql.Rows, err error, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	err = Each(rows, err, scan, func(v T) { out = append(out, v) })
+	return out, err
+}
+
+// Each scans every row of a query (its rows and error) with scan, hands
+// each to fn and closes them.
+func Each[T any](rows *sql.Rows, err error, scan func(Scanner) (T, error), fn func(T)) error {
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []T
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, v)
+		fn(v)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // One scans the single row of a query; no row is memory.ErrNotFound
