@@ -22,7 +22,7 @@ var (
 	correctZH  = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 	// "Oops, she's actually 8": an age corrected by a pronoun.
 	correctAge = regexp.MustCompile(`(?i)\b(?:oops|sorry|actually|correction|my mistake|i mean|i meant|wait)\b[^.!?]*?\b(?:she|he|they)(?:'s| is| are|’s)\s+(?:actually\s+|really\s+|now\s+)?(\d{1,3})\b(?:\s+years?\s+old)?`)
-	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|更正|纠正)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|记错了|更正|纠正|其实|实际上)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 )
 
 // ExtractCorrection finds a correction in a user message.
@@ -57,6 +57,11 @@ func clean(c Correction) (Correction, bool) {
 				c.New, again = c.New[len(w):], true
 			}
 		}
+	}
+	// "其实我是周四的航班，不是周三": the value is 周四, not what it
+	// qualifies.
+	if i := strings.Index(c.New, "的"); i > 0 && hasHan(c.New) && !strings.Contains(c.Old, "的") {
+		c.New = c.New[:i]
 	}
 	if c.New == "" || c.Old == "" || strings.EqualFold(c.New, c.Old) {
 		return c, false

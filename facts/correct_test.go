@@ -14,6 +14,7 @@ func TestCorrection(t *testing.T) {
 		{"Correction: the meeting is at 3pm, not 2pm.", "The user's meeting is at 2pm.", "The user's meeting is at 3pm."},
 		{"我说错了，不是周一，是周二。", "用户周一去看牙医。", "用户周二去看牙医。"},
 		{"更正一下，聚会是周五晚上，不是周三。", "用户和同学的聚会在周三晚上。", "用户和同学的聚会在周五晚上。"},
+		{"其实我是周四的航班，不是周三。", "用户的航班在周三。", "用户的航班在周四。"},
 	}
 	for _, c := range cases {
 		co, ok := ExtractCorrection(c.in)

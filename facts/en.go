@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jdkato/prose/v2"
 	"github.com/memproxy/memproxy/memory"
@@ -31,11 +32,12 @@ func tagger() *prose.Model {
 var contractions = strings.NewReplacer(
 	"’", "'", "I'm", "I am", "i'm", "I am", "I've", "I have", "i've", "I have", "I'd", "I would",
 	"can't", "can not", "won't", "will not", "n't", " not", "It's", "It is", "it's", "it is",
+	"We're", "We are", "we're", "we are", "We've", "We have", "we've", "we have",
 )
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|birthday|anniversary|settled|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -398,6 +400,11 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "work", "works", "working":
 		switch {
+		case next(j+1, "from") && j+2 < len(ts) && ts[j+2].capital && ts[j+2].tag == "NNP":
+			// "I'm working from Lisbon for two weeks": where the user is.
+			if val, _, ok := np(ts, j+2); ok && !neg {
+				return []Fact{mk("staying_in", val)}
+			}
 		case next(j+1, "at", "for"):
 			if val, _, ok := np(ts, j+2); ok && ts[j+2].capital {
 				f := mk("works_at", val)
@@ -530,6 +537,20 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			if val, _, ok := np(ts, k); ok {
 				f := mk("works_at", val)
 				f.Ended, f.Change = true, true
+				return []Fact{f}
+			}
+		}
+	case "start", "starting", "begin", "beginning":
+		// "I start my new job at Shopify on Monday", "starting at
+		// Shopify next month": the employer the user now has.
+		k := j + 1
+		for next(k, "my", "a", "the", "new", "job", "role", "position", "work", "working") {
+			k++
+		}
+		if next(k, "at", "with") && k+1 < len(ts) && ts[k+1].capital && !neg {
+			if val, _, ok := np(ts, k+1); ok {
+				f := mk("works_at", val)
+				f.Change = true
 				return []Fact{f}
 			}
 		}
@@ -757,6 +778,16 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("from", val)} // "I was born in Lyon"
 			}
 		}
+		if (v == "was" || v == "were") && next(j+1, "born") && next(j+2, "on") {
+			// "I was born on 3 March 1990": the birthday.
+			var d []string
+			for k := j + 3; k < len(ts) && (ts[k].tag == "CD" || ts[k].capital || ts[k].low == "of") && len(d) < 4; k++ {
+				d = append(d, ts[k].w)
+			}
+			if len(d) > 0 && dateWords(d) {
+				return []Fact{mk("birthday", strings.Join(d, " "))}
+			}
+		}
 		if v == "was" || v == "were" || v == "get" {
 			return nil
 		}
@@ -816,6 +847,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 				f.Ended, f.Change = true, true
 				return []Fact{f}
 			}
+		}
+	case t.low == "settled" && j+1 < len(ts) && ts[j+1].low == "in" && j+2 < len(ts) && ts[j+2].capital:
+		// "We're settled in Porto now"
+		if val, _, ok := np(ts, j+2); ok && !neg {
+			f := mk("lives_in", val)
+			f.Change = true
+			return []Fact{f}
 		}
 	case t.low == "lactose" && j+1 < len(ts) && ts[j+1].low == "intolerant":
 		return []Fact{mk("diet", "lactose intolerant")}
@@ -974,6 +1012,11 @@ func possessive(ts []tok, j int, sent string) []Fact {
 				k++
 			}
 		}
+		if k+1 < len(ts) && ts[k].low == "'s" && (ts[k+1].low == "a" || ts[k+1].low == "an" || ts[k+1].low == "from" || ts[k+1].low == "in" ||
+			ts[k+1].low == "allergic" || ts[k+1].tag == "CD" || diets[ts[k+1].low]) {
+			// "My mom's a teacher", "my son's 12": 's is "is".
+			return append(out, copula(ts, k+1, rel, word, false)...)
+		}
 		if k < len(ts) && (ts[k].low == "'s" || ts[k].low == "s") {
 			return append(out, attribute(ts, k+1, rel, word, sent)...)
 		}
@@ -1021,7 +1064,7 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	var words, orig []string
 	k := j
 	for ; k < len(ts) && len(words) < 5; k++ {
-		if ts[k].low == "is" || ts[k].low == "are" {
+		if ts[k].low == "is" || ts[k].low == "are" || contractedIs(ts, k, len(words)) {
 			break
 		}
 		// "my flight to Rome is …": a place is part of the attribute.
@@ -1037,7 +1080,7 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		words = append(words, ts[k].low)
 		orig = append(orig, ts[k].w)
 	}
-	if len(words) == 0 || k >= len(ts) || (ts[k].low != "is" && ts[k].low != "are") {
+	if len(words) == 0 || k >= len(ts) || (ts[k].low != "is" && ts[k].low != "are" && !contractedIs(ts, k, len(words))) {
 		return nil
 	}
 	name := strings.Join(words, " ")
@@ -1227,4 +1270,33 @@ func insteadOf(sent string, fs []Fact) []Fact {
 		return []Fact{nf}
 	}
 	return nil
+}
+
+// contractedIs: "'s" as "is" after an attribute's words ("my birthday's
+// March 3rd"), not a possessive (no "is" follows in the clause).
+func contractedIs(ts []tok, k, words int) bool {
+	if words == 0 || ts[k].low != "'s" {
+		return false
+	}
+	for m := k + 1; m < len(ts) && ts[m].tag != "." && ts[m].tag != ","; m++ {
+		if ts[m].low == "is" || ts[m].low == "are" {
+			return false
+		}
+	}
+	return k+1 < len(ts) && (ts[k+1].capital || ts[k+1].tag == "CD")
+}
+
+// dateWords: the words name a date (a month or a number).
+func dateWords(d []string) bool {
+	for _, w := range d {
+		{
+			if _, err := time.Parse("January", w); err == nil {
+				return true
+			}
+			if _, err := time.Parse("Jan", w); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -67,6 +67,17 @@ func TestExtract(t *testing.T) {
 		{"I stopped eating gluten.", "user.avoids", "gluten"},
 		{"I quit sugar.", "user.avoids", "sugar"},
 		{"I was born in Lyon.", "user.from", "Lyon"},
+		{"My birthday's March 3rd.", "user.birthday", "March 3rd"},
+		{"I was born on 3 March 1990.", "user.birthday", "3 March 1990"},
+		{"I start my new job at Shopify on Monday.", "user.works_at", "Shopify"},
+		{"I'm starting at Stripe next month.", "user.works_at", "Stripe"},
+		{"We're settled in Porto now.", "user.lives_in", "Porto"},
+		{"I'm working from Lisbon for the next two weeks.", "user.staying_in", "Lisbon"},
+		{"My mom's a teacher.", "mother.job_title", "teacher"},
+		{"My son's 12.", "child.age", "12"},
+		{"我姐姐在伦敦读书。", "sister.studies_at", "伦敦"},
+		{"我最近开始学吉他了。", "user.activity", "吉他"},
+		{"我不久前搬到了苏州。", "user.lives_in", "苏州"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},
@@ -142,6 +153,9 @@ func TestExtractEnded(t *testing.T) {
 		"I don't drink coffee anymore, only green tea.":  "user.drinks",
 		"I gave up coffee last month.":                   "user.drinks",
 		"I stopped using Notion.":                        "user.uses",
+		"我不住在杭州了。":                                       "user.lives_in",
+		"我已经不在腾讯上班了。":                                    "user.works_at",
+		"我没在华为工作了。":                                      "user.works_at",
 	} {
 		ok := false
 		for _, f := range extract(in) {
@@ -252,9 +266,12 @@ func TestExtractNotFacts(t *testing.T) {
 
 func TestTemporaryExpires(t *testing.T) {
 	for in, days := range map[string]int{
-		"I'm in Tokyo this week for a conference.": 6, // at is a Tuesday: next Monday
-		"I've got a bad cold today.":               1,
-		"我这几天感冒了，嗓子特别疼。":                           3,
+		"I'm in Tokyo this week for a conference.":        6, // at is a Tuesday: next Monday
+		"I've got a bad cold today.":                      1,
+		"我这几天感冒了，嗓子特别疼。":                                  3,
+		"I'm working from Lisbon for the next two weeks.": 14,
+		"我这两周在深圳出差。":                                      14,
+		"我这个月在上海培训。":                                      22, // to 1 Apr
 	} {
 		fs := extract(in)
 		if len(fs) != 1 || fs[0].Expires.IsZero() {

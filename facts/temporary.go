@@ -14,10 +14,10 @@ import (
 // expires when the period ends and never takes the place of a lasting
 // fact (where the user lives).
 var (
-	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)))\b`)
+	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)))\b`)
 	// presentEN: the sentence states how things are, not what happened.
 	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b`)
-	tempZH    = regexp.MustCompile(`(这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚)`)
+	tempZH    = regexp.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
 	// stateZH: a state that lasts a while (being somewhere, being ill).
 	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
 )
@@ -48,6 +48,10 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 			return day.AddDate(0, 0, 1), true
 		case "这几天", "这两天", "最近几天":
 			return day.AddDate(0, 0, 3), true
+		case "这两周", "这两个星期":
+			return day.AddDate(0, 0, 14), true
+		case "这个月", "本月":
+			return time.Date(day.Year(), day.Month()+1, 1, 0, 0, 0, 0, loc), true
 		}
 		return nextMonday, true
 	}
@@ -72,6 +76,20 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 			}
 		}
 		return day.AddDate(0, 0, n), true
+	case strings.HasPrefix(m, "for ") && (strings.HasSuffix(m, " week") || strings.HasSuffix(m, " weeks")):
+		// "for the next two weeks", "for a week"
+		n := 1
+		for w, k := range countWords {
+			if strings.Contains(m, " "+w+" ") {
+				n = k
+			}
+		}
+		for _, f := range strings.Fields(m) {
+			if d := atoi(f); d > 0 {
+				n = d
+			}
+		}
+		return day.AddDate(0, 0, 7*n), true
 	case strings.HasPrefix(m, "until "):
 		w := strings.TrimPrefix(m, "until ")
 		if wd, ok := dayNames[w]; ok {

@@ -64,6 +64,9 @@ var zhRules = []zhRule{
 	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
 	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
+	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
+	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at", rel: true},
+	{re: zh(`我` + zhFree + `(?:开始学|开始练|在学|学起了|迷上了|爱上了)` + zhVal + zhEnd), attr: "activity"},
 	{re: zh(`我` + zhRels + `(?:今年)?(\d{1,3}|[一二三四五六七八九十]{1,3})岁`), attr: "age", rel: true},
 }
 
@@ -245,8 +248,9 @@ func extractZHClause(sent string) []Fact {
 		if val == "" || a == "" {
 			continue
 		}
-		// "我不再用微信了": the value ended.
-		if i := strings.Index(m[0], val); i > 0 && a != "diet" && (strings.Contains(m[0][:i], "不再") || strings.Contains(m[0][:i], "不用")) {
+		// "我不再用微信了", "我不住在杭州了", "我已经不在腾讯工作了": the
+		// value ended. 不久, 不少, 没多久 say nothing of the kind.
+		if i := strings.Index(m[0], val); i > 0 && a != "diet" && a != "dislikes" && a != "avoids" && zhNegated(m[0][:i]) {
 			ended = true
 		}
 		f := Fact{Triple: tripleOf(subject, a, val), word: word, aword: aword, Replace: r.repl}
@@ -292,4 +296,13 @@ func dedupAttr(fs []Fact) []Fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// zhNotNeg are words with 不 or 没 that negate nothing ("我不久前搬到了苏州").
+var zhNotNeg = strings.NewReplacer("不久", "", "不少", "", "不错", "", "不到", "", "不同", "", "没多久", "", "不仅", "", "不但", "")
+
+// zhNegated reports a negation before a clause's value: 不, 没, 不再.
+func zhNegated(pre string) bool {
+	pre = zhNotNeg.Replace(pre)
+	return strings.Contains(pre, "不") || strings.Contains(pre, "没")
 }

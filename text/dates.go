@@ -98,9 +98,9 @@ const enNum = `(\d{1,2}|a couple of|couple of|an?|one|two|three|four|five|six|se
 const enDay = `(sunday|monday|tuesday|wednesday|thursday|friday|saturday)`
 
 var (
-	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?))\b`)
+	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next))\b`)
 	zhNum    = `(\d{1,2}|[一两二三四五六七八九十])`
-	zhDateRe = regexp.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|后天)|(上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
+	zhDateRe = regexp.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|大后天|后天)|(上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上上|下下|上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
 )
 
 // hasDateWord is a cheap screen before the regular expressions run.
@@ -158,6 +158,8 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 		case g(11) != "":
 			n := count(g(11))
 			r.Date, r.Precision = shift(day, n, g(12))
+		case g(13) != "":
+			r.Date, r.Precision = weekStart(day).AddDate(0, 0, 14), Week
 		}
 		out = append(out, r)
 	}
@@ -170,16 +172,25 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 		}
 		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Precision: Day}
 		dir := map[string]string{"上": "last", "下": "next", "这": "this", "本": "this"}
+		// 上上周, 下下个月: two weeks or months away.
+		two := map[string]int{"上上": -2, "下下": 2}
 		switch {
 		case g(1) != "":
-			off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2}[g(1)]
+			off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2, "大后天": 3}[g(1)]
 			r.Date = day.AddDate(0, 0, off)
 		case g(2) != "" && g(3) != "":
 			// 下周五 is the Friday of next week, whatever today is.
 			step := map[string]int{"last": -1, "next": 1, "this": 0}[dir[g(2)]]
+			if n, ok := two[g(2)]; ok {
+				step = n
+			}
 			r.Date = weekStart(day).AddDate(0, 0, 7*step+(int(weekdays[g(3)])+6)%7)
+		case g(2) != "" && two[g(2)] != 0:
+			r.Date, r.Precision = weekStart(day).AddDate(0, 0, 7*two[g(2)]), Week
 		case g(2) != "":
 			r.Date, r.Precision = relative(day, dir[g(2)], "week")
+		case g(4) != "" && two[g(4)] != 0:
+			r.Date, r.Precision = time.Date(day.Year(), day.Month()+time.Month(two[g(4)]), 1, 0, 0, 0, 0, day.Location()), Month
 		case g(4) != "":
 			r.Date, r.Precision = relative(day, dir[g(4)], "month")
 		case g(5) != "":

@@ -30,6 +30,12 @@ func TestResolveDates(t *testing.T) {
 		{"去年我在东京", "2025"},
 		{"三天前", "7 Mar 2026"},
 		{"上周很忙", "the week of 2 Mar 2026"},
+		{"我们下下周去三亚", "the week of 23 Mar 2026"},
+		{"上上周见过他", "the week of 23 Feb 2026"},
+		{"下下个月搬家", "May 2026"},
+		{"大后天出发", "13 Mar 2026"},
+		{"下下周三开会", "25 Mar 2026"},
+		{"we leave the week after next", "the week of 23 Mar 2026"},
 	}
 	for _, c := range cases {
 		refs := ResolveDates(c.in, at, nil)
