@@ -78,6 +78,8 @@ type envOpts struct {
 	poll time.Duration
 	// load is Config.Load: the request path's activity.
 	load Load
+	// inv is Config.Invalidator.
+	inv Invalidator
 }
 
 var backends = []string{"sqlite", "postgres"}
@@ -143,7 +145,7 @@ func openEnv(t testing.TB, backend, target string, o envOpts) *env {
 		Store: e.st, Admin: e.st, Spool: e.spool, Embedder: emb, Policy: e.pol, Driver: e.driver, DB: e.river,
 		Logger: quiet(), Clock: e.clock.Now, LLM: o.llm, InsertOnly: o.insertOnly, ID: o.id,
 		PollInterval: cmp.Or(o.poll, 20*time.Millisecond), Lease: o.lease, SweepInterval: o.sweep,
-		MaxTurnAttempts: o.maxAttempts, Load: o.load,
+		MaxTurnAttempts: o.maxAttempts, Load: o.load, Invalidator: o.inv,
 	})
 	if err != nil {
 		t.Fatal(err)

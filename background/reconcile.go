@@ -142,6 +142,16 @@ func (q *reconciler) apply(ctx context.Context, s memory.Scope, m *memory.Memory
 	if ins != nil {
 		q.met.memories.WithLabelValues(string(ins.Tier)).Inc()
 	}
+	// The request path caches a scope's profile: a decision that ends or
+	// replaces a profile memory ("I'm not vegan anymore" is itself no
+	// profile fact) or adds one must not leave the old one injected.
+	profile := ins != nil && ins.Tier == memory.TierProfile
+	for _, w := range sups {
+		profile = profile || w.Memory.Tier == memory.TierProfile
+	}
+	if profile {
+		q.invalidate(s)
+	}
 	return d, nil
 }
 

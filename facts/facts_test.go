@@ -170,6 +170,13 @@ func TestExtractEnded(t *testing.T) {
 // Clauses, pronouns, the other party's things and questions are no facts
 // about the user; a fact never keeps a first-person word or loses its value.
 func TestExtractRejects(t *testing.T) {
+	for _, q := range []string{"我已经不在腾讯上班了，在家带孩子。"} {
+		for _, f := range extract(q) {
+			if f.Attribute == "works_at" && !f.Ended {
+				t.Errorf("Extract(%q) = %+v: 在家 is no employer", q, f)
+			}
+		}
+	}
 	for _, q := range []string{"I love that you chose pottery.", "I like how it teaches patience.", "I like it when you cook.",
 		"I love your turtles so much!", "I use it to speak up.", "I use everything I can find.", "My day was great.",
 		"Where do I live?", "What is my name?", "我住在哪里？", "can you explain goroutines", "ok", "Do you think I should move to Spain?",

@@ -221,6 +221,13 @@ func kindWords(f *Fact) string {
 		return "child children kid kids 孩子"
 	case f.Attribute == "speaks":
 		return "language languages 语言"
+	case f.Attribute == "partner" && f.Subject == "user":
+		// "married to Elena" is asked for as "my wife", "my husband".
+		return "partner spouse wife husband girlfriend boyfriend 老婆 老公 爱人"
+	case f.Attribute == "mother" && f.Subject == "user":
+		return "mother mom mum 妈妈"
+	case f.Attribute == "father" && f.Subject == "user":
+		return "father dad 爸爸"
 	case f.Attribute == "pet":
 		return "pet pets animal 宠物"
 	case f.Attribute == "drinks":

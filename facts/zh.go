@@ -119,7 +119,7 @@ func extractZH(sent string) []Fact {
 		fs := extractZHClause(c + "。")
 		if len(fs) == 0 && work && !zhRelRe.MatchString(c) {
 			// "我又换工作了，现在在小米": where the user is, said about work.
-			if m := zhAtRe.FindStringSubmatch(c); m != nil && !strings.Contains(c, "出差") {
+			if m := zhAtRe.FindStringSubmatch(c); m != nil && !strings.Contains(c, "出差") && !zhNotPlace.MatchString(m[1]) {
 				fs = append(fs, Fact{Triple: tripleOf("user", "works_at", strings.TrimPrefix(m[1], "在")), Change: true})
 			}
 		}
@@ -130,6 +130,10 @@ func extractZH(sent string) []Fact {
 	}
 	return dedupAttr(out)
 }
+
+// zhNotPlace: what follows 在 is an activity or home, not an employer
+// ("在家带孩子", "在准备考试").
+var zhNotPlace = regexp.MustCompile(`^(?:家|家里)|带|照顾|休息|学习|复习|准备|找工作|养病|陪`)
 
 var (
 	zhPetNameRe = regexp.MustCompile(`^我(?:家|们家|们)?的?(?:小)?(狗|猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鸟)(?:狗|猫)?(?:叫|名叫|名字叫|的名字是|名字是)([\p{Han}A-Za-z]{1,8}?)(?:了)?$`)
