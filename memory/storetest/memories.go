@@ -12,19 +12,16 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-func (s *suite) testMigrate(t *testing.T) {
+// testOpen checks that an opened store is migrated and reports its
+// dimension.
+func (s *suite) testOpen(t *testing.T) {
 	st := s.store(t)
 	ctx := context.Background()
-	insert(t, st, alice, newMem("before migrating again", memory.TierSemantic, unit(0, 0)))
-	for i := range 2 {
-		if err := st.Migrate(ctx); err != nil {
-			t.Fatalf("migrate run %d: %v", i+2, err)
-		}
-	}
+	insert(t, st, alice, newMem("in a fresh store", memory.TierSemantic, unit(0, 0)))
 	p, err := st.List(ctx, alice, memory.ListFilter{})
 	must(t, err)
 	if len(p.Data) != 1 {
-		t.Fatalf("after re-running migrations: %d memories, want 1", len(p.Data))
+		t.Fatalf("a fresh store holds %d memories, want 1", len(p.Data))
 	}
 	if st.Dim() != Dim {
 		t.Errorf("Dim() = %d, want %d", st.Dim(), Dim)

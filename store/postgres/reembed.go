@@ -15,9 +15,6 @@ import (
 // EmbedFunc embeds memories for Reembed (sqlkit.EmbedFunc).
 type EmbedFunc = sqlkit.EmbedFunc
 
-// ReembedBatch is how many memories Reembed embeds per call.
-const ReembedBatch = sqlkit.ReembedBatch
-
 // Reembed re-embeds every memory of the database at dsn with embed and
 // records to as its embedder, so a database created for another model or
 // dimension opens for to afterwards. It migrates the database first.
@@ -82,7 +79,7 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT user_id, namespace, id, tier, text FROM memories
 			WHERE $1 OR (user_id, namespace, id) > ($2, $3, $4)
-			ORDER BY user_id, namespace, id LIMIT $5`, last == nil, u, n, id, ReembedBatch)
+			ORDER BY user_id, namespace, id LIMIT $5`, last == nil, u, n, id, sqlkit.ReembedBatch)
 		return sqlkit.Collect(rows, err, func(r sqlkit.Scanner) (*memory.Memory, error) {
 			last = &memory.Memory{}
 			return last, r.Scan(&last.Scope.User, &last.Scope.Namespace, &last.ID, &last.Tier, &last.Text)

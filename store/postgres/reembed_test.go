@@ -9,6 +9,7 @@ import (
 	"github.com/memproxy/memproxy/embed"
 	"github.com/memproxy/memproxy/internal/testpg"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 var reembedFacts = []string{
@@ -34,7 +35,7 @@ func seedReembed(t *testing.T, dsn string, a *embed.Local) memory.Scope {
 	for _, f := range reembedFacts {
 		ms = append(ms, &memory.Memory{Tier: memory.TierSemantic, Text: f, Embedding: a.Vector(f)})
 	}
-	for i := range ReembedBatch + 10 {
+	for i := range sqlkit.ReembedBatch + 10 {
 		f := fmt.Sprintf("filler note number %d about the weather", i)
 		ms = append(ms, &memory.Memory{Tier: memory.TierEvent, Text: f, Embedding: a.Vector(f)})
 	}
@@ -66,7 +67,7 @@ func TestReembed(t *testing.T) {
 			dsn := testpg.New(t)
 			a, b := embed.NewLocal(64), embed.NewLocal(dim)
 			sc := seedReembed(t, dsn, a)
-			total := len(reembedFacts) + ReembedBatch + 10 + 1
+			total := len(reembedFacts) + sqlkit.ReembedBatch + 10 + 1
 			var calls []int
 			if err := Reembed(ctx, dsn, memory.OpenOptions{Model: b.Model(), Dim: b.Dim()}, localEmbedFunc(b), func(done, n int) {
 				if n != total {

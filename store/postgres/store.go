@@ -117,8 +117,8 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = sqlkit.MemCols(s.vecTyp + "_send(embedding)")
 	s.bind(db) // after cols: the memory reads select them
-	if err := s.Migrate(ctx); err != nil {
-		return nil, err
+	if _, err := Migrate(ctx, db, o); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	if err := sqlkit.CheckEmbedder(ctx, s.Store, s.opts); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -144,15 +144,6 @@ func ensureVector(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public`); err != nil {
 		return fmt.Errorf("postgres: the pgvector extension is not enabled in this database "+
 			"(install it with scripts/install-pgvector.sh, then run CREATE EXTENSION vector as a superuser): %w", err)
-	}
-	return nil
-}
-
-// Migrate applies pending migrations; running it again is a no-op.
-// `memproxy migrate` calls it through Open.
-func (s *Store) Migrate(ctx context.Context) error {
-	if _, err := Migrate(ctx, s.db, s.opts); err != nil {
-		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func TestMigrateDropsFTS5(t *testing.T) {
 			t.Errorf("%s searching %q after migrating: %v, want %q", c.user, c.q, ids(got), c.want)
 		}
 	}
-	if err := st.Migrate(ctx); err != nil {
+	if err := Migrate(ctx, st.DB()); err != nil {
 		t.Fatalf("migrating again: %v", err)
 	}
 	alice := memory.Scope{User: "alice", Namespace: "default"}

@@ -11,9 +11,6 @@ import (
 // EmbedFunc embeds memories for Reembed (sqlkit.EmbedFunc).
 type EmbedFunc = sqlkit.EmbedFunc
 
-// ReembedBatch is how many memories Reembed embeds per call.
-const ReembedBatch = sqlkit.ReembedBatch
-
 // Reembed re-embeds every memory of the store at path with embed and then
 // records to as the store's embedder, so a store created for another model
 // or dimension opens for to afterwards. It migrates the file first.
@@ -46,7 +43,7 @@ func Reembed(ctx context.Context, path string, to memory.OpenOptions, embed Embe
 	var seqs []int64
 	next := func() ([]*memory.Memory, error) {
 		rows, err := tx.QueryContext(ctx, `SELECT seq, id, user, namespace, tier, text FROM memories
-			WHERE seq > ? ORDER BY seq LIMIT ?`, after, ReembedBatch)
+			WHERE seq > ? ORDER BY seq LIMIT ?`, after, sqlkit.ReembedBatch)
 		seqs = seqs[:0]
 		return sqlkit.Collect(rows, err, func(r sqlkit.Scanner) (*memory.Memory, error) {
 			var seq int64

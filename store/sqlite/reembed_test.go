@@ -9,6 +9,7 @@ import (
 
 	"github.com/memproxy/memproxy/embed"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
 var reembedFacts = []string{
@@ -34,7 +35,7 @@ func seedReembed(t *testing.T, path string, a *embed.Local) memory.Scope {
 	for _, f := range reembedFacts {
 		ms = append(ms, &memory.Memory{Tier: memory.TierSemantic, Text: f, Embedding: a.Vector(f)})
 	}
-	for i := range ReembedBatch + 10 {
+	for i := range sqlkit.ReembedBatch + 10 {
 		f := fmt.Sprintf("filler note number %d about the weather", i)
 		ms = append(ms, &memory.Memory{Tier: memory.TierEvent, Text: f, Embedding: a.Vector(f)})
 	}
@@ -63,7 +64,7 @@ func TestReembed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "memproxy.db")
 	a, b := embed.NewLocal(64), embed.NewLocal(128)
 	sc := seedReembed(t, path, a)
-	total := len(reembedFacts) + ReembedBatch + 10 + 1
+	total := len(reembedFacts) + sqlkit.ReembedBatch + 10 + 1
 
 	var calls []int
 	if err := Reembed(ctx, path, memory.OpenOptions{Model: b.Model(), Dim: b.Dim()}, localEmbedFunc(b), func(done, n int) {

@@ -168,9 +168,6 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	return s, nil
 }
 
-// Migrate applies pending migrations to the store's database.
-func (s *Store) Migrate(ctx context.Context) error { return Migrate(ctx, s.db) }
-
 // DB is the store's connection pool, for tools that need raw access. Do
 // not hand it to River: use OpenRiverDB.
 func (s *Store) DB() *sql.DB { return s.db }
