@@ -19,7 +19,7 @@ const insertBatch = 500
 // Insert writes ms in one transaction, all or none (or joins the Batch of
 // ctx).
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
-	if err := s.check(sc); err != nil {
+	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
 	now := sqlkit.Micro(time.Now())
@@ -67,7 +67,7 @@ func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 // never lose a hit; ids not in the scope are ignored. Rows are upserted in
 // id order, so two batches sharing ids lock them in the same order.
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	if err := s.check(sc); err != nil {
+	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
 		return fmt.Errorf("touch memories: %w", err)
 	}
 	if len(ids) == 0 {

@@ -167,14 +167,6 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// check rejects calls on a closed store and invalid scopes.
-func (s *conn) check(sc memory.Scope) error {
-	if s.closed.Load() {
-		return memory.ErrClosed
-	}
-	return sc.Validate()
-}
-
 // inTx runs fn in a transaction, committing when it returns nil.
 func (s *conn) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)

@@ -25,7 +25,7 @@ var insertMemorySQL = `INSERT INTO memories (` + memCols + `) VALUES ` + sqlkit.
 // Insert writes ms in one transaction (a savepoint of the Batch ctx
 // carries): all or none.
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
-	if err := s.check(sc); err != nil {
+	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
 		return fmt.Errorf("insert memories: %w", err)
 	}
 	now := time.Now().UTC()
@@ -66,7 +66,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 // Touch records an access of each id: hits+1 and last_used_at=t (never
 // moved backwards by a late, older touch).
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
-	if err := s.check(sc); err != nil {
+	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
 		return fmt.Errorf("touch memories: %w", err)
 	}
 	if len(ids) == 0 {

@@ -154,7 +154,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 			return c.write(ctx, func(tx *sql.Tx) error { return fn(tx) })
 		}, Reader: c.reader}}, dim: opts.Dim}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
-	s.Search = sqlkit.NewSearch(s.idx, c.check, opts.Dim)
+	s.Search = sqlkit.NewSearch(s.idx, s.Store.Conn, opts.Dim)
 	s.Store.Forget = s.idx.ForgetUser
 	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, opts.Dim, s.idx.Changed)
 	if err := Migrate(ctx, db); err != nil {
@@ -183,14 +183,6 @@ func (s *conn) close() error {
 		return nil
 	}
 	return s.db.Close()
-}
-
-// check guards every scoped call: the store is open and the scope valid.
-func (s *conn) check(sc memory.Scope) error {
-	if s.closed.Load() {
-		return memory.ErrClosed
-	}
-	return sc.Validate()
 }
 
 // write runs fn in one IMMEDIATE transaction under the write lock.

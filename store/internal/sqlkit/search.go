@@ -13,14 +13,14 @@ import (
 // search) over the store's rows.
 type Search struct {
 	engine *search.Engine
-	check  func(memory.Scope) error
+	c      *Conn
 	dim    int
 }
 
-// NewSearch is the searches of engine, for a store whose scoped calls
-// check guards and whose vectors have dim dimensions.
-func NewSearch(engine *search.Engine, check func(memory.Scope) error, dim int) Search {
-	return Search{engine: engine, check: check, dim: dim}
+// NewSearch is the searches of engine, for c's store, whose vectors have
+// dim dimensions.
+func NewSearch(engine *search.Engine, c *Conn, dim int) Search {
+	return Search{engine: engine, c: c, dim: dim}
 }
 
 // VectorSearch returns the scope's memories most similar (cosine) to vec,
@@ -35,7 +35,7 @@ func (s Search) VectorSearch(ctx context.Context, sc memory.Scope, vec []float32
 // LexicalSearch ranks the scope's memories by BM25 over their lexical
 // form (search.Engine.Lexical); a query without terms returns nothing.
 func (s Search) LexicalSearch(ctx context.Context, sc memory.Scope, query string, o memory.SearchOptions) ([]memory.Candidate, error) {
-	if err := s.check(sc); err != nil {
+	if err := s.c.check(sc); err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
 	return s.engine.Lexical(ctx, sc, query, o)
@@ -54,7 +54,7 @@ func (s Search) HybridSearch(ctx context.Context, sc memory.Scope, vec []float32
 // ListTier returns the scope's memories of tier live at at, found in the
 // search index (memory.TierLister); ok is false when more than most match.
 func (s Search) ListTier(ctx context.Context, sc memory.Scope, tier memory.Tier, at time.Time, most int) ([]*memory.Memory, bool, error) {
-	if err := s.check(sc); err != nil {
+	if err := s.c.check(sc); err != nil {
 		return nil, false, fmt.Errorf("list tier: %w", err)
 	}
 	return s.engine.Tier(ctx, sc, tier, memory.SearchOptions{At: at}, most)
@@ -66,7 +66,7 @@ func (s Search) IndexStats() search.Stats { return s.engine.Stats() }
 // checkVector validates a vector search's scope and query size; a query
 // without direction (zero, not finite) finds nothing, on both stores.
 func (s Search) checkVector(sc memory.Scope, vec []float32) error {
-	if err := s.check(sc); err != nil {
+	if err := s.c.check(sc); err != nil {
 		return err
 	}
 	if len(vec) != s.dim {

@@ -165,13 +165,16 @@ func (c *Conn) open(op string) error {
 	return nil
 }
 
-// check guards every scoped call: the store is open and the scope valid.
-func (c *Conn) check(sc memory.Scope) error {
+// Check guards every scoped call of c's store: the store is open and the
+// scope valid. (A function, not a method, so a store does not export it.)
+func Check(c *Conn, sc memory.Scope) error {
 	if c.Closed.Load() {
 		return memory.ErrClosed
 	}
 	return sc.Validate()
 }
+
+func (c *Conn) check(sc memory.Scope) error { return Check(c, sc) }
 
 func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return c.DB.QueryContext(ctx, c.Rebind(q), args...)
