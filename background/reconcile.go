@@ -64,6 +64,7 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 	if f != nil {
 		c.Change = c.Change || f.Change
 		t := f.Triple
+		t.Prior = f.Prior
 		m.Provenance.Fact = &t
 		m.Key = f.Key()
 	}

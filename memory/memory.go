@@ -144,6 +144,11 @@ type Triple struct {
 	// Ended: the statement is that the value stopped being true ("I quit
 	// Acme"): it closes the live fact of that value.
 	Ended bool `json:"ended,omitempty"`
+	// Prior is the value the statement says this one replaced ("I
+	// swapped my Brooks for Hokas": Brooks), "" when it names none.
+	// Recall reads it: an older event that names the prior value says
+	// what this fact replaced, so the fact ranks before it.
+	Prior string `json:"prior,omitempty"`
 }
 
 // Key is the triple's slot, "subject.attribute".

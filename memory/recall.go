@@ -192,6 +192,9 @@ type Scored struct {
 	// Entity: a live fact about an entity the query names, selected
 	// before the rest.
 	Entity bool
+	// stale: an event naming a value a newer live fact replaced
+	// (replacedFirst); its similarity was halved.
+	stale bool
 	// Shorten, when set, returns the memory's compact form for this query
 	// within about maxTokens (the sentences that bear on it, "…" for the
 	// rest; "" when it has none): the injector renders it when the budget
@@ -331,6 +334,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			c.Filtered = FilteredMinScore
 		}
 	}
+	replacedFirst(cands, r.cfg.Recall.Weights)
 	slices.SortFunc(cands, compareScored)
 	if r.cfg.Entities != nil {
 		entityFirst(r.cfg.Entities, q.Text, cands, at)
@@ -411,6 +415,77 @@ func entityFirst(em EntityMatcher, q string, cands []*Scored, at time.Time) {
 			return 1
 		})
 	}
+}
+
+// replacedFirst ranks a live fact that replaced a value (its triple's
+// Prior: "I swapped my Brooks for a pair of Hokas") before the older
+// events among the candidates that name that value ("I run in Brooks
+// shoes."): such an event matched the message on a slot whose value has
+// changed since, so the fact that holds the slot now stands in for it.
+// The fact takes the event's score when that is higher (and passes the
+// threshold on the event's evidence: its own words may share none with
+// the message, "The user uses Hoka Cliftons." for "What running shoes do
+// I wear?"); the event keeps its place after it, its similarity halved,
+// since what else it says may still bear on the message. Only the
+// candidates are read: a fact no search found is not looked up.
+func replacedFirst(cands []*Scored, w policy.Weights) {
+	type replaced struct {
+		fact  *Scored
+		prior []string
+	}
+	var rs []replaced
+	for _, c := range cands {
+		f := c.Memory.Fact()
+		if f == nil || f.Prior == "" || f.Ended || c.Memory.Tier != TierSemantic {
+			continue
+		}
+		if c.Filtered != "" && c.Filtered != FilteredMinScore && c.Filtered != FilteredNoMatch {
+			continue
+		}
+		if words := text.ContentWords(f.Prior); len(words) > 0 {
+			rs = append(rs, replaced{c, words})
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	for _, e := range cands {
+		if e.Memory.Tier != TierEvent || e.Filtered != "" {
+			continue
+		}
+		var words map[string]bool
+		for _, r := range rs {
+			if !r.fact.Memory.CreatedAt.After(e.Memory.CreatedAt) {
+				continue
+			}
+			if words == nil {
+				words = make(map[string]bool)
+				for _, t := range text.ContentWords(e.Memory.Text) {
+					words[t] = true
+				}
+			}
+			if !allIn(r.prior, words) {
+				continue
+			}
+			if f := r.fact; f.Filtered != "" || f.Total <= e.Total {
+				f.Breakdown, f.Filtered = e.Breakdown, ""
+				f.Total = math.Nextafter(e.Total, math.Inf(1))
+			}
+			if !e.stale {
+				e.stale = true
+				_, e.Breakdown = Score(e.Sim/2, e.Retention, e.Memory.Hits, e.Memory.Value, w)
+			}
+		}
+	}
+}
+
+func allIn(ws []string, set map[string]bool) bool {
+	for _, w := range ws {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // covers reports whether event e says everything m says: m is a memory

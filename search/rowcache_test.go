@@ -45,7 +45,7 @@ func TestRowCodecRoundTrip(t *testing.T) {
 		Source: memory.SourceExtracted,
 		Provenance: memory.Provenance{
 			RequestIDs: []string{"r1", "r2"}, TurnRefs: []string{"t1"}, MemoryIDs: []string{"a", "b", ""},
-			Fact: &memory.Triple{Subject: "user", Attribute: "lives_in", Value: "Lisbon", Multi: true, Ended: true},
+			Fact: &memory.Triple{Subject: "user", Attribute: "lives_in", Value: "Lisbon", Prior: "Berlin", Multi: true, Ended: true},
 		},
 		Key: "user.lives_in", Session: "s", Context: "where do you live?", NoDecay: true, API: "chat",
 		CreatedAt: *at(1), LastUsedAt: time.Unix(2, 5).In(time.Local), Hits: 7, ValidFrom: *at(3),

@@ -81,6 +81,7 @@ func varFields(m *memory.Memory, str func(string), count func(int)) {
 		str(f.Subject)
 		str(f.Attribute)
 		str(f.Value)
+		str(f.Prior)
 	}
 }
 
@@ -277,7 +278,7 @@ func decodeRow(b []byte, m *memory.Memory) {
 		*l = all[start:len(all):len(all)]
 	}
 	if flags&flagFact != 0 {
-		m.Provenance.Fact = &memory.Triple{Subject: r.str(), Attribute: r.str(), Value: r.str(),
+		m.Provenance.Fact = &memory.Triple{Subject: r.str(), Attribute: r.str(), Value: r.str(), Prior: r.str(),
 			Multi: flags&flagFactMulti != 0, Ended: flags&flagFactEnded != 0}
 	}
 }
