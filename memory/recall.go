@@ -192,7 +192,7 @@ type Scored struct {
 	// Entity: a live fact about an entity the query names, selected
 	// before the rest.
 	Entity bool
-	// stale: an event naming a value a newer live fact replaced
+	// stale: a memory naming a value a newer live fact replaced
 	// (replacedFirst); its similarity was halved.
 	stale bool
 	// Shorten, when set, returns the memory's compact form for this query
@@ -419,9 +419,12 @@ func entityFirst(em EntityMatcher, q string, cands []*Scored, at time.Time) {
 
 // replacedFirst ranks a live fact that replaced a value (its triple's
 // Prior: "I swapped my Brooks for a pair of Hokas") before the older
-// events among the candidates that name that value ("I run in Brooks
-// shoes."): such an event matched the message on a slot whose value has
-// changed since, so the fact that holds the slot now stands in for it.
+// candidates that name that value: events and episodes ("I run in Brooks
+// shoes."), and facts of the same slot that are still live ("The user
+// uses Brooks shoes for running.": a multi-valued slot whose old value
+// was worded otherwise than the switch names it). Such a memory matched
+// the message on a slot whose value has changed since, so the fact that
+// holds the slot now stands in for it.
 // The fact takes the event's score when that is higher (and passes the
 // threshold on the event's evidence: its own words may share none with
 // the message, "The user uses Hoka Cliftons." for "What running shoes do
@@ -450,12 +453,13 @@ func replacedFirst(cands []*Scored, w policy.Weights) {
 		return
 	}
 	for _, e := range cands {
-		if e.Memory.Tier != TierEvent || e.Filtered != "" {
+		if e.Memory.Tier == TierProfile || e.Filtered != "" {
 			continue
 		}
 		var words map[string]bool
 		for _, r := range rs {
-			if !r.fact.Memory.CreatedAt.After(e.Memory.CreatedAt) {
+			if e == r.fact || !r.fact.Memory.CreatedAt.After(e.Memory.CreatedAt) ||
+				e.Memory.Tier == TierSemantic && e.Memory.Key != r.fact.Memory.Key {
 				continue
 			}
 			if words == nil {

@@ -85,6 +85,20 @@ func testReplacedFirst(t *testing.T, st memory.Memories, emb *embed.Local) {
 		t.Errorf("%q: live fact at %d, the older Brooks event at %d: want the fact selected, before the event", q, r[0], r[1])
 	}
 
+	// The old value is a live fact of the same slot, worded otherwise
+	// than the switch named it ("Brooks shoes" for "my Brooks"), so
+	// reconcile left it live: the new value still comes first.
+	dave := memory.Scope{User: "dave", Namespace: memory.DefaultNamespace}
+	chatter(dave)
+	old := mk(dave, memory.TierSemantic, "The user uses Brooks shoes for running.", 80*day,
+		&memory.Triple{Subject: "user", Attribute: "uses", Value: "Brooks shoes", Multi: true})
+	hoka = mk(dave, memory.TierSemantic, "The user uses Hoka Cliftons.", 10*day,
+		&memory.Triple{Subject: "user", Attribute: "uses", Value: "Hoka Cliftons", Multi: true, Prior: "Brooks"})
+	must(st.Insert(ctx, dave, old, hoka))
+	if r := rank(dave, q, hoka, old); r[0] < 0 || r[1] >= 0 && r[0] > r[1] {
+		t.Errorf("%q: live fact at %d, the older Brooks fact of its slot at %d: want the new value first", q, r[0], r[1])
+	}
+
 	// The same memories without the prior: the event, which holds the
 	// message's words, comes first (the check above measures the prior).
 	bob := memory.Scope{User: "bob", Namespace: memory.DefaultNamespace}
