@@ -205,6 +205,10 @@ func (q *Queue) DeleteUserJobs(ctx context.Context, user, ns string) (deleted, r
 }
 
 func (q *Queue) deleteUserJobs(ctx context.Context, user, ns string) (deleted, running int, err error) {
+	// The user's session jobs go with the rest (and one noted while they
+	// are deleted is forgotten after).
+	q.ses.forgetWaiting()
+	defer q.ses.forgetWaiting()
 	tag := userTag(user)
 	if ns != "" {
 		tag = scopeTag(memory.Scope{User: user, Namespace: ns})
@@ -244,6 +248,10 @@ func (q *Queue) deleteUserJobs(ctx context.Context, user, ns string) (deleted, r
 // still checks idleness against the queue clock. Replays call it after
 // moving their clock.
 func (q *Queue) FlushSessions(ctx context.Context) error {
+	// The jobs run now: later turns insert new ones (and one noted while
+	// they are retried is forgotten after).
+	q.ses.forgetWaiting()
+	defer q.ses.forgetWaiting()
 	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kindSession).States(rivertype.JobStateScheduled).First(pendingLimit))
 	if err != nil {
 		return fmt.Errorf("background: flush sessions: %w", err)

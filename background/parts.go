@@ -1,6 +1,12 @@
 package background
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/memproxy/memproxy/memory"
+)
 
 // The queue's parts, one concern each (see Queue). Each embeds the shared
 // core and holds the parts it hands work to.
@@ -40,6 +46,17 @@ type consolidator struct {
 type sessioner struct {
 	*core
 	rec *reconciler
+
+	mu sync.Mutex
+	// waiting holds, per session, when the summary job this process
+	// inserted (or found waiting) is scheduled to run: until shortly
+	// before then a new turn needs no insert (guarded by mu).
+	waiting map[sessionKey]time.Time
+}
+
+type sessionKey struct {
+	scope   memory.Scope
+	session string
 }
 
 // decayer runs decay-and-forget passes.

@@ -24,12 +24,25 @@ func (w *sessionWorker) Work(ctx context.Context, job *river.Job[SessionArgs]) e
 
 // scheduleSession makes sure one summary job waits for the session to go
 // idle. Unique per session among waiting jobs: later turns find it there.
+//
+// The insert is a River write (on SQLite a transaction on River's one
+// connection) made for every round of a session's turns, and all but the
+// first find the job already there. So the job's scheduled time is kept:
+// a job scheduled to run later reads every event committed before it
+// runs, the new turn's included (its event is written before this call),
+// so until shortly before that time no insert is needed. FlushSessions
+// and a user's job deletion forget what is kept.
 func (q *sessioner) scheduleSession(ctx context.Context, t *memory.Turn) error {
 	if t.Session == "" {
 		return nil
 	}
+	k := sessionKey{scope: t.Scope, session: t.Session}
+	now := time.Now()
+	if q.jobWaits(k, now) {
+		return nil
+	}
 	args := SessionArgs{Scope: t.Scope, Session: t.Session, User: t.Scope.User, NS: t.Scope.Namespace, LastTurn: t.Time}
-	_, err := q.client.Insert(ctx, args, &river.InsertOpts{
+	res, err := q.client.Insert(ctx, args, &river.InsertOpts{
 		Queue:       queueMaintenance,
 		ScheduledAt: time.Now().Add(q.pol.Sessions.Idle.D()),
 		Tags:        []string{scopeTag(t.Scope), userTag(t.Scope.User)},
@@ -42,8 +55,58 @@ func (q *sessioner) scheduleSession(ctx context.Context, t *memory.Turn) error {
 	if err != nil {
 		return fmt.Errorf("schedule session summary: %w", err)
 	}
+	if res != nil && res.Job != nil && res.Job.State == rivertype.JobStateScheduled {
+		q.noteWaiting(k, res.Job.ScheduledAt, now)
+	}
 	return nil
 }
+
+// sessionMargin is how long before a kept job's scheduled time a turn
+// inserts again: a job about to run, or running, may not read the turn.
+func (q *sessioner) sessionMargin() time.Duration {
+	return min(time.Minute, q.pol.Sessions.Idle.D()/4)
+}
+
+// jobWaits reports whether a summary job of the session is known to be
+// scheduled to run well after now.
+func (q *sessioner) jobWaits(k sessionKey, now time.Time) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	at, ok := q.waiting[k]
+	return ok && now.Add(q.sessionMargin()).Before(at)
+}
+
+// noteWaiting keeps the scheduled time of the session's waiting job,
+// dropping the entries whose time has passed when the map grows.
+func (q *sessioner) noteWaiting(k sessionKey, at, now time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.waiting == nil {
+		q.waiting = map[sessionKey]time.Time{}
+	}
+	if len(q.waiting) >= maxWaitingSessions {
+		for k2, at2 := range q.waiting {
+			if !now.Before(at2) {
+				delete(q.waiting, k2)
+			}
+		}
+		if len(q.waiting) >= maxWaitingSessions {
+			clear(q.waiting)
+		}
+	}
+	q.waiting[k] = at
+}
+
+// forgetWaiting drops what is known of waiting summary jobs (they were
+// made to run now, or deleted).
+func (q *sessioner) forgetWaiting() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	clear(q.waiting)
+}
+
+// maxWaitingSessions bounds the sessions whose waiting job is kept.
+const maxWaitingSessions = 1 << 16
 
 // summarizeSession writes one episodic memory with 3-5 key points once
 // the session has been idle for sessions.idle (by the queue clock); if it

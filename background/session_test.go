@@ -8,6 +8,8 @@ import (
 
 	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 func TestSessionSummary(t *testing.T) {
@@ -93,4 +95,59 @@ func TestSessionSummaryModel(t *testing.T) {
 	if e.q.LLMCalls() != 1 {
 		t.Errorf("LLM calls %d, want 1", e.q.LLMCalls())
 	}
+}
+
+// TestSessionJobKept: a session's later rounds find its waiting summary
+// job without inserting again, and the summary still reads their turns,
+// also after FlushSessions ran the job early (it forgets what was kept).
+func TestSessionJobKept(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		ctx := context.Background()
+		s := scope("lena")
+		say := func(m string) {
+			t.Helper()
+			tu := e.turn(s, m, "Understood.")
+			tu.Session = "sess-k"
+			if err := e.q.Enqueue(ctx, tu); err != nil {
+				t.Fatal(err)
+			}
+			e.wait()
+		}
+		k := sessionKey{scope: s, session: "sess-k"}
+		say("We need to migrate the billing database to Postgres 17 by December 15")
+		if !e.q.ses.jobWaits(k, time.Now()) {
+			t.Fatal("the inserted summary job is not kept")
+		}
+		say("The migration window is Saturday 02:00-04:00 UTC with Priya on call")
+		jobs, err := e.q.client.JobList(ctx, river.NewJobListParams().Kinds(kindSession).States(rivertype.JobStateScheduled))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs.Jobs) != 1 {
+			t.Fatalf("%d waiting session jobs, want 1", len(jobs.Jobs))
+		}
+		// Not idle: the job runs now and waits again.
+		if err := e.q.FlushSessions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		if e.q.ses.jobWaits(k, time.Now()) {
+			t.Fatal("FlushSessions left a kept job")
+		}
+		say("Budget for the new cluster is 2,400 dollars per month")
+		say("Rollback plan: keep the old MySQL replica read-only for 14 days")
+		e.clock.Add(e.pol.Sessions.Idle.D() + time.Minute)
+		if err := e.q.FlushSessions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		eps := e.list(s, memory.StateLive, memory.TierEpisodic)
+		if len(eps) != 1 {
+			t.Fatalf("episodic %s, want one session summary", texts(eps))
+		}
+		if n := len(eps[0].Provenance.RequestIDs); n != 4 {
+			t.Errorf("summary of %d turns, want 4: %q", n, eps[0].Text)
+		}
+	})
 }
