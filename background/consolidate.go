@@ -84,7 +84,7 @@ func (q *consolidator) knownFacts(ctx context.Context, s memory.Scope, evs []*me
 	var out []string
 	for _, e := range evs[len(evs)-min(len(evs), 3):] {
 		cs, err := q.cfg.Store.VectorSearch(ctx, s, e.Embedding, memory.SearchOptions{
-			Limit: 5, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: e.CreatedAt,
+			Limit: 5, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: e.CreatedAt, ReadOnly: true, // texts only
 		})
 		if err != nil {
 			return nil, fmt.Errorf("known facts: %w", err)

@@ -632,6 +632,7 @@ func (q *clusterer) clusterOf(ctx context.Context, ev *memory.Memory, terms user
 		var err error
 		cands, err = q.cfg.Store.VectorSearch(ctx, ev.Scope, ev.Embedding, memory.SearchOptions{
 			Limit: q.clusterLimit(), Tiers: []memory.Tier{memory.TierEvent}, ExcludeConsolidated: true, At: ev.CreatedAt,
+			ReadOnly: true, // the candidates are compared, never changed
 		})
 		if err != nil {
 			return ConsolidateArgs{}, false, fmt.Errorf("cluster search: %w", err)
@@ -778,8 +779,11 @@ func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memor
 		inBatch[k] = true
 		// Consolidated events count as repeats but not as cluster
 		// members: three more leave the cluster check its share.
+		// Read-only: the candidates (the store's cached rows, not copies)
+		// are compared here and in the cluster check; the one repeat
+		// reinforced is copied before it is changed.
 		cands, err := q.cfg.Store.VectorSearch(ctx, s, ev.Embedding, memory.SearchOptions{
-			Limit: q.clusterLimit() + 3, Tiers: []memory.Tier{memory.TierEvent}, At: ev.CreatedAt,
+			Limit: q.clusterLimit() + 3, Tiers: []memory.Tier{memory.TierEvent}, At: ev.CreatedAt, ReadOnly: true,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("dedup search: %w", err)
@@ -797,7 +801,7 @@ func (q *ingester) dedupEvents(ctx context.Context, s memory.Scope, evs []*memor
 			out = append(out, ev)
 			continue
 		}
-		if err := q.rec.reinforce(ctx, s, dup, ev, "background"); err != nil {
+		if err := q.rec.reinforce(ctx, s, dup.Clone(), ev, "background"); err != nil {
 			return nil, nil, err
 		}
 	}
