@@ -39,6 +39,30 @@ type SpoolDialect struct {
 	// Insert writes the prepared turns and their JSON, skipping a turn
 	// id already spooled.
 	Insert func(ctx context.Context, turns []*memory.Turn, data []string) error
+	// Lazy, when set, is a condition that holds on every row and makes
+	// the statement's own transaction commit without waiting for its log
+	// flush (PostgreSQL: synchronous_commit off for it alone). It is
+	// added to the lease bookkeeping (renew, complete, release), which a
+	// crash may lose without losing a turn: a turn whose completion is
+	// lost stays pending and is ingested again, writing nothing twice
+	// (its memories and turn-log row are keyed by the turn), and a lost
+	// renewal or release only ends a lease sooner. Capture (Insert), the
+	// claim, redaction and deletion keep the synchronous commit.
+	Lazy string
+	// Committers is how many captures may commit at once (0 or 1: one
+	// at a time, as a single-writer file needs).
+	Committers int
+}
+
+// Committers is how many spool commits may run at once.
+func (p *Spool) Committers() int { return max(p.d.Committers, 1) }
+
+// lazy is the dialect's Lazy condition as an AND clause, or "".
+func (p *Spool) lazy() string {
+	if p.d.Lazy == "" {
+		return ""
+	}
+	return " AND " + p.d.Lazy
 }
 
 // NewSpool is the spool over c's table as d describes it.
@@ -145,7 +169,7 @@ func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration) (int, error) {
 	until, args := p.d.Now(lease)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET lease_until = `+until+`
-		WHERE user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`, append(args, sc.User, sc.Namespace, owner)...)
+		WHERE user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(), append(args, sc.User, sc.Namespace, owner)...)
 	if err != nil {
 		return 0, fmt.Errorf("renew turns: %w", err)
 	}
@@ -157,7 +181,7 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 	now, args := p.d.Now(0)
 	in, list := p.c.In("tid", ids)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = true, data = NULL, owner = '', lease_until = `+p.d.Unset+`,
-		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`,
+		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(),
 		append(args, list, sc.User, sc.Namespace, owner)...)
 	if err != nil {
 		return 0, fmt.Errorf("complete turns: %w", err)
@@ -169,7 +193,7 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 func (p *Spool) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
 	in, list := p.c.In("tid", ids)
 	if _, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET owner = '', lease_until = `+p.d.Unset+`
-		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`, list, sc.User, sc.Namespace, owner); err != nil {
+		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(), list, sc.User, sc.Namespace, owner); err != nil {
 		return fmt.Errorf("release turns: %w", err)
 	}
 	return nil
