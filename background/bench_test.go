@@ -316,3 +316,54 @@ func finishLive(b *testing.B, e *env, wg *sync.WaitGroup, errs chan error, start
 	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
 }
+
+// BenchmarkCapture is what a capture costs on its own (no workers run):
+// captureClients concurrent requests each enqueue one turn after another,
+// as the proxy's clients do, and the latency of each Enqueue (its share
+// of a group commit to the spool) is reported (capture-p50-ms, -p99-ms).
+func BenchmarkCapture(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(backend, func(b *testing.B) {
+			e := newEnv(b, backend, envOpts{insertOnly: true})
+			ctx := context.Background()
+			next := make(chan int, b.N)
+			for i := range b.N {
+				next <- i
+			}
+			close(next)
+			lat := make([][]time.Duration, captureClients)
+			errs := make(chan error, captureClients)
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			for c := range captureClients {
+				wg.Go(func() {
+					for i := range next {
+						t := &memory.Turn{
+							RequestID: fmt.Sprintf("c-%d", i), Scope: scope(fmt.Sprintf("u%d", i%benchScopes)),
+							Time: e.clock.Now(), User: oneOff(i), Assistant: oneOffReply(i),
+						}
+						t0 := time.Now()
+						if err := e.q.Enqueue(ctx, t); err != nil {
+							errs <- err
+							return
+						}
+						lat[c] = append(lat[c], time.Since(t0))
+					}
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			close(errs)
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+			all := slices.Concat(lat...)
+			slices.Sort(all)
+			b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "capture-p50-ms")
+			b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "capture-p99-ms")
+		})
+	}
+}
+
+// captureClients is the bench overhead's closed loop of clients.
+const captureClients = 4

@@ -173,18 +173,30 @@ func (q *capture) enqueue(ctx context.Context, turns []*memory.Turn) error {
 
 // commitLoop is the group committer: it takes the first waiting request,
 // gathers whatever else is already waiting, and commits all of them in one
-// spool transaction. Requests that arrive during the commit form the next batch.
+// spool transaction. Requests that arrive during the commit form the next
+// batch; on a spool that commits several at once (spoolCommitters, on
+// PostgreSQL), that batch is committed beside the one in flight instead
+// of after it, up to that many: the server flushes its log once for the
+// commits that wait together, so a capture arriving during a commit
+// waits for one log flush, not for the rest of another and then its own.
 func (q *capture) commitLoop(ctx context.Context) {
 	defer close(q.done)
-	batch := make([]*enqueueReq, 0, 64)
+	par := q.committers()
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
-		batch = batch[:0]
+		var batch []*enqueueReq
 		select {
 		case r := <-q.reqs:
-			batch = append(batch, r)
+			batch = append(make([]*enqueueReq, 0, 16), r)
 		case <-ctx.Done():
-			q.flushPending(batch)
+			wg.Wait()
+			q.flushPending(nil)
 			return
+		}
+		if par > 1 {
+			sem <- struct{}{} // a commit slot, before gathering: what waits meanwhile joins
 		}
 		n := len(batch[0].turns)
 	gather:
@@ -197,8 +209,31 @@ func (q *capture) commitLoop(ctx context.Context) {
 				break gather
 			}
 		}
-		q.commit(batch)
+		if par <= 1 {
+			q.commit(batch)
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			q.commit(batch)
+		})
 	}
+}
+
+// spoolCommitters is a spool that can commit several batches at once
+// (memory.TurnSpool implementations may say so).
+type spoolCommitters interface {
+	// Committers is how many spool commits may run at once.
+	Committers() int
+}
+
+// committers is how many spool commits run at once: 1 unless the spool
+// says otherwise.
+func (q *capture) committers() int {
+	if c, ok := q.spool.(spoolCommitters); ok {
+		return min(max(c.Committers(), 1), 16)
+	}
+	return 1
 }
 
 // flushPending commits requests still buffered at shutdown.
