@@ -32,7 +32,7 @@ func tagger() *prose.Model {
 var contractions = strings.NewReplacer(
 	"’", "'", "I'm", "I am", "i'm", "I am", "I've", "I have", "i've", "I have", "I'd", "I would",
 	"can't", "can not", "won't", "will not", "n't", " not", "It's", "It is", "it's", "it is",
-	"We're", "We are", "we're", "we are", "We've", "We have", "we've", "we have",
+	"We're", "We are", "we're", "we are", "We've", "We have", "we've", "we have", "I'll", "I will", "i'll", "I will",
 )
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
@@ -170,6 +170,9 @@ func skipAdv(ts []tok, j int) (int, bool) {
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
 		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
 		case l == "been" && j+1 < len(ts) && ts[j+1].tag == "VBG":
+		case l == "will" && j+2 < len(ts) && ts[j+1].low == "be" && ts[j+2].tag == "VBG":
+			// "I'll be working at Deutsche Bank"
+			j++
 		case (l == "am" || l == "is") && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "going":
 		default:
 			return j, neg
@@ -201,7 +204,7 @@ var pets = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten": tr
 func workContext(ts []tok) bool {
 	for _, t := range ts {
 		switch t.low {
-		case "quit", "job", "company", "work", "team", "hired", "startup", "employer", "engineer", "position", "role", "firm", "offer":
+		case "quit", "job", "jobs", "company", "work", "team", "hired", "startup", "employer", "engineer", "position", "role", "firm", "offer":
 			return true
 		}
 	}
@@ -389,6 +392,12 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				to, _, _ = np(ts, k+1)
 				break
 			}
+			// "I've moved in with my boyfriend in Camden": the place
+			// the user moved in, not a month ("moved in March").
+			if ts[k].low == "in" && k > j+1 && next(j+1, "in") && k+1 < len(ts) && ts[k+1].capital && !dateWords([]string{ts[k+1].w}) {
+				to, _, _ = np(ts, k+1)
+				break
+			}
 			if ts[k].tag == "." || ts[k].low == "and" {
 				break
 			}
@@ -489,6 +498,11 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if next(k, "to") || next(k, "with") {
 			k++
 		}
+		if h := homeIn(ts, k); h != "" && !neg && v != "ordered" {
+			f := mk("lives_in", h) // "We bought a house in Leith"
+			f.Change = true
+			return []Fact{f}
+		}
 		if !neg {
 			return device(ts, k, subject, word)
 		}
@@ -498,6 +512,11 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{f}
 		}
 	case "go", "goes", "going":
+		if v == "go" && subject == "user" && next(j+1, "by") && j+2 < len(ts) && ts[j+2].capital {
+			if val, _, ok := np(ts, j+2); ok && !neg {
+				return []Fact{mk("name", val)} // "I go by Alex"
+			}
+		}
 		// "I go to the gym on Mondays and Wednesdays": a weekly habit,
 		// its days in a slot of their own (gym_days).
 		if next(j+1, "to") {
@@ -848,6 +867,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 				return []Fact{f}
 			}
 		}
+	case t.low == "at" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && workContext(ts) && subject == "user":
+		// "I switched jobs, I'm at Netflix now"
+		if val, _, ok := np(ts, j+1); ok && !neg {
+			f := mk("works_at", val)
+			f.Change = true
+			return []Fact{f}
+		}
 	case t.low == "settled" && j+1 < len(ts) && ts[j+1].low == "in" && j+2 < len(ts) && ts[j+2].capital:
 		// "We're settled in Porto now"
 		if val, _, ok := np(ts, j+2); ok && !neg {
@@ -958,12 +984,27 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 		}
 	}
 	val := kind
+	detail := ""
+	// "a new puppy, a corgi called Biscuit": the breed in apposition, then
+	// the name.
+	if k+4 < len(ts) && ts[k+1].low == "," && (ts[k+2].low == "a" || ts[k+2].low == "an") {
+		for m := k + 3; m+1 < len(ts) && m < k+6; m++ {
+			if (ts[m].low == "named" || ts[m].low == "called") && ts[m+1].capital {
+				detail = strings.ToLower(joinW(ts[k+3 : m]))
+				k = m - 1
+				break
+			}
+		}
+	}
 	if k+2 < len(ts) && (ts[k+1].low == "named" || ts[k+1].low == "called") && ts[k+2].capital {
 		val = kind + " named " + ts[k+2].w
 	} else if k+1 < len(ts) && ts[k+1].capital {
 		val = kind + " named " + ts[k+1].w
 	}
 	f := Fact{Triple: tripleOf(subject, "pet", val), word: word}
+	if detail != "" {
+		f.detail = article(detail) + " " + detail
+	}
 	f.Ended = neg
 	return []Fact{f}
 }
@@ -1063,8 +1104,15 @@ var attrAlias = map[string]string{
 func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	var words, orig []string
 	k := j
+	moved := 0
 	for ; k < len(ts) && len(words) < 5; k++ {
 		if ts[k].low == "is" || ts[k].low == "are" || contractedIs(ts, k, len(words)) {
+			break
+		}
+		// "my flight got moved to Thursday", "my appointment has been
+		// pushed back to 4pm": the new value, said as a change.
+		if n := movedTo(ts, k); n > 0 && len(words) > 0 {
+			moved = n
 			break
 		}
 		// "my flight to Rome is …": a place is part of the attribute.
@@ -1080,8 +1128,11 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		words = append(words, ts[k].low)
 		orig = append(orig, ts[k].w)
 	}
-	if len(words) == 0 || k >= len(ts) || (ts[k].low != "is" && ts[k].low != "are" && !contractedIs(ts, k, len(words))) {
+	if len(words) == 0 || k >= len(ts) || (ts[k].low != "is" && ts[k].low != "are" && !contractedIs(ts, k, len(words)) && moved == 0) {
 		return nil
+	}
+	if moved > 0 {
+		k += moved - 1 // at "to": the value follows as after "is"
 	}
 	name := strings.Join(words, " ")
 	name = strings.ReplaceAll(name, "favourite", "favorite")
@@ -1124,7 +1175,7 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		aw = strings.Join(orig, " ")
 	}
 	mk := func(v string) []Fact {
-		return []Fact{{Triple: tripleOf(subject, a, v), word: word, aword: aw, Open: !InVocabulary(a)}}
+		return []Fact{{Triple: tripleOf(subject, a, v), word: word, aword: aw, Open: !InVocabulary(a), Change: moved > 0}}
 	}
 	switch kind {
 	case "email":
@@ -1218,6 +1269,9 @@ func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 		k++
 	}
 	val, _, ok := np(ts, k)
+	if !ok && verb == "drinking" && (k == len(ts) || ts[k].tag == "." || ts[k].tag == ",") {
+		val, ok = "alcohol", true // "I've quit drinking"
+	}
 	if !ok {
 		return Fact{}, false
 	}
@@ -1299,4 +1353,55 @@ func dateWords(d []string) bool {
 		}
 	}
 	return false
+}
+
+// homeIn is the place of a home the user bought or moved into at ts[j]:
+// "a house in Leith", "a flat in Bristol"; "" when the object is no home.
+func homeIn(ts []tok, j int) string {
+	home := false
+	for k := j; k < len(ts) && k < j+8; k++ {
+		if dwellings[ts[k].low] {
+			home = true
+		}
+		if ts[k].low == "in" && home && k+1 < len(ts) && ts[k+1].capital && !dateWords([]string{ts[k+1].w}) {
+			if v, _, ok := np(ts, k+1); ok {
+				return v
+			}
+		}
+		if ts[k].tag == "." || ts[k].low == "and" || ts[k].low == "but" {
+			break
+		}
+	}
+	return ""
+}
+
+// movedTo is the length of "got moved to", "was changed to", "has been
+// pushed back to", "is now" at ts[k] up to and including "to"; 0 when none.
+func movedTo(ts []tok, k int) int {
+	m := k
+	switch ts[m].low {
+	case "got", "was", "has", "had", "have", "been":
+	default:
+		return 0
+	}
+	m++
+	if m < len(ts) && ts[m].low == "been" {
+		m++
+	}
+	if m >= len(ts) {
+		return 0
+	}
+	switch ts[m].low {
+	case "moved", "changed", "pushed", "rescheduled", "postponed", "bumped", "brought", "shifted":
+	default:
+		return 0
+	}
+	m++
+	if m < len(ts) && (ts[m].low == "back" || ts[m].low == "forward" || ts[m].low == "up") {
+		m++
+	}
+	if m < len(ts) && ts[m].low == "to" {
+		return m - k + 1
+	}
+	return 0
 }

@@ -78,6 +78,19 @@ func TestExtract(t *testing.T) {
 		{"我姐姐在伦敦读书。", "sister.studies_at", "伦敦"},
 		{"我最近开始学吉他了。", "user.activity", "吉他"},
 		{"我不久前搬到了苏州。", "user.lives_in", "苏州"},
+		{"I've moved in with my boyfriend in Camden.", "user.lives_in", "Camden"},
+		{"Starting Monday I'll be working at Deutsche Bank.", "user.works_at", "Deutsche Bank"},
+		{"I go by Alex.", "user.name", "Alex"},
+		{"I switched jobs, I'm at Netflix now.", "user.works_at", "Netflix"},
+		{"We bought a house in Leith.", "user.lives_in", "Leith"},
+		{"I've got a new puppy, a corgi called Biscuit.", "user.pet", "puppy named Biscuit"},
+		{"My flight got moved to Thursday.", "user.flight", "Thursday"},
+		{"My dentist appointment has been pushed back to 4pm.", "user.dentist_appointment", "4pm"},
+		{"我转行做了老师。", "user.job_title", "老师"},
+		{"我搬回了老家成都。", "user.lives_in", "成都"},
+		{"我不吃辣。", "user.avoids", "辣"},
+		{"我老婆是护士。", "partner.job_title", "护士"},
+		{"我的新手机是iPhone 15。", "user.phone_model", "iPhone 15"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},
@@ -156,6 +169,8 @@ func TestExtractEnded(t *testing.T) {
 		"我不住在杭州了。":                                       "user.lives_in",
 		"我已经不在腾讯上班了。":                                    "user.works_at",
 		"我没在华为工作了。":                                      "user.works_at",
+		"I've quit drinking.":                            "user.drinks",
+		"我已经不养狗了。":                                       "user.pet",
 	} {
 		ok := false
 		for _, f := range extract(in) {
@@ -180,7 +195,7 @@ func TestExtractRejects(t *testing.T) {
 	for _, q := range []string{"I love that you chose pottery.", "I like how it teaches patience.", "I like it when you cook.",
 		"I love your turtles so much!", "I use it to speak up.", "I use everything I can find.", "My day was great.",
 		"Where do I live?", "What is my name?", "我住在哪里？", "can you explain goroutines", "ok", "Do you think I should move to Spain?",
-		"I love my job", "I like to cook", "I run a bakery.", "I run the Boston Marathon every year.", "I wear glasses.",
+		"I love my job", "I like to cook", "I moved in March.", "I'm at Starbucks.", "I run a bakery.", "I run the Boston Marathon every year.", "I wear glasses.",
 		"同学聚会是哪天？", "我妈妈的生日是几号"} {
 		for _, f := range extract(q) {
 			if f.Attribute == "likes" || f.Attribute == "uses" || f.Attribute == "works_at" || f.Attribute == "lives_in" || f.Open {

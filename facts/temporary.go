@@ -14,7 +14,7 @@ import (
 // expires when the period ends and never takes the place of a lasting
 // fact (where the user lives).
 var (
-	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)))\b`)
+	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
 	// presentEN: the sentence states how things are, not what happened.
 	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b`)
 	tempZH    = regexp.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
@@ -98,6 +98,14 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 				diff = 7
 			}
 			return day.AddDate(0, 0, diff+1), true
+		}
+		if mo, err := time.Parse("January", strings.ToUpper(w[:1])+w[1:]); err == nil {
+			// "until June": the first of the next June.
+			y := day.Year()
+			if mo.Month() <= day.Month() {
+				y++
+			}
+			return time.Date(y, mo.Month(), 1, 0, 0, 0, 0, loc), true
 		}
 		switch w {
 		case "tomorrow":

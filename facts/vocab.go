@@ -172,6 +172,7 @@ func render(f *Fact, zh bool) string {
 	}
 	if f.Ended && zh {
 		tmpl = strings.Replace(tmpl, "%S", "%S不再", 1)
+		tmpl = strings.Replace(tmpl, "养了", "养", 1) // 用户不再养宠物狗
 	}
 	aw := f.aword
 	if aw == "" {

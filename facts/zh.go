@@ -44,7 +44,8 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(?:加入了?|入职了?|跳槽到了?|跳槽去了?)` + zhVal + zhEnd), attr: "works_at"},
 	{re: zh(`我` + zhFree + `(?:从)` + zhVal + `(?:辞职|离职)`), attr: "works_at", ended: true},
 	{re: zh(`我` + zhFree + `(?:辞掉了|离开了)` + zhVal + `的工作`), attr: "works_at", ended: true},
-	{re: zh(`我` + zhFree + `(?:是|当)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
+	{re: zh(`我` + zhFree + `(?:是|当|做了|当了|成了|成为了?|转行做|改行做|转行当)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
+	{re: zh(`我` + zhRels + zhFree + `(?:是|当|做了|当了|成了|成为了?)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title", rel: true},
 	{re: zh(`我` + zhFree + `(?:用的是|用|使用|换了|换成了?|换回了?|换回|买了|入手了)(?:一部|一台|一辆|个|部|台|辆)?` + zhBrands + `(?:[\p{Han}A-Za-z0-9 ]{0,6}?)(?:手机|了|[，。,.!！]|$)`), attr: "{device}"},
 	{re: zh(`我` + zhFree + `(?:改用|换成了?|换用|转用|开始用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses", repl: true},
 	{re: zh(`我` + zhFree + `(?:用|使用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses"},
@@ -57,6 +58,7 @@ var zhRules = []zhRule{
 	{re: zh(`我(?:不再|不|讨厌)喜欢` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
 	{re: zh(`我(?:很)?讨厌` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
 	{re: zh(`我` + zhFree + `(吃素|吃纯素|纯素食者|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
+	{re: zh(`我` + zhFree + `(?:不吃|不能吃|忌口)` + `([\p{Han}]{1,4}?)(?:了)?(?:[，。,.!！；;]|$)`), attr: "avoids"},
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年)?(\d{1,3})岁`), attr: "age"},
@@ -179,6 +181,9 @@ func zhPossessive(c string) []Fact {
 	if r := relations[a]; r != "" && subject == "user" {
 		a, aword = relAttr(r), m[2] // "我的老板是张总"
 	}
+	if k := deviceKind(m[3]); k != "" && (strings.Contains(a, "手机") || strings.Contains(a, "车") || strings.Contains(a, "电脑")) {
+		a, aword = k, "" // "我的新手机是iPhone 15"
+	}
 	return []Fact{{Triple: tripleOf(subject, a, m[3]), word: word, aword: aword, Open: !InVocabulary(a)}}
 }
 
@@ -202,7 +207,19 @@ func extractZHClause(sent string) []Fact {
 		}
 		val := strings.TrimSpace(m[len(m)-1])
 		val = strings.TrimSuffix(val, "了")
+		val = strings.TrimPrefix(val, "了") // "转行做了老师"
 		val = strings.TrimPrefix(val, "在")
+		if r.attr == "lives_in" {
+			// "我搬回了老家成都": the city, not the word for home.
+			for _, p := range []string{"老家", "家乡", "故乡"} {
+				if v := strings.TrimPrefix(val, p); v != val && v != "" {
+					val = v
+				}
+			}
+		}
+		if r.attr == "avoids" && (strings.HasPrefix(val, "肉") || strings.HasPrefix(val, "荤") || strings.HasPrefix(val, "晚饭") || strings.HasPrefix(val, "早饭")) {
+			continue // 不吃肉 is a diet; 不吃晚饭 a habit
+		}
 		subject, word, aword, a := "user", "", "", r.attr
 		ended := false
 		if r.rel {
