@@ -87,6 +87,21 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 			slot = append(slot, hist...)
 		}
 	}
+	if f != nil && f.Ended && f.Multi {
+		// "I no longer have a dog", 我已经不养狗了: the ended value names
+		// the live one by its kind ("dog named Rex", 狗（名叫旺财）).
+		var match []string
+		for _, old := range slot {
+			if of := old.Fact(); of != nil && old.Live(m.CreatedAt) && !of.Ended && facts.KindOf(of.Value, f.Value) {
+				match = append(match, of.Value)
+			}
+		}
+		if len(match) == 1 {
+			f.Value = match[0]
+			t := f.Triple
+			m.Provenance.Fact = &t
+		}
+	}
 	cands, err := st.VectorSearch(ctx, s, m.Embedding, memory.SearchOptions{
 		Limit: 5, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: m.CreatedAt,
 	})

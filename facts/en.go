@@ -194,6 +194,13 @@ var jobHeads = map[string]bool{
 	"surgeon": true, "paramedic": true, "physicist": true, "chemist": true, "biologist": true, "economist": true, "psychologist": true,
 	"recruiter": true, "salesperson": true, "marketer": true, "tester": true, "sysadmin": true, "coach": true, "trainer": true,
 	"actor": true, "actress": true, "singer": true, "dancer": true, "painter": true, "author": true, "farmer": true, "driver": true,
+	"trader": true, "banker": true, "broker": true, "clerk": true, "assistant": true, "receptionist": true, "secretary": true,
+	"carpenter": true, "welder": true, "janitor": true, "cleaner": true, "guard": true, "soldier": true, "specialist": true,
+	"coordinator": true, "associate": true, "advisor": true, "adviser": true, "strategist": true, "planner": true, "producer": true,
+	"reporter": true, "curator": true, "stylist": true, "hairdresser": true, "tutor": true, "lecturer": true, "principal": true,
+	"instructor": true, "operator": true, "agent": true, "representative": true, "porter": true, "midwife": true, "optician": true,
+	"physiotherapist": true, "radiologist": true, "dietitian": true, "nutritionist": true, "auditor": true, "actuary": true,
+	"underwriter": true, "paralegal": true, "surveyor": true, "illustrator": true, "animator": true, "copywriter": true,
 }
 
 var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": true, "keto": true, "gluten-free": true, "paleo": true}
@@ -1306,7 +1313,10 @@ func insteadOf(sent string, fs []Fact) []Fact {
 	if m == nil {
 		return nil
 	}
-	v := strings.TrimSpace(m[1])
+	v := strings.TrimSpace(firstWords(m[1])) // "just water with dinner"
+	if v == "" {
+		return nil
+	}
 	for _, f := range fs {
 		if !f.Ended || !f.Multi {
 			continue

@@ -91,6 +91,8 @@ func TestExtract(t *testing.T) {
 		{"我不吃辣。", "user.avoids", "辣"},
 		{"我老婆是护士。", "partner.job_title", "护士"},
 		{"我的新手机是iPhone 15。", "user.phone_model", "iPhone 15"},
+		{"I don't drink beer anymore, just water with dinner.", "user.drinks", "water"},
+		{"I'm a trader at Barclays.", "user.works_at", "Barclays"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},
@@ -316,6 +318,20 @@ func TestValueDatesResolved(t *testing.T) {
 		fs := Extract(in, Options{At: at})
 		if len(fs) == 0 || !strings.Contains(fs[0].Text, want) || strings.Contains(fs[0].Text, "week") && !strings.Contains(fs[0].Text, "week of") {
 			t.Errorf("Extract(%q) = %+v, want a text naming %s", in, fs, want)
+		}
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	for _, c := range []struct {
+		v, k string
+		want bool
+	}{
+		{"dog named Rex", "dog", true}, {"狗（名叫旺财）", "狗", true}, {"Dog named Rex", "dog", true},
+		{"dog", "dog", false}, {"doghouse", "dog", false}, {"cat named Rex", "dog", false}, {"dog named Rex", "", false},
+	} {
+		if got := KindOf(c.v, c.k); got != c.want {
+			t.Errorf("KindOf(%q, %q) = %v, want %v", c.v, c.k, got, c.want)
 		}
 	}
 }

@@ -75,3 +75,15 @@ func Vocabulary() []string {
 	slices.Sort(out)
 	return out
 }
+
+// KindOf reports whether v is a value of kind k said with more: "dog
+// named Rex" and 狗（名叫旺财） are of the kind "dog", 狗. An ended value
+// said by its kind ("I no longer have a dog") ends the one named so.
+func KindOf(v, k string) bool {
+	k = strings.TrimSpace(k)
+	if k == "" || len(v) <= len(k) || !strings.EqualFold(v[:len(k)], k) {
+		return false
+	}
+	rest := v[len(k):]
+	return strings.HasPrefix(rest, " named ") || strings.HasPrefix(rest, "（") || strings.HasPrefix(rest, ", ")
+}
