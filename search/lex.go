@@ -16,17 +16,22 @@ import (
 // and token counts (Totals; FTS5 counts the whole table's): one scope's
 // memories never move another's scores.
 type Lex struct {
-	slot  map[string]int32 // by memory id
-	ids   []string         // "" for a free slot
-	seqs  []int64
-	meta  []Meta
-	dl    []int32   // tokens in the row (FTS5's column size)
-	docs  [][]lexTF // the row's distinct terms
-	free  []int32
-	terms map[string]int32 // term → term id
-	post  [][]lexPost      // by term id: the rows holding it
-	npost int64            // postings over all terms
-	ntok  int64            // tokens over all rows
+	ids  idTable // by slot, "" for a free slot
+	seqs []int64
+	meta []Meta
+	dl   []int32 // tokens in the row (FTS5's column size)
+	// The rows' distinct terms, each row's a span of one slice (no
+	// pointer a row for the collector to trace); a row reindexed appends
+	// its terms anew, and the slice is compacted when most of it is no
+	// row's.
+	docs    []idSpan
+	terms   []lexTF
+	garbage int // entries of terms no row's span covers
+	free    []int32
+	termID  map[string]int32 // term → term id
+	post    [][]lexPost      // by term id: the rows holding it
+	npost   int64            // postings over all terms
+	ntok    int64            // tokens over all rows
 }
 
 type lexTF struct {
@@ -41,7 +46,7 @@ type lexPost struct {
 
 // NewLex returns an empty lexical index.
 func NewLex() *Lex {
-	lx := &Lex{}
+	lx := &Lex{ids: newIDTable()}
 	lx.Reset()
 	return lx
 }
@@ -53,28 +58,60 @@ type Totals struct {
 }
 
 // Totals are the index's own counts.
-func (lx *Lex) Totals() Totals { return Totals{Rows: int64(len(lx.slot)), Tokens: lx.ntok} }
+func (lx *Lex) Totals() Totals { return Totals{Rows: int64(lx.ids.count()), Tokens: lx.ntok} }
 
 // ID is the memory id at slot.
-func (lx *Lex) ID(slot int32) string { return lx.ids[slot] }
+func (lx *Lex) ID(slot int32) string { return lx.ids.get(slot) }
 
 // Has reports whether id is indexed.
-func (lx *Lex) Has(id string) bool { _, ok := lx.slot[id]; return ok }
+func (lx *Lex) Has(id string) bool { _, ok := lx.ids.find(id); return ok }
 
 // Estimate is the index's memory in bytes.
 func (lx *Lex) Estimate() int64 {
-	return int64(len(lx.ids))*lexSlotBytes + lx.npost*lexPostBytes + int64(len(lx.post))*lexTermBytes
+	return int64(lx.ids.slots())*lexSlotBytes + lx.npost*lexPostBytes + int64(len(lx.post))*lexTermBytes
 }
 
 // Reset empties the index.
 func (lx *Lex) Reset() {
-	lx.slot, lx.terms = make(map[string]int32), make(map[string]int32)
-	lx.ids, lx.seqs, lx.meta, lx.dl, lx.docs, lx.free, lx.post = nil, nil, nil, nil, nil, nil, nil
-	lx.npost, lx.ntok = 0, 0
+	lx.ids.reset()
+	lx.termID = make(map[string]int32)
+	lx.seqs, lx.meta, lx.dl, lx.docs, lx.terms, lx.free, lx.post = nil, nil, nil, nil, nil, nil, nil
+	lx.garbage, lx.npost, lx.ntok = 0, 0, 0
 }
 
-// Upsert (re)indexes the row id from its search text.
+// doc is the distinct terms of the row at slot i.
+func (lx *Lex) doc(i int32) []lexTF {
+	s := lx.docs[i]
+	return lx.terms[s.off : s.off+s.n : s.off+s.n]
+}
+
+// setDoc makes doc the terms of the row at slot i (nil: none).
+func (lx *Lex) setDoc(i int32, doc []lexTF) {
+	lx.garbage += int(lx.docs[i].n)
+	lx.docs[i] = idSpan{}
+	if len(doc) == 0 {
+		return
+	}
+	if lx.garbage > 1024 && lx.garbage*2 > len(lx.terms) {
+		t := make([]lexTF, 0, len(lx.terms)-lx.garbage+len(doc)+len(lx.terms)/4)
+		for k, s := range lx.docs {
+			if s.n > 0 {
+				lx.docs[k].off = uint32(len(t))
+				t = append(t, lx.terms[s.off:s.off+s.n]...)
+			}
+		}
+		lx.terms, lx.garbage = t, 0
+	}
+	lx.docs[i] = idSpan{off: uint32(len(lx.terms)), n: uint32(len(doc))}
+	lx.terms = append(lx.terms, doc...)
+}
+
+// Upsert (re)indexes the row id from its search text; a row without an
+// id is not indexed.
 func (lx *Lex) Upsert(id string, seq int64, m Meta, text string) {
+	if id == "" {
+		return
+	}
 	counts := make(map[string]int32)
 	var order []string
 	n := int32(0)
@@ -87,16 +124,16 @@ func (lx *Lex) Upsert(id string, seq int64, m Meta, text string) {
 	}
 	doc := make([]lexTF, len(order))
 	for i, tok := range order {
-		tid, ok := lx.terms[tok]
+		tid, ok := lx.termID[tok]
 		if !ok {
 			tid = int32(len(lx.post))
-			lx.terms[tok] = tid
+			lx.termID[tok] = tid
 			lx.post = append(lx.post, nil)
 		}
 		doc[i] = lexTF{tid, counts[tok]}
 	}
-	i, ok := lx.slot[id]
-	if ok && slices.Equal(lx.docs[i], doc) {
+	i, ok := lx.ids.find(id)
+	if ok && slices.Equal(lx.doc(i), doc) {
 		// Same tokens (a write that left the text alone).
 		lx.seqs[i], lx.meta[i] = seq, m
 		return
@@ -104,15 +141,18 @@ func (lx *Lex) Upsert(id string, seq int64, m Meta, text string) {
 	if ok {
 		lx.unpost(i)
 		lx.ntok -= int64(lx.dl[i])
-	} else if k := len(lx.free); k > 0 {
-		i, lx.free = lx.free[k-1], lx.free[:k-1]
 	} else {
-		i = int32(len(lx.ids))
-		lx.ids, lx.seqs, lx.meta = append(lx.ids, ""), append(lx.seqs, 0), append(lx.meta, Meta{})
-		lx.dl, lx.docs = append(lx.dl, 0), append(lx.docs, nil)
+		if k := len(lx.free); k > 0 {
+			i, lx.free = lx.free[k-1], lx.free[:k-1]
+		} else {
+			i = lx.ids.addSlot()
+			lx.seqs, lx.meta = append(lx.seqs, 0), append(lx.meta, Meta{})
+			lx.dl, lx.docs = append(lx.dl, 0), append(lx.docs, idSpan{})
+		}
+		lx.ids.put(i, id)
 	}
-	lx.slot[id] = i
-	lx.ids[i], lx.seqs[i], lx.meta[i], lx.dl[i], lx.docs[i] = id, seq, m, n, doc
+	lx.seqs[i], lx.meta[i], lx.dl[i] = seq, m, n
+	lx.setDoc(i, doc)
 	for _, t := range doc {
 		lx.post[t.term] = append(lx.post[t.term], lexPost{i, t.n})
 	}
@@ -122,7 +162,7 @@ func (lx *Lex) Upsert(id string, seq int64, m Meta, text string) {
 
 // unpost takes slot i out of its terms' postings.
 func (lx *Lex) unpost(i int32) {
-	for _, t := range lx.docs[i] {
+	for _, t := range lx.doc(i) {
 		p := lx.post[t.term]
 		if k := slices.IndexFunc(p, func(x lexPost) bool { return x.slot == i }); k >= 0 {
 			p[k] = p[len(p)-1]
@@ -130,26 +170,26 @@ func (lx *Lex) unpost(i int32) {
 			lx.npost--
 		}
 	}
-	lx.docs[i] = nil
+	lx.setDoc(i, nil)
 }
 
 // Remove drops id from the index.
 func (lx *Lex) Remove(id string) {
-	i, ok := lx.slot[id]
+	i, ok := lx.ids.find(id)
 	if !ok {
 		return
 	}
 	lx.unpost(i)
 	lx.ntok -= int64(lx.dl[i])
-	delete(lx.slot, id)
-	lx.ids[i], lx.seqs[i], lx.meta[i], lx.dl[i] = "", 0, Meta{}, 0
+	lx.ids.clear(i)
+	lx.seqs[i], lx.meta[i], lx.dl[i] = 0, Meta{}, 0
 	lx.free = append(lx.free, i)
 }
 
 // DF is the number of the scope's rows holding term (FTS5's document
 // count of the scope-prefixed term).
 func (lx *Lex) DF(term string) int {
-	if tid, ok := lx.terms[term]; ok {
+	if tid, ok := lx.termID[term]; ok {
 		return len(lx.post[tid])
 	}
 	return 0
@@ -176,7 +216,7 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	// The matches, each with its count of every chosen term.
 	// Sized for every posting up front (the most distinct matches there
 	// can be), so neither the map nor the slices grow while they fill.
-	n := min(postings, len(lx.ids))
+	n := min(postings, lx.ids.slots())
 	sc := lexScratchPool.Get().(*lexScratch)
 	defer lexScratchPool.Put(sc)
 	idx := sc.idx
@@ -193,7 +233,7 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	freq := slices.Grow(sc.freq[:0], n)
 	defer func() { sc.idx, sc.slots, sc.freq = idx, slots[:0], freq[:0] }()
 	for ti, t := range chosen {
-		for _, p := range lx.post[lx.terms[t]] {
+		for _, p := range lx.post[lx.termID[t]] {
 			k, ok := idx[p.slot]
 			if !ok {
 				k = int32(len(slots))

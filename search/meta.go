@@ -2,24 +2,65 @@ package search
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
 )
 
-// Meta is what a search filters a row on.
+// Meta is what a search filters a row on. It holds no pointer (a tier
+// this build does not know is kept as its number in unknownTiers), so the
+// indexes' metadata slices are not traced by the garbage collector.
 type Meta struct {
-	tier         memory.Tier
-	tierBit      uint8 // tierBits(tier): filters test a bit, not a string
-	dead         bool  // superseded or archived
-	expires      int64 // unix micros, 0 = never
+	expires      int64  // unix micros, 0 = never
+	other        uint32 // tierBit 128: the tier's number in unknownTiers
+	tierBit      uint8  // tierBits(tier): filters test a bit, not a string
+	dead         bool   // superseded or archived
 	consolidated bool
 }
 
 // NewMeta is a row's index metadata; expires is in unix microseconds, 0
 // for never.
 func NewMeta(tier memory.Tier, dead bool, expires int64, consolidated bool) Meta {
-	return Meta{tier: tier, tierBit: tierBits(tier), dead: dead, expires: expires, consolidated: consolidated}
+	m := Meta{tierBit: tierBits(tier), dead: dead, expires: expires, consolidated: consolidated}
+	if m.tierBit == 128 {
+		m.other = unknownTiers.number(tier)
+	}
+	return m
+}
+
+// unknownTiers numbers the tier names this build does not know (rows
+// from a newer version, imports), for Meta.
+var unknownTiers = tierTable{num: map[memory.Tier]uint32{}}
+
+type tierTable struct {
+	mu    sync.RWMutex
+	num   map[memory.Tier]uint32
+	names []memory.Tier
+}
+
+func (t *tierTable) number(tier memory.Tier) uint32 {
+	t.mu.RLock()
+	n, ok := t.num[tier]
+	t.mu.RUnlock()
+	if ok {
+		return n
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n, ok := t.num[tier]; ok {
+		return n
+	}
+	n = uint32(len(t.names))
+	t.num[tier] = n
+	t.names = append(t.names, tier)
+	return n
+}
+
+func (t *tierTable) name(n uint32) memory.Tier {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.names[n]
 }
 
 // MetaOf is the metadata of a memory.
@@ -87,7 +128,7 @@ func (f *Filter) Keep(m *Meta) bool {
 			return false
 		}
 		// A tier this build does not know: compare names.
-		return slices.Contains(f.tiers, m.tier)
+		return slices.Contains(f.tiers, unknownTiers.name(m.other))
 	}
 	return true
 }

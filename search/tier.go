@@ -26,7 +26,8 @@ func (e *Engine) Tier(ctx context.Context, sc memory.Scope, tier memory.Tier, o 
 		var ids []string
 		var seqs []int64
 		lx := ix.lex
-		for i, id := range lx.ids {
+		for i := range int32(lx.ids.slots()) {
+			id := lx.ids.get(i)
 			if id == "" || !f.Keep(&lx.meta[i]) {
 				continue
 			}

@@ -26,7 +26,7 @@ func refSearch(ix *Vec, q []float32, f *Filter, k int) []Hit {
 	qq := quantQuery(q, ix.stride)
 	h := make(refHeap, 0, k+1)
 	d := ix.stride
-	for i := 0; i < len(ix.ids); i++ {
+	for i := 0; i < ix.ids.slots(); i++ {
 		if !f.Keep(&ix.meta[i]) {
 			continue
 		}

@@ -27,12 +27,11 @@ import (
 type Vec struct {
 	dim    int
 	stride int // dim rounded up to 16 for the kernel; padding is zero
-	ids    []string
+	ids    idTable
 	seqs   []int64 // a store's row order (SQLite's rowid, PostgreSQL's creation time)
 	meta   []Meta
 	scale  []float32
 	vecs   []int8 // slot i at [i*stride : (i+1)*stride]
-	slot   map[string]int
 }
 
 // rowLevels maps a stored row's largest component to 127.
@@ -46,30 +45,31 @@ func strideFor(dim int) int { return (dim + 15) &^ 15 }
 
 // NewVec returns an empty index for vectors of dim dimensions.
 func NewVec(dim int) *Vec {
-	v := &Vec{dim: dim, stride: strideFor(dim)}
+	v := &Vec{dim: dim, stride: strideFor(dim), ids: newIDTable()}
 	v.Reset()
 	return v
 }
 
 // Reset empties the index.
 func (ix *Vec) Reset() {
-	ix.ids, ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil, nil
-	ix.slot = make(map[string]int)
+	ix.ids.reset()
+	ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil
 }
 
 // ID is the memory id at slot.
-func (ix *Vec) ID(slot int) string { return ix.ids[slot] }
+func (ix *Vec) ID(slot int) string { return ix.ids.get(int32(slot)) }
 
 // Seq is the row order value at slot.
 func (ix *Vec) Seq(slot int) int64 { return ix.seqs[slot] }
 
 // Has reports whether id is indexed.
-func (ix *Vec) Has(id string) bool { _, ok := ix.slot[id]; return ok }
+func (ix *Vec) Has(id string) bool { _, ok := ix.ids.find(id); return ok }
 
 // Upsert stores the row's vector quantised; a vector of the wrong size,
-// without direction or not finite is dropped from the index.
+// without direction or not finite is dropped from the index, and so is a
+// row without an id.
 func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
-	if len(v) != ix.dim {
+	if len(v) != ix.dim || id == "" {
 		ix.Remove(id)
 		return
 	}
@@ -83,11 +83,11 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 	}
 	// Scores are ranked per query, so the row's norm must cancel: the
 	// scale carries 1/|v| as well as the quantisation step.
-	i, ok := ix.slot[id]
+	si, ok := ix.ids.find(id)
+	i := int(si)
 	if !ok {
-		i = len(ix.ids)
-		ix.slot[id] = i
-		ix.ids = append(ix.ids, id)
+		i = ix.ids.slots()
+		ix.ids.put(ix.ids.addSlot(), id)
 		ix.seqs = append(ix.seqs, 0)
 		ix.meta = append(ix.meta, Meta{})
 		ix.scale = append(ix.scale, 0)
@@ -106,25 +106,23 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 
 // Remove drops id by moving the last slot into its place.
 func (ix *Vec) Remove(id string) {
-	i, ok := ix.slot[id]
+	si, ok := ix.ids.find(id)
 	if !ok {
 		return
 	}
-	last := len(ix.ids) - 1
+	i, last := int(si), ix.ids.slots()-1
+	ix.ids.clear(si)
+	ix.ids.moveLast(si)
 	if i != last {
-		ix.ids[i] = ix.ids[last]
 		ix.seqs[i] = ix.seqs[last]
 		ix.meta[i] = ix.meta[last]
 		ix.scale[i] = ix.scale[last]
 		copy(ix.vecs[i*ix.stride:(i+1)*ix.stride], ix.vecs[last*ix.stride:])
-		ix.slot[ix.ids[i]] = i
 	}
-	ix.ids = ix.ids[:last]
 	ix.seqs = ix.seqs[:last]
 	ix.meta = ix.meta[:last]
 	ix.scale = ix.scale[:last]
 	ix.vecs = ix.vecs[:last*ix.stride]
-	delete(ix.slot, id)
 }
 
 // Per-slot and per-term estimates of the indexes' memory: slices'
@@ -141,7 +139,7 @@ const (
 
 // Estimate is the index's memory in bytes.
 func (ix *Vec) Estimate() int64 {
-	return int64(cap(ix.vecs)) + int64(len(ix.ids))*vecSlotBytes
+	return int64(cap(ix.vecs)) + int64(ix.ids.slots())*vecSlotBytes
 }
 
 // quantQuery turns a normalised query into the kernel's int16 form.
@@ -213,7 +211,7 @@ func (ix *Vec) Search(q []float32, f *Filter, k, workers int) []Hit {
 		return nil
 	}
 	qq := quantQuery(q, ix.stride)
-	n := len(ix.ids)
+	n := ix.ids.slots()
 	var h minHeap
 	if workers < 2 || n*ix.stride < parallelMin {
 		h = ix.topK(qq, f, k, 0, n)
