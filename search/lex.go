@@ -28,10 +28,10 @@ type Lex struct {
 	terms   []lexTF
 	garbage int // entries of terms no row's span covers
 	free    []int32
-	termID  map[string]int32 // term → term id
-	post    [][]lexPost      // by term id: the rows holding it
-	npost   int64            // postings over all terms
-	ntok    int64            // tokens over all rows
+	termID  idTable     // term ids (their slots) by term, without a pointer a term
+	post    [][]lexPost // by term id: the rows holding it
+	npost   int64       // postings over all terms
+	ntok    int64       // tokens over all rows
 }
 
 type lexTF struct {
@@ -46,7 +46,7 @@ type lexPost struct {
 
 // NewLex returns an empty lexical index.
 func NewLex() *Lex {
-	lx := &Lex{ids: newIDTable()}
+	lx := &Lex{ids: newIDTable(), termID: newIDTable()}
 	lx.Reset()
 	return lx
 }
@@ -74,7 +74,7 @@ func (lx *Lex) Estimate() int64 {
 // Reset empties the index.
 func (lx *Lex) Reset() {
 	lx.ids.reset()
-	lx.termID = make(map[string]int32)
+	lx.termID.reset()
 	lx.seqs, lx.meta, lx.dl, lx.docs, lx.terms, lx.free, lx.post = nil, nil, nil, nil, nil, nil, nil
 	lx.garbage, lx.npost, lx.ntok = 0, 0, 0
 }
@@ -124,10 +124,10 @@ func (lx *Lex) Upsert(id string, seq int64, m Meta, text string) {
 	}
 	doc := make([]lexTF, len(order))
 	for i, tok := range order {
-		tid, ok := lx.termID[tok]
+		tid, ok := lx.termID.find(tok)
 		if !ok {
-			tid = int32(len(lx.post))
-			lx.termID[tok] = tid
+			tid = lx.termID.addSlot()
+			lx.termID.put(tid, tok)
 			lx.post = append(lx.post, nil)
 		}
 		doc[i] = lexTF{tid, counts[tok]}
@@ -189,7 +189,7 @@ func (lx *Lex) Remove(id string) {
 // DF is the number of the scope's rows holding term (FTS5's document
 // count of the scope-prefixed term).
 func (lx *Lex) DF(term string) int {
-	if tid, ok := lx.termID[term]; ok {
+	if tid, ok := lx.termID.find(term); ok {
 		return len(lx.post[tid])
 	}
 	return 0
@@ -233,7 +233,8 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	freq := slices.Grow(sc.freq[:0], n)
 	defer func() { sc.idx, sc.slots, sc.freq = idx, slots[:0], freq[:0] }()
 	for ti, t := range chosen {
-		for _, p := range lx.post[lx.termID[t]] {
+		tid, _ := lx.termID.find(t) // PickTerms chose terms some row holds
+		for _, p := range lx.post[tid] {
 			k, ok := idx[p.slot]
 			if !ok {
 				k = int32(len(slots))
