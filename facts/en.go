@@ -37,7 +37,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|birthday|anniversary|settled|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -361,7 +361,10 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	}
 	v := ts[j].low
 	switch v {
-	case "live", "lives", "living", "reside", "resides":
+	case "live", "lives", "living", "reside", "resides", "lived":
+		if v == "lived" && (j == 0 || ts[j-1].low != "have" && ts[j-1].low != "has") {
+			return nil // "I lived in Rome" is the past; "I've lived in Rome since 2019" is not
+		}
 		if next(j+1, "in") {
 			if val, _, ok := np(ts, j+2); ok {
 				f := mk("lives_in", val)
@@ -482,6 +485,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		k := j + 1
 		if f, ok := promoted(ts, k, mk); ok && !neg {
 			return []Fact{f} // "I got promoted to senior designer"
+		}
+		if f, ok := laidOff(ts, k, mk); ok && !neg {
+			return []Fact{f} // "I got laid off from Meta"
 		}
 		for next(k, "a", "new") {
 			k++
@@ -780,6 +786,13 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if val, _, ok := np(ts, j+1); ok && val[0] >= 'A' && val[0] <= 'Z' {
 			return []Fact{mk("speaks", val)}
 		}
+	case "learning", "learn":
+		// "I'm learning Korean": a language (a capital) the user studies.
+		if j+1 < len(ts) && ts[j+1].capital && !neg {
+			if val, _, ok := np(ts, j+1); ok {
+				return []Fact{mk("studies", val)}
+			}
+		}
 	case "study", "studies", "studying":
 		if next(j+1, "at") {
 			if val, _, ok := np(ts, j+2); ok && ts[j+2].capital {
@@ -798,6 +811,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	case "am", "is", "are", "was", "been", "were", "get":
 		if f, ok := promoted(ts, j+1, mk); ok && !neg {
 			return []Fact{f} // "I was promoted to team lead"
+		}
+		if f, ok := laidOff(ts, j+1, mk); ok && !neg {
+			return []Fact{f} // "I was let go from Meta"
 		}
 		if (v == "was" || v == "were") && next(j+1, "born") && next(j+2, "in") && j+3 < len(ts) && ts[j+3].capital {
 			if val, _, ok := np(ts, j+3); ok {
@@ -878,6 +894,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		// "I switched jobs, I'm at Netflix now"
 		if val, _, ok := np(ts, j+1); ok && !neg {
 			f := mk("works_at", val)
+			f.Change = true
+			return []Fact{f}
+		}
+	case t.low == "retired" && subject == "user" && (j+1 == len(ts) || ts[j+1].tag == "." || ts[j+1].tag == "," || ts[j+1].low == "now"):
+		// "I'm retired now"
+		if !neg {
+			f := mk("job_title", "retired")
 			f.Change = true
 			return []Fact{f}
 		}
@@ -1414,4 +1437,36 @@ func movedTo(ts []tok, k int) int {
 		return m - k + 1
 	}
 	return 0
+}
+
+// laidOff reads "laid off from X", "fired from X", "let go from X" at
+// ts[j]: the employer ends.
+func laidOff(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
+	k := j
+	switch {
+	case k+1 < len(ts) && ts[k].low == "laid" && ts[k+1].low == "off":
+		k += 2
+	case k+1 < len(ts) && ts[k].low == "let" && ts[k+1].low == "go":
+		k += 2
+	case k < len(ts) && (ts[k].low == "fired" || ts[k].low == "sacked" || ts[k].low == "made" && k+1 < len(ts) && ts[k+1].low == "redundant"):
+		k++
+		if ts[k-1].low == "made" {
+			k++
+		}
+	default:
+		return Fact{}, false
+	}
+	if k < len(ts) && (ts[k].low == "from" || ts[k].low == "by" || ts[k].low == "at") {
+		k++
+	}
+	if k >= len(ts) || !ts[k].capital {
+		return Fact{}, false
+	}
+	val, _, ok := np(ts, k)
+	if !ok {
+		return Fact{}, false
+	}
+	f := mk("works_at", val)
+	f.Ended, f.Change = true, true
+	return f, true
 }

@@ -93,6 +93,9 @@ func TestExtract(t *testing.T) {
 		{"我的新手机是iPhone 15。", "user.phone_model", "iPhone 15"},
 		{"I don't drink beer anymore, just water with dinner.", "user.drinks", "water"},
 		{"I'm a trader at Barclays.", "user.works_at", "Barclays"},
+		{"I've lived in Rome since 2019.", "user.lives_in", "Rome"},
+		{"I'm retired now.", "user.job_title", "retired"},
+		{"I'm learning Korean.", "user.studies", "Korean"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},
@@ -172,6 +175,8 @@ func TestExtractEnded(t *testing.T) {
 		"我已经不在腾讯上班了。":                                    "user.works_at",
 		"我没在华为工作了。":                                      "user.works_at",
 		"I've quit drinking.":                            "user.drinks",
+		"I got laid off from Meta.":                      "user.works_at",
+		"I was let go by Amazon last week.":              "user.works_at",
 		"我已经不养狗了。":                                       "user.pet",
 	} {
 		ok := false
@@ -197,7 +202,7 @@ func TestExtractRejects(t *testing.T) {
 	for _, q := range []string{"I love that you chose pottery.", "I like how it teaches patience.", "I like it when you cook.",
 		"I love your turtles so much!", "I use it to speak up.", "I use everything I can find.", "My day was great.",
 		"Where do I live?", "What is my name?", "我住在哪里？", "can you explain goroutines", "ok", "Do you think I should move to Spain?",
-		"I love my job", "I like to cook", "I moved in March.", "I'm at Starbucks.", "I run a bakery.", "I run the Boston Marathon every year.", "I wear glasses.",
+		"I love my job", "I like to cook", "I moved in March.", "I'm at Starbucks.", "I lived in Rome as a kid.", "I run a bakery.", "I run the Boston Marathon every year.", "I wear glasses.",
 		"同学聚会是哪天？", "我妈妈的生日是几号"} {
 		for _, f := range extract(q) {
 			if f.Attribute == "likes" || f.Attribute == "uses" || f.Attribute == "works_at" || f.Attribute == "lives_in" || f.Open {

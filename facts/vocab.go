@@ -183,6 +183,10 @@ func render(f *Fact, zh bool) string {
 	}
 	out := strings.Replace(tmpl, "%S", subj, 1)
 	out = strings.Replace(out, "%A", aw, 1)
+	if f.Attribute == "job_title" && !zh && f.Value == "retired" {
+		out = strings.Replace(out, "no longer works as %a %v", "is no longer %v", 1)
+		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired."
+	}
 	if f.Attribute == "diet" && !zh && strings.HasPrefix(f.Value, "eats ") {
 		out = strings.Replace(out, " is %v", " %v", 1) // "The user eats meat."
 	}

@@ -96,7 +96,7 @@ func (r Redactor) Text(s string) string {
 				s = redactGroup(envSecretRe, s, func(v string) bool { return secretLike(v) || len(v) >= 12 && hasDigit(v) })
 			}
 		}
-		if strings.Contains(low, "pass") || strings.Contains(low, "pw") || strings.Contains(low, "pin") || strings.Contains(s, "密码") || strings.Contains(s, "口令") {
+		if strings.Contains(low, "pass") || strings.Contains(low, "pw") || strings.Contains(low, "pin") || strings.Contains(low, "ssn") || strings.Contains(low, "social security") || strings.Contains(s, "密码") || strings.Contains(s, "口令") {
 			s = redactGroup(passwordRe, s, passwordLike)
 		}
 	}
@@ -269,7 +269,7 @@ var envSecretRe = regexp.MustCompile(`(?i)\b[a-z0-9]+_(?:[a-z0-9]+_)*(?:secret|t
 // passwordRe: a password or PIN said in prose, short ones too ("the wifi
 // password is hunter22", "my PIN is 4821", "pw: BlueFalcon#2291",
 // "我的密码是abc12345"): the name says it is a secret.
-var passwordRe = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pw|pwd|pin(?:\s+(?:code|number))?)(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w\-]+)?\s*(?:is|was|:|=|：)\s*["']?([^\s"',;，。]{4,})|(?:密码|口令|PIN码)(?:是|为|：|:)\s*([^\s，。,;；'"]{4,})`)
+var passwordRe = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pw|pwd|ssn|social security(?:\s+number)?|pin(?:\s+(?:code|number))?)(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w\-]+)?\s*(?:,?\s*(?:it's|it is|which is)|is|was|:|=|：)\s*["']?([^\s"',;，。]{4,})|(?:密码|口令|PIN码)(?:是|为|：|:)\s*([^\s，。,;；'"]{4,})`)
 
 // passwordLike: a value that can be a password (a digit, a symbol or a
 // capital inside it), not a word about one ("my password is expired").

@@ -93,6 +93,9 @@ func TestNamedSecrets(t *testing.T) {
 		"GITHUB_TOKEN: 8f3a9c1d2e4b5a6f7c8d9e0f":                                                                     "8f3a9c1d",
 		"我的密码是abc12345678":                                                                                           "abc12345678",
 		"银行卡密码：204816":                                                                                               "204816",
+		"my ssn is 123-45-6789":                                                                                      "123-45-6789",
+		"The form asks for my SSN, it's 123-45-6789, why?":                                                           "123-45-6789",
+		"My password for the portal is Winter2024!":                                                                  "Winter2024",
 	} {
 		if out := r.Text(in); strings.Contains(out, gone) {
 			t.Errorf("Text(%q) = %q, still holds %q", in, out, gone)
