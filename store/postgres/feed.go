@@ -104,14 +104,14 @@ func (f feed) Load(ctx context.Context, sc memory.Scope, whole bool, add func(se
 		ver int64
 	}
 	scan := func(r sqlkit.Scanner) (x row, err error) {
-		x.r, err = sqlkit.Postgres.ScanIndexRow(r, f.s.opts.Dim, &x.ver)
+		x.r, err = sqlkit.ScanIndexRow(sqlkit.Postgres, r, f.s.opts.Dim, &x.ver)
 		return x, err
 	}
 	q := `SELECT ` + f.s.indexCols() + ` FROM memories WHERE user_id = $1 AND namespace = $2`
 	if whole { // the memories whole, for the row cache
 		q = `SELECT ` + f.s.cols + `, ver FROM memory_rows WHERE user_id = $1 AND namespace = $2`
 		scan = func(r sqlkit.Scanner) (x row, err error) {
-			if x.m, err = sqlkit.Postgres.ScanMemory(r, &x.ver); err == nil {
+			if x.m, err = sqlkit.ScanMemory(sqlkit.Postgres, r, &x.ver); err == nil {
 				x.r = search.RowOf(x.m, x.m.CreatedAt.UnixMicro())
 			}
 			return x, err
@@ -182,7 +182,7 @@ func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need
 			isNew   bool
 			version int64
 		)
-		m, err := sqlkit.Postgres.ScanMemory(rows, &snap, &isNew, &version)
+		m, err := sqlkit.ScanMemory(sqlkit.Postgres, rows, &snap, &isNew, &version)
 		if err != nil {
 			return d, err
 		}

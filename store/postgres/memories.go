@@ -48,7 +48,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 	args := make([]any, 0, len(ms)*24)
 	for _, m := range ms {
-		args = append(args, sqlkit.Postgres.MemoryArgs(m)...)
+		args = append(args, sqlkit.MemoryArgs(sqlkit.Postgres, m)...)
 	}
 	q := sqlkit.Postgres.Rebind(`INSERT INTO memories (` + sqlkit.MemCols("embedding") + `) VALUES ` + sqlkit.InsertValues(len(ms)))
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {

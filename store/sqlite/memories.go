@@ -44,7 +44,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 		written = written[:0]
 		for _, m := range ms {
 			var seq int64
-			if err := tx.QueryRowContext(ctx, insertMemorySQL, sqlkit.SQLite.MemoryArgs(m)...).Scan(&seq); err != nil {
+			if err := tx.QueryRowContext(ctx, insertMemorySQL, sqlkit.MemoryArgs(sqlkit.SQLite, m)...).Scan(&seq); err != nil {
 				if errors.Is(err, sql.ErrNoRows) {
 					continue // dropped: its user was deleted after it began (tombstone.go)
 				}

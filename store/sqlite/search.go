@@ -52,7 +52,7 @@ func (src source) Memories(ctx context.Context, sc memory.Scope, _ []string, seq
 
 func (src source) scan(ctx context.Context, add func(search.Row), q string, args ...any) error {
 	rows, err := src.s.db.QueryContext(ctx, q, args...)
-	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (search.Row, error) { return sqlkit.SQLite.ScanIndexRow(r, src.s.dim) }, add)
+	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (search.Row, error) { return sqlkit.ScanIndexRow(sqlkit.SQLite, r, src.s.dim) }, add)
 }
 
 // Count reports how many memories the scope holds, up to most+1
@@ -70,7 +70,7 @@ func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search
 		seq int64
 	}
 	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (x row, err error) {
-		x.m, err = sqlkit.SQLite.ScanMemory(r, &x.seq)
+		x.m, err = sqlkit.ScanMemory(sqlkit.SQLite, r, &x.seq)
 		return x, err
 	}, func(x row) {
 		r := search.RowOf(x.m, x.seq)

@@ -33,7 +33,7 @@ func (m Memories) read(ctx context.Context, q string, args ...any) ([]*memory.Me
 	return Collect(rows, err, m.scan)
 }
 
-func (m Memories) scan(r Scanner) (*memory.Memory, error) { return m.c.ScanMemory(r) }
+func (m Memories) scan(r Scanner) (*memory.Memory, error) { return ScanMemory(m.c.Dialect, r) }
 
 // GetMany returns the memories of the scope found among ids, in the order
 // given.

@@ -29,8 +29,10 @@ func InsertValues(n int) string {
 	return strings.Repeat(", ("+strings.Repeat(", ?", 24)[2:]+")", n)[2:]
 }
 
-// MemoryArgs are m's values of MemCols, as the dialect binds them.
-func (d Dialect) MemoryArgs(m *memory.Memory) []any {
+// MemoryArgs are m's values of MemCols, as d binds them. (Functions of
+// the dialect, not methods: a store embeds its Dialect through Conn, and
+// these stay out of its method set.)
+func MemoryArgs(d Dialect, m *memory.Memory) []any {
 	return []any{m.Scope.User, m.Scope.Namespace, m.ID, string(m.Tier), m.Text, d.Vec(m.Embedding), m.Value,
 		m.Confidence, string(m.Source), provJSON(m.Provenance), m.Key, m.Session, m.NoDecay, d.Time(m.CreatedAt),
 		d.Time(m.LastUsedAt), m.Hits, d.Time(m.ValidFrom), d.optTime(m.ValidTo), m.SupersededBy, d.optTime(m.ExpiresAt),
@@ -62,8 +64,9 @@ func provJSON(p memory.Provenance) string {
 	return string(b)
 }
 
-// ScanMemory reads one row of MemCols (plus extra trailing destinations).
-func (d Dialect) ScanMemory(r Scanner, extra ...any) (*memory.Memory, error) {
+// ScanMemory reads one row of MemCols (plus extra trailing destinations)
+// as d encodes it.
+func ScanMemory(d Dialect, r Scanner, extra ...any) (*memory.Memory, error) {
 	var (
 		m         memory.Memory
 		emb, prov []byte
@@ -97,7 +100,7 @@ func IndexCols(seq, emb string) string {
 
 // ScanIndexRow reads one row of IndexCols (plus extra trailing
 // destinations); a vector not of dim dimensions is left out.
-func (d Dialect) ScanIndexRow(r Scanner, dim int, extra ...any) (search.Row, error) {
+func ScanIndexRow(d Dialect, r Scanner, dim int, extra ...any) (search.Row, error) {
 	var (
 		row               search.Row
 		tier, text, cntxt string
