@@ -166,7 +166,7 @@ func skipAdv(ts []tok, j int) (int, bool) {
 			j++
 		case l == "also" || l == "now" || l == "just" || l == "really" || l == "mostly" || l == "mainly" || l == "currently" ||
 			l == "still" || l == "recently" || l == "finally" || l == "actually" || l == "totally" || l == "absolutely" ||
-			l == "usually" || l == "always" || l == "only" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely":
+			l == "usually" || l == "always" || l == "only" || l == "both" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely":
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
 		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
 		case l == "been" && j+1 < len(ts) && ts[j+1].tag == "VBG":

@@ -96,6 +96,8 @@ func TestExtract(t *testing.T) {
 		{"I've lived in Rome since 2019.", "user.lives_in", "Rome"},
 		{"I'm retired now.", "user.job_title", "retired"},
 		{"I'm learning Korean.", "user.studies", "Korean"},
+		{"My sister and I both live in Porto.", "user.lives_in", "Porto"},
+		{"My sister is in Porto this week.", "sister.staying_in", "Porto"},
 		{"我叫小明", "user.name", "小明"},
 		{"我住在上海", "user.lives_in", "上海"},
 		{"我搬到北京了", "user.lives_in", "北京"},

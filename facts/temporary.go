@@ -16,7 +16,7 @@ import (
 var (
 	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
 	// presentEN: the sentence states how things are, not what happened.
-	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b`)
+	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b|\b(?:my|our) [a-z\-]+(?: is|'s| are)\b`)
 	tempZH    = regexp.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
 	// stateZH: a state that lasts a while (being somewhere, being ill).
 	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
