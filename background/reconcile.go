@@ -87,19 +87,37 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 			slot = append(slot, hist...)
 		}
 	}
-	if f != nil && f.Ended && f.Multi {
-		// "I no longer have a dog", 我已经不养狗了: the ended value names
-		// the live one by its kind ("dog named Rex", 狗（名叫旺财）).
+	if f != nil && f.Ended && (f.Multi || f.AnyValue) {
+		// "I no longer have a dog", 我已经不养狗了, "our dog died": the
+		// ended value names the live one by its kind ("dog named Rex",
+		// 狗（名叫旺财）); "I quit my job", 我们分手了 name none and end
+		// the slot's one live value.
 		var match []string
 		for _, old := range slot {
-			if of := old.Fact(); of != nil && old.Live(m.CreatedAt) && !of.Ended && facts.KindOf(of.Value, f.Value) {
+			of := old.Fact()
+			if of == nil || !old.Live(m.CreatedAt) || of.Ended || old.ExpiresAt != nil || of.Value == "" || slices.Contains(match, of.Value) {
+				continue
+			}
+			if f.AnyValue && facts.NormKey(old.Key) == f.Key() || facts.KindOf(of.Value, f.Value) {
 				match = append(match, of.Value)
 			}
 		}
 		if len(match) == 1 {
-			f.Value = match[0]
+			text := m.Text
+			f.EndValue(match[0])
+			if f.Text != "" {
+				m.Text = f.Text
+			}
 			t := f.Triple
+			t.Prior = f.Prior
 			m.Provenance.Fact = &t
+			if m.Text != text {
+				v, err := q.cfg.Embedder.Embed(ctx, []string{m.Text})
+				if err != nil {
+					return "", fmt.Errorf("embed fact: %w", err)
+				}
+				m.Embedding = v[0]
+			}
 		}
 	}
 	cands, err := st.VectorSearch(ctx, s, m.Embedding, memory.SearchOptions{

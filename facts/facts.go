@@ -58,6 +58,13 @@ type Fact struct {
 	// qual is what the value is for, kept in the sentence: "for their
 	// backend services".
 	qual string
+	// AnyValue: an ended fact that names no value ("I quit my job", "we
+	// broke up"): it ends the slot's live value, which reconcile reads
+	// before the decision (EndValue).
+	AnyValue bool
+	// base is the sentence rendered from the triple, before a date was
+	// added to it.
+	base string
 }
 
 // Key is the fact's slot.
@@ -148,6 +155,17 @@ func Extract(msg string, o Options) []Fact {
 		} else {
 			fs = extractEN(sent)
 		}
+		// "I quit my job", 我们分手了: an ending cue ends its slot when
+		// the sentence states nothing else about that slot.
+	ends:
+		for _, e := range slotEndings(sent) {
+			for _, f := range fs {
+				if !f.Note && f.Subject == e.Subject && f.Attribute == e.Attribute {
+					continue ends
+				}
+			}
+			fs = append(fs, e)
+		}
 		refs := text.ResolveDates(sent, o.At, o.Loc)
 		until, temp := temporary(sent, o.At, o.Loc)
 		if len(fs) == 0 {
@@ -191,7 +209,7 @@ func Extract(msg string, o Options) []Fact {
 				}
 				continue
 			}
-			if !valid(&f) {
+			if !valid(&f) && !f.AnyValue {
 				continue
 			}
 			k := f.Key() + "\x00" + strings.ToLower(f.Value)
@@ -230,6 +248,12 @@ func Extract(msg string, o Options) []Fact {
 			// is written as the date it is, past or future.
 			f.Value = resolveValueDates(f.Value, refs, hasHan(sent))
 			f.Text = render(&f, hasHan(sent))
+			if f.AnyValue {
+				f.Text = endingText(&f, hasHan(sent))
+			}
+			if f.Ended {
+				f.base = f.Text
+			}
 			f.Context = kindWords(&f)
 			switch {
 			case f.Attribute == "staying_in" && temp && len(refs) > 0:

@@ -10,6 +10,7 @@ type attr struct {
 	en      string // "%S lives in %v." (%S subject phrase, %v value)
 	ended   string // the sentence for an ended value
 	zh      string
+	zhEnded string // the Chinese sentence for an ended value, when 不再 does not read
 }
 
 // Vocabulary is the controlled attribute list. Attributes outside it are
@@ -46,7 +47,7 @@ var vocab = map[string]attr{
 	"pet":         {multi: true, en: "%S has a pet %v.", ended: "%S no longer has a pet %v.", zh: "%S养了宠物%v。"},
 	// People: the attribute names the relation; %A is the word the user
 	// used for it ("wife" for partner, "manager" for boss).
-	"partner":     {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
+	"partner":     {en: "%S's %A is %v.", ended: "%S is no longer with %v.", zhEnded: "%S和%v分开了。", zh: "%S的%A是%v。"},
 	"mother":      {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
 	"father":      {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
 	"boss":        {en: "%S's %A is %v.", zh: "%S的%A是%v。"},
@@ -170,7 +171,9 @@ func render(f *Fact, zh bool) string {
 	if zh {
 		subj = subjectZH(f.Subject, f.word)
 	}
-	if f.Ended && zh {
+	if f.Ended && zh && a.zhEnded != "" {
+		tmpl = a.zhEnded
+	} else if f.Ended && zh {
 		tmpl = strings.Replace(tmpl, "%S", "%S不再", 1)
 		tmpl = strings.Replace(tmpl, "养了", "养", 1) // 用户不再养宠物狗
 	}

@@ -1,0 +1,247 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+)
+
+// An ending cue says that a single slot of its subject stopped holding,
+// without naming a new value: "I quit my job", "we broke up", "I sold my
+// car", "our dog died", 我辞职了, 我们分手了. The fact it gives is ended
+// (Ended) and names either the kind of value that ended (a pet's kind:
+// "dog") or none (AnyValue); reconcile reads it as the slot's one live
+// value of that kind before the decision, so the live fact closes with
+// its history kept. Cues are per attribute of the vocabulary, in English
+// and Chinese; a subject is the user ("I", "we", 我, 我们) or a relative
+// ("my sister", 我妹妹), and an English cue names its subject's own
+// possessive ("my sister quit her job" ends the sister's job, never the
+// user's).
+
+// ending is one attribute's cues.
+type ending struct {
+	attr string
+	// en are patterns over the lowercased rest of the sentence after its
+	// subject; {P} is the subject's possessive, {A} the auxiliaries and
+	// adverbs that may stand before the verb. A first group, when
+	// present, is the kind of value that ended.
+	en []string
+	// zh are patterns over the clause after its subject.
+	zh []string
+	// text and zhText are the sentences before the value is known.
+	text, zhText string
+	// res are en compiled for the user's subject, relRes for a
+	// relative's.
+	res, relRes, zhRes []*regexp.Regexp
+}
+
+const enAux = `(?:(?:have|has|had|just|finally|recently|officially|actually|already|now|am|is|are|was|were|also|then|eventually|sadly|to|decided|got|went|and|ve|completely|both|basically|kind of|totally|unfortunately|last week|yesterday|today) +)*`
+
+// petKinds are the animals a pet is.
+const petKinds = `(dog|cat|puppy|kitten|rabbit|bunny|hamster|parrot|bird|budgie|guinea pig|turtle|tortoise|fish|goldfish|horse|ferret|snake|lizard|gecko|rat|mouse|chinchilla|pony)`
+
+var endings = []*ending{
+	{attr: "works_at", text: "%S left their job.", zhText: "%S辞职了。",
+		en: []string{
+			`^{A}(?:quit|left|resigned from|lost|walked away from|gave up) {P} (?:\w+ )?(?:job|position|role)\b`,
+			`^{A}resigned\b`,
+			`^{A}handed in {P} (?:notice|resignation)\b`,
+			`^{A}(?:am|is|are|was|were) (?:now |currently )?(?:unemployed|out of work|between jobs|jobless|out of a job)\b`,
+			`^{A}(?:got|been|was|were) (?:fired|sacked|laid off|let go)\b`,
+		},
+		zh: []string{`^[^，,]{0,8}?(?:辞职|离职|辞掉了?工作|丢了工作|失业|被裁|被辞退|被开除|被炒|裸辞)`, `^[^，,]{0,6}?没(?:有)?工作了`}},
+	{attr: "partner", text: "%S is no longer in a relationship.", zhText: "%S恢复单身了。",
+		en: []string{
+			`^{A}(?:broke up|split up|separated|divorced|called it quits)\b`,
+			`^{A}(?:am|is|are) (?:now |officially )?(?:single|divorced|separated)\b`,
+			`^{A}(?:got|are getting|is getting|am getting) (?:a )?divorced?\b`,
+			`^{A}(?:broke up|split up) with {P} (?:\w+)\b`,
+		},
+		zh: []string{`^[^，,]{0,8}?(?:分手|离婚|离了婚|分开了|恢复单身|又单身|单身了)`}},
+	{attr: "car", text: "%S no longer has a car.", zhText: "%S不再有车了。",
+		en: []string{
+			`^{A}(?:sold|scrapped|totaled|totalled|wrecked|crashed|got rid of|gave away|traded in) {P} (?:\w+ )?(?:car|vehicle)\b`,
+			`^{P} (?:\w+ )?car (?:was|got) (?:stolen|totaled|totalled|written off|scrapped|sold)\b`,
+		},
+		zh: []string{`^[^，,]{0,6}?(?:把(?:我的|我们的)?车卖了|卖了车|卖掉了车|车卖了|车卖掉了|把车卖掉了|车被偷了|把车报废了|车报废了)`}},
+	{attr: "pet", text: "%S no longer has a pet.", zhText: "%S不再养宠物了。",
+		en: []string{
+			`^{P} (?:\w+ )?(?:old |sweet |beloved |little )?` + petKinds + ` (?:\w+ )?(?:died|passed away|passed|ran away|was put down|had to be put down|was put to sleep)\b`,
+			`^{A}(?:had to )?(?:put|have) {P} (?:\w+ )?(?:old )?` + petKinds + ` (?:down|to sleep)\b`,
+			`^{A}(?:lost|rehomed|gave away) {P} (?:\w+ )?(?:old )?` + petKinds + `\b`,
+		},
+		zh: []string{`^[^，,]{0,8}?(?:的|家的?)?(狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟)[^，,]{0,6}?(?:死了|去世了|走了|没了|病死了|丢了|送人了|安乐死)`,
+			`^[^，,]{0,6}?把(?:我的|我们的|家里的)?(狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟)(?:送人了|安乐死了)`}},
+}
+
+func init() {
+	for _, e := range endings {
+		for _, p := range e.en {
+			p = strings.ReplaceAll(p, "{A}", enAux)
+			e.res = append(e.res, regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:my|our)`)))
+			e.relRes = append(e.relRes, regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:her|his|their)`)))
+		}
+		for _, p := range e.zh {
+			e.zhRes = append(e.zhRes, regexp.MustCompile(p))
+		}
+	}
+}
+
+var (
+	// enEndSubject: the subject a sentence starts with, past a leading
+	// interjection or time word.
+	enEndLead    = regexp.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +)*`)
+	enEndUser    = regexp.MustCompile(`^(?:i|we)\b *`)
+	enEndRel     = regexp.MustCompile(`^(?:my|our) (?:little |older |younger |big |baby |twin |eldest |youngest |oldest )?([a-z-]+)\b *`)
+	zhEndSubject = regexp.MustCompile(`^(?:最近|上周|上个月|昨天|前天|今天|去年|其实|终于|已经|刚刚|刚)?(我们|我)(?:的)?` + zhRels + `?`)
+)
+
+// slotEndings reads the ending cues of one sentence.
+func slotEndings(sent string) []Fact {
+	if hasHan(sent) {
+		return slotEndingsZH(sent)
+	}
+	low := asciiLower(contractions.Replace(strings.TrimSpace(sent)))
+	low = strings.TrimLeft(low, `"'(`)
+	low = enEndLead.ReplaceAllString(low, "")
+	subject, word, rest, rel := "user", "", low, false
+	switch {
+	case enEndUser.MatchString(low):
+		rest = enEndUser.ReplaceAllString(low, "")
+	case enEndRel.MatchString(low):
+		m := enEndRel.FindStringSubmatch(low)
+		if r, ok := relations[m[1]]; ok && !strings.HasPrefix(low[len(m[0]):], "'") {
+			subject, word, rest, rel = r, m[1], low[len(m[0]):], true
+		} else if !strings.HasPrefix(low[len(m[0]):], "'") {
+			rest = low // "my cat died": the user's
+		} else {
+			return nil
+		}
+	default:
+		return nil
+	}
+	var out []Fact
+	for _, e := range endings {
+		res := e.res
+		if rel {
+			res = e.relRes
+		}
+		for _, re := range res {
+			m := re.FindStringSubmatch(rest)
+			if m == nil {
+				continue
+			}
+			f := Fact{Triple: tripleOf(subject, e.attr, ""), word: word}
+			f.Ended, f.Change, f.AnyValue = true, true, true
+			if len(m) > 1 && m[1] != "" {
+				f.Value, f.AnyValue = petKind(m[1]), false
+			}
+			out = append(out, f)
+			break
+		}
+	}
+	return out
+}
+
+func slotEndingsZH(sent string) []Fact {
+	var out []Fact
+	for _, c := range zhClauseRe.Split(sent, -1) {
+		c = strings.TrimSpace(c)
+		m := zhEndSubject.FindStringSubmatchIndex(c)
+		if m == nil {
+			continue
+		}
+		subject, word := "user", ""
+		if m[4] >= 0 {
+			word = c[m[4]:m[5]]
+			subject = relations[word]
+		}
+		rest := c[m[1]:]
+		for _, e := range endings {
+			for _, re := range e.zhRes {
+				mm := re.FindStringSubmatch(rest)
+				if mm == nil {
+					continue
+				}
+				if e.attr == "pet" && word != "" {
+					continue // 我妹妹的狗: the pet is the sister's, not a relation slot
+				}
+				f := Fact{Triple: tripleOf(subject, e.attr, ""), word: word}
+				f.Ended, f.Change, f.AnyValue = true, true, true
+				if len(mm) > 1 && mm[1] != "" {
+					f.Value, f.AnyValue = zhPetKind(mm[1]), false
+				}
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func petKind(k string) string {
+	switch k {
+	case "puppy":
+		return "dog"
+	case "kitten":
+		return "cat"
+	case "bunny":
+		return "rabbit"
+	}
+	return k
+}
+
+func zhPetKind(k string) string {
+	switch k {
+	case "狗狗":
+		return "狗"
+	case "猫咪":
+		return "猫"
+	}
+	return k
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// endingText is the sentence of an ended slot whose value is not known
+// yet ("The user left their job.").
+func endingText(f *Fact, zh bool) string {
+	for _, e := range endings {
+		if e.attr != f.Attribute {
+			continue
+		}
+		t := e.text
+		subj := subjectEN(f.Subject, f.word)
+		if zh {
+			t, subj = e.zhText, subjectZH(f.Subject, f.word)
+		}
+		return strings.Replace(t, "%S", subj, 1)
+	}
+	return ""
+}
+
+// EndValue makes an ended fact that named no value (or only its kind)
+// about v, the live value it ends, and renders its sentence again,
+// keeping what the sentence said after it (its date).
+func (f *Fact) EndValue(v string) {
+	zh := hasHan(f.Text)
+	base := strings.TrimRight(f.base, ".。")
+	tail := ""
+	if base != "" && strings.HasPrefix(f.Text, base) {
+		tail = f.Text[len(base):]
+	}
+	f.Value, f.AnyValue = v, false
+	t := render(f, zh)
+	if tail != "" {
+		t = strings.TrimRight(t, ".。") + tail
+	}
+	f.Text, f.base = t, ""
+	f.Context = kindWords(f)
+}

@@ -1,0 +1,79 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// TestSlotEndings: a sentence that ends a slot without naming a new value
+// gives an ended fact of that slot and subject, and nothing of another.
+func TestSlotEndings(t *testing.T) {
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		msg, key, value string // key "" wants no ended fact at all
+	}{
+		{"I quit my job last week.", "user.works_at", ""},
+		{"I resigned, Friday is my last day.", "user.works_at", ""},
+		{"I got laid off yesterday.", "user.works_at", ""},
+		{"My sister quit her job.", "sister.works_at", ""},
+		{"My sister quit my job.", "", ""},
+		{"I told my boss I quit my job.", "", ""}, // reported speech: not read
+		{"My boss quit his job.", "boss.works_at", ""},
+		{"I'm single now.", "user.partner", ""},
+		{"We broke up last month.", "user.partner", ""},
+		{"I sold my car.", "user.car", ""},
+		{"Our car got stolen.", "user.car", ""},
+		{"My cat died.", "user.pet", "cat"},
+		{"We had to put our puppy down.", "user.pet", "dog"},
+		{"I quit sugar.", "", ""},
+		{"I sold my old bike.", "", ""},
+		{"My sister's cat died.", "", ""},
+		{"我上周辞职了。", "user.works_at", ""},
+		{"我妹妹辞职了。", "sister.works_at", ""},
+		{"我们分手了。", "user.partner", ""},
+		{"我离婚了。", "user.partner", ""},
+		{"我把车卖了。", "user.car", ""},
+		{"我的狗去世了。", "user.pet", "狗"},
+		{"我不喜欢辞职这个话题吗？", "", ""},
+	} {
+		var got *Fact
+		fs := Extract(tc.msg, Options{At: at})
+		for i := range fs {
+			if fs[i].Ended && !fs[i].Note {
+				got = &fs[i]
+			}
+		}
+		switch {
+		case tc.key == "" && got != nil:
+			t.Errorf("%q: ended %s=%q, want none", tc.msg, got.Key(), got.Value)
+		case tc.key == "":
+		case got == nil:
+			t.Errorf("%q: no ended fact, want %s (%v)", tc.msg, tc.key, fs)
+		case got.Key() != tc.key || got.Value != tc.value || got.AnyValue != (tc.value == ""):
+			t.Errorf("%q: ended %s=%q any %v, want %s=%q", tc.msg, got.Key(), got.Value, got.AnyValue, tc.key, tc.value)
+		case got.Text == "":
+			t.Errorf("%q: no sentence", tc.msg)
+		}
+	}
+}
+
+// TestEndValue: the ended slot's sentence names the live value it ends
+// and keeps its date.
+func TestEndValue(t *testing.T) {
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ msg, value, want string }{
+		{"I quit my job last week.", "Acme", "The user no longer works at Acme (since the week of 2 Mar 2026)."},
+		{"We broke up.", "Maya", "The user is no longer with Maya."},
+		{"我们分手了。", "李明", "用户和李明分开了。"},
+		{"My cat died.", "cat named Miso", "The user no longer has a pet cat named Miso."},
+	} {
+		fs := Extract(tc.msg, Options{At: at})
+		if len(fs) != 1 {
+			t.Fatalf("%q: %d facts", tc.msg, len(fs))
+		}
+		fs[0].EndValue(tc.value)
+		if fs[0].Text != tc.want || fs[0].Value != tc.value || fs[0].AnyValue {
+			t.Errorf("%q: %q (%q), want %q", tc.msg, fs[0].Text, fs[0].Value, tc.want)
+		}
+	}
+}
