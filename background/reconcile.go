@@ -53,6 +53,34 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 	} else if !errors.Is(err, memory.ErrNotFound) {
 		return "", err
 	}
+	if f != nil && f.Ended && len(f.Alts) > 0 {
+		// "I left Acme": the named value ends in the slot that holds it
+		// live (the employer, a school, a club); about nothing stored,
+		// there is no slot to end.
+		attr, value := "", ""
+		for _, a := range append([]string{f.Attribute}, f.Alts...) {
+			hist, err := st.History(ctx, s, f.Subject+"."+a)
+			if err != nil {
+				return "", fmt.Errorf("history: %w", err)
+			}
+			for _, old := range hist {
+				if of := old.Fact(); of != nil && old.Live(m.CreatedAt) && !of.Ended && strings.EqualFold(of.Value, f.Value) {
+					attr, value = a, of.Value
+				}
+			}
+			if attr != "" {
+				break
+			}
+		}
+		if attr == "" {
+			return DecisionReinforce, nil
+		}
+		f.EndAs(attr, value)
+		m.Text, m.Key, m.Embedding = f.Text, f.Key(), nil
+		if facts.IsProfile(f.Subject, attr) && !f.Ended {
+			m.Tier = memory.TierProfile
+		}
+	}
 	if m.Embedding == nil {
 		v, err := q.cfg.Embedder.Embed(ctx, []string{m.Text})
 		if err != nil {

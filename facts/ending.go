@@ -86,6 +86,41 @@ func init() {
 	}
 }
 
+// A named ending ends the value it names in whichever of its slots holds
+// it live: "I left Acme" (the employer, a school or a club the user has),
+// "I moved out of Berlin" (the home); reconcile drops it when no slot
+// holds the value.
+type namedEnding struct {
+	attr  string
+	alts  []string
+	re    *regexp.Regexp
+	relRe *regexp.Regexp
+	zh    bool
+}
+
+// enName is a capitalised name of up to five words ("Acme", "New York",
+// "Bank of America").
+const enName = `((?:[A-Z][\w&'.-]*)(?: (?:of |de |la |& )?[A-Z][\w&'.-]*){0,4})`
+
+var namedEndings = []*namedEnding{
+	{attr: "lives_in", re: regexp.MustCompile(`^{A}(?:moved out of|moved away from|relocated away from|moved out from) ` + enName)},
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:left|quit|walked out of) ` + enName)},
+	{attr: "studies_at", re: regexp.MustCompile(`^{A}(?:dropped out of|graduated from) ` + enName)},
+	{attr: "lives_in", zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:搬离了?|搬出了?)([\p{Han}]{2,8}?)(?:了|$)`)},
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:离开了|退出了)([\p{Han}A-Za-z0-9]{2,10}?)(?:了|$)`)},
+}
+
+func init() {
+	for _, n := range namedEndings {
+		if n.zh {
+			continue
+		}
+		p := strings.ReplaceAll(n.re.String(), "{A}", enAux)
+		n.re = regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:my|our)`))
+		n.relRe = regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:her|his|their)`))
+	}
+}
+
 var (
 	// enEndSubject: the subject a sentence starts with, past a leading
 	// interjection or time word.
@@ -100,9 +135,8 @@ func slotEndings(sent string) []Fact {
 	if hasHan(sent) {
 		return slotEndingsZH(sent)
 	}
-	low := asciiLower(contractions.Replace(strings.TrimSpace(sent)))
-	low = strings.TrimLeft(low, `"'(`)
-	low = enEndLead.ReplaceAllString(low, "")
+	orig := strings.TrimLeft(contractions.Replace(strings.TrimSpace(sent)), `"'(`)
+	low := enEndLead.ReplaceAllString(asciiLower(orig), "")
 	subject, word, rest, rel := "user", "", low, false
 	switch {
 	case enEndUser.MatchString(low):
@@ -139,13 +173,33 @@ func slotEndings(sent string) []Fact {
 			break
 		}
 	}
+	if rest != low {
+		// The same words with their capitals: the name a named ending
+		// ends.
+		cased := orig[len(orig)-len(rest):]
+		for _, n := range namedEndings {
+			re := n.re
+			if rel {
+				re = n.relRe
+			}
+			if n.zh || re == nil {
+				continue
+			}
+			if m := re.FindStringSubmatch(cased); m != nil {
+				f := Fact{Triple: tripleOf(subject, n.attr, strings.TrimRight(m[1], ".")), word: word, Alts: n.alts}
+				f.Ended, f.Change = true, true
+				out = append(out, f)
+				break
+			}
+		}
+	}
 	return out
 }
 
 func slotEndingsZH(sent string) []Fact {
 	var out []Fact
 	for _, c := range zhClauseRe.Split(sent, -1) {
-		c = strings.TrimSpace(c)
+		c = strings.TrimRight(strings.TrimSpace(c), "。！!~～…")
 		m := zhEndSubject.FindStringSubmatchIndex(c)
 		if m == nil {
 			continue
@@ -170,6 +224,17 @@ func slotEndingsZH(sent string) []Fact {
 				if len(mm) > 1 && mm[1] != "" {
 					f.Value, f.AnyValue = zhPetKind(mm[1]), false
 				}
+				out = append(out, f)
+				break
+			}
+		}
+		for _, n := range namedEndings {
+			if !n.zh {
+				continue
+			}
+			if mm := n.re.FindStringSubmatch(rest); mm != nil {
+				f := Fact{Triple: tripleOf(subject, n.attr, mm[1]), word: word, Alts: n.alts}
+				f.Ended, f.Change = true, true
 				out = append(out, f)
 				break
 			}
@@ -225,6 +290,13 @@ func endingText(f *Fact, zh bool) string {
 		return strings.Replace(t, "%S", subj, 1)
 	}
 	return ""
+}
+
+// EndAs makes a named ending the ending of attribute a (one of its
+// Alts) about v, the live value as stored.
+func (f *Fact) EndAs(a, v string) {
+	f.Attribute, f.Multi, f.Alts = a, IsMulti(a), nil
+	f.EndValue(v)
 }
 
 // EndValue makes an ended fact that named no value (or only its kind)

@@ -77,3 +77,44 @@ func TestEndValue(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedEndings: a named ending names the value and the slots it may
+// be of; reconcile ends the one holding it live.
+func TestNamedEndings(t *testing.T) {
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		msg, key, value string
+		alts            int
+	}{
+		{"I left Acme last month.", "user.works_at", "Acme", 2},
+		{"My sister left Initech.", "sister.works_at", "Initech", 2},
+		{"I moved out of Berlin.", "user.lives_in", "Berlin", 0},
+		{"I dropped out of Stanford.", "user.studies_at", "Stanford", 0},
+		{"我搬离了北京。", "user.lives_in", "北京", 0},
+		{"我离开了腾讯。", "user.works_at", "腾讯", 2},
+		{"I left the party early.", "", "", 0},
+	} {
+		var got *Fact
+		fs := Extract(tc.msg, Options{At: at})
+		for i := range fs {
+			if fs[i].Ended {
+				got = &fs[i]
+			}
+		}
+		switch {
+		case tc.key == "":
+			if got != nil {
+				t.Errorf("%q: ended %s=%q, want none", tc.msg, got.Key(), got.Value)
+			}
+		case got == nil:
+			t.Errorf("%q: no ended fact, want %s=%q", tc.msg, tc.key, tc.value)
+		case got.Key() != tc.key || got.Value != tc.value || len(got.Alts) != tc.alts:
+			t.Errorf("%q: ended %s=%q alts %v, want %s=%q (%d alts)", tc.msg, got.Key(), got.Value, got.Alts, tc.key, tc.value, tc.alts)
+		}
+	}
+	fs := Extract("I left Hooli.", Options{At: at})
+	fs[0].EndAs("studies_at", "Hooli")
+	if fs[0].Key() != "user.studies_at" || fs[0].Text != "The user no longer studies at Hooli." {
+		t.Errorf("EndAs: %s %q", fs[0].Key(), fs[0].Text)
+	}
+}

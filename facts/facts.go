@@ -62,6 +62,10 @@ type Fact struct {
 	// broke up"): it ends the slot's live value, which reconcile reads
 	// before the decision (EndValue).
 	AnyValue bool
+	// Alts are the other attributes a named ending may end ("I left
+	// Acme": works_at, or studies_at, member_of): reconcile ends the one
+	// that holds the value live, and nothing when none does.
+	Alts []string
 	// base is the sentence rendered from the triple, before a date was
 	// added to it.
 	base string

@@ -23,7 +23,7 @@ var vocab = map[string]attr{
 	"from":        {en: "%S is from %v.", zh: "%S来自%v。"},
 	"works_at":    {profile: true, en: "%S works at %v.", ended: "%S no longer works at %v.", zh: "%S在%v工作。"},
 	"job_title":   {profile: true, en: "%S works as %a %v.", ended: "%S no longer works as %a %v.", zh: "%S的职业是%v。"},
-	"studies_at":  {profile: true, en: "%S studies at %v.", zh: "%S在%v上学。"},
+	"studies_at":  {profile: true, en: "%S studies at %v.", ended: "%S no longer studies at %v.", zh: "%S在%v上学。"},
 	"studies":     {profile: true, en: "%S studies %v.", ended: "%S no longer studies %v.", zh: "%S学%v。"},
 	"diet":        {profile: true, en: "%S is %v.", ended: "%S is no longer %v.", zh: "%S%v。"},
 	"email":       {en: "%S's email is %v.", zh: "%S的邮箱是%v。"},
