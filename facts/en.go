@@ -1128,6 +1128,8 @@ var attrAlias = map[string]string{
 	"time zone": "timezone", "timezone": "timezone", "name": "name", "job": "job_title", "job title": "job_title",
 	"diet": "diet", "age": "age", "hometown": "from", "home town": "from", "employer": "works_at", "company": "works_at",
 	"partner": "partner", "wife": "partner", "husband": "partner",
+	// "My home is in Oslo": the home slot, not an open attribute.
+	"home": "lives_in", "home city": "lives_in", "current city": "lives_in", "workplace": "works_at",
 }
 
 // attribute reads "<attribute> is <value>" at ts[j].
@@ -1246,6 +1248,13 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	}
 	v := strings.Join(vw, " ")
 	v = strings.ReplaceAll(v, " 's", "'s")
+	// "My home is in Oslo", "my workplace is at Hooli": the place itself.
+	switch a {
+	case "lives_in":
+		v = strings.TrimPrefix(v, "in ")
+	case "works_at":
+		v = strings.TrimPrefix(v, "at ")
+	}
 	// An open attribute needs a concrete value: a name, a number, or a
 	// favourite's pick ("my day is great" is no fact).
 	if !known && !strings.HasPrefix(a, "favorite_") {
@@ -1258,6 +1267,13 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		if !concrete {
 			return nil
 		}
+	}
+	if i := strings.LastIndex(v, " in "); a == "lives_in" && i > 0 && i+4 < len(v) && v[i+4] >= 'A' && v[i+4] <= 'Z' {
+		v = v[i+4:] // "my home is a flat in Leeds": Leeds
+	}
+	// "My job is nurse at St. Mary's Hospital": the job and the employer.
+	if job, org, ok := strings.Cut(v, " at "); a == "job_title" && ok && job != "" && org != "" && org[0] >= 'A' && org[0] <= 'Z' {
+		return append(mk(job), Fact{Triple: tripleOf(subject, "works_at", org), word: word})
 	}
 	return mk(v)
 }

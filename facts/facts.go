@@ -250,6 +250,7 @@ func Extract(msg string, o Options) []Fact {
 			}
 			// "My knee surgery is in two weeks": a date the value names
 			// is written as the date it is, past or future.
+			f.Value = cleanValue(f.Value, f.Attribute, sent, refs)
 			f.Value = resolveValueDates(f.Value, refs, hasHan(sent))
 			f.Text = render(&f, hasHan(sent))
 			if f.AnyValue {

@@ -1,0 +1,85 @@
+package facts
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The words of a date expression or a time hedge never stay in a value,
+// wherever the expression stands.
+func TestCleanValueDates(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ msg, key, want string }{
+		{"Quick update: I relocated to Prague two weeks ago for a new role.", "user.lives_in", "Prague"},
+		{"I moved to Berlin three days ago.", "user.lives_in", "Berlin"},
+		{"I moved to Berlin a month ago.", "user.lives_in", "Berlin"},
+		{"Two weeks ago I moved to Vienna.", "user.lives_in", "Vienna"},
+		{"I moved to Lisbon last week.", "user.lives_in", "Lisbon"},
+		{"Last week I moved to Rome.", "user.lives_in", "Rome"},
+		{"I started at Google yesterday.", "user.works_at", "Google"},
+		{"I started at Stripe two weeks ago.", "user.works_at", "Stripe"},
+		{"My employer is Acme right now.", "user.works_at", "Acme"},
+		{"My home is in Oslo these days, near the fjord.", "user.lives_in", "Oslo"},
+		{"我两周前搬到了布拉格。", "user.lives_in", "布拉格"},
+		{"三天前我搬到了上海。", "user.lives_in", "上海"},
+		{"我目前住在杭州。", "user.lives_in", "杭州"},
+	} {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			if f.Key() == c.key {
+				got = f.Value
+				for _, w := range []string{"ago", "these", "right", "前", "目前"} {
+					if ContainsWord(strings.ToLower(f.Text), w) {
+						t.Errorf("%q: text %q keeps %q", c.msg, f.Text, w)
+					}
+				}
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.key, got, c.want)
+		}
+	}
+}
+
+func TestDropSpan(t *testing.T) {
+	for _, c := range []struct{ v, span, want string }{
+		{"Prague two weeks", "two weeks ago", "Prague"},
+		{"Prague two weeks ago", "two weeks ago", "Prague"},
+		{"two weeks ago Prague", "two weeks ago", "Prague"},
+		{"Lisbon since last week", "last week", "Lisbon"},
+		{"Acme right", "right now", "Acme"},
+		{"in Oslo these days", "these days", "in Oslo"},
+		{"in two weeks", "in two weeks", "in two weeks"}, // only a date: resolved elsewhere
+		{"Right Stuff Records", "right now", "Right Stuff Records"},
+		{"a bakery", "a month ago", "a bakery"},
+	} {
+		got := strings.Join(dropSpan(strings.Fields(c.v), strings.Fields(c.span)), " ")
+		if got != c.want {
+			t.Errorf("dropSpan(%q, %q) = %q, want %q", c.v, c.span, got, c.want)
+		}
+	}
+}
+
+// Copular forms of controlled attributes take their slot.
+func TestCopularSlots(t *testing.T) {
+	for _, c := range []struct{ msg, key, want string }{
+		{"My home is in Oslo these days, near the fjord.", "user.lives_in", "Oslo"},
+		{"My home is a flat in Leeds.", "user.lives_in", "Leeds"},
+		{"My workplace is at Hooli.", "user.works_at", "Hooli"},
+		{"My hometown is Bergen.", "user.from", "Bergen"},
+		{"My employer is Initech at the moment.", "user.works_at", "Initech"},
+		{"My job is nurse at St. Mary's Hospital.", "user.job_title", "nurse"},
+		{"My job is nurse at St. Mary's Hospital.", "user.works_at", "St. Mary's Hospital"},
+	} {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: time.Date(2026, 6, 10, 0, 0, 0, 0, time.UTC)}) {
+			if f.Key() == c.key {
+				got = f.Value
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.key, got, c.want)
+		}
+	}
+}
