@@ -57,6 +57,11 @@ var endings = []*ending{
 			`^{A}(?:broke up|split up) with {P} (?:\w+)\b`,
 		},
 		zh: []string{`^[^，,]{0,8}?(?:分手|离婚|离了婚|分开了|恢复单身|又单身|单身了)`}},
+	{attr: "studies_at", text: "%S is no longer a student.", zhText: "%S不再上学了。",
+		en: []string{
+			`^{A}(?:dropped out|graduated|finished (?:school|college|university|uni|grad school))\b`,
+		},
+		zh: []string{`^[^，,]{0,6}?(?:退学了|辍学了|毕业了|休学了)`}},
 	{attr: "car", text: "%S no longer has a car.", zhText: "%S不再有车了。",
 		en: []string{
 			`^{A}(?:sold|scrapped|totaled|totalled|wrecked|crashed|got rid of|gave away|traded in) {P} (?:\w+ )?(?:car|vehicle)\b`,
@@ -125,7 +130,7 @@ var (
 	// enEndSubject: the subject a sentence starts with, past a leading
 	// interjection or time word.
 	enEndLead    = regexp.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +)*`)
-	enEndUser    = regexp.MustCompile(`^(?:i|we)\b *`)
+	enEndUser    = regexp.MustCompile(`^(?:i|we|[a-z]+ and i)\b *`)
 	enEndRel     = regexp.MustCompile(`^(?:my|our) (?:little |older |younger |big |baby |twin |eldest |youngest |oldest )?([a-z-]+)\b *`)
 	zhEndSubject = regexp.MustCompile(`^(?:最近|上周|上个月|昨天|前天|今天|去年|其实|终于|已经|刚刚|刚)?(我们|我)(?:的)?` + zhRels + `?`)
 )
@@ -188,7 +193,7 @@ func slotEndings(sent string) []Fact {
 			if m := re.FindStringSubmatch(cased); m != nil {
 				f := Fact{Triple: tripleOf(subject, n.attr, strings.TrimRight(m[1], ".")), word: word, Alts: n.alts}
 				f.Ended, f.Change = true, true
-				out = append(out, f)
+				out = append(dropAttr(out, n.attr), f) // the name says which value ended
 				break
 			}
 		}
@@ -235,9 +240,20 @@ func slotEndingsZH(sent string) []Fact {
 			if mm := n.re.FindStringSubmatch(rest); mm != nil {
 				f := Fact{Triple: tripleOf(subject, n.attr, mm[1]), word: word, Alts: n.alts}
 				f.Ended, f.Change = true, true
-				out = append(out, f)
+				out = append(dropAttr(out, n.attr), f)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// dropAttr leaves out the valueless endings of attribute a.
+func dropAttr(fs []Fact, a string) []Fact {
+	out := fs[:0]
+	for _, f := range fs {
+		if !(f.AnyValue && f.Attribute == a) {
+			out = append(out, f)
 		}
 	}
 	return out
