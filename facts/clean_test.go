@@ -83,3 +83,35 @@ func TestCopularSlots(t *testing.T) {
 		}
 	}
 }
+
+// "I start at X" and its kin state the new employer; a sentence about the
+// user always names the user.
+func TestStartEmployerAndSubject(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ msg, want string }{
+		{"Last Friday was my final day at Initech; on Monday I start at Hooli.", "Hooli"},
+		{"On Monday I start at Hooli.", "Hooli"},
+		{"I begin at Hooli next week.", "Hooli"},
+		{"My first day at Hooli is Monday.", "Hooli"},
+		{"I'm starting at Hooli on Monday.", "Hooli"},
+	} {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			if f.Key() == "user.works_at" && !f.Ended {
+				got = f.Value
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: works_at = %q, want %q", c.msg, got, c.want)
+		}
+	}
+	for _, msg := range []string{"Yesterday was my last day at Initech.", "Yesterday my sister visited me.",
+		"Last Friday was my final day at Initech; on Monday I start at Hooli."} {
+		for _, f := range Extract(msg, Options{At: at}) {
+			low := strings.ToLower(f.Text)
+			if !strings.Contains(low, "the user") || theyRe.MatchString(strings.SplitN(low, "the user", 2)[0]) || strings.HasPrefix(low, "on ") && strings.Contains(low, " was ") {
+				t.Errorf("%q: %q names no user or starts without a subject", msg, f.Text)
+			}
+		}
+	}
+}

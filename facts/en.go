@@ -37,7 +37,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -1134,6 +1134,12 @@ var attrAlias = map[string]string{
 
 // attribute reads "<attribute> is <value>" at ts[j].
 func attribute(ts []tok, j int, subject, word, sent string) []Fact {
+	// "My first day at Hooli is Monday": the employer the user now has.
+	if j+3 < len(ts) && ts[j].low == "first" && (ts[j+1].low == "day" || ts[j+1].low == "week") && (ts[j+2].low == "at" || ts[j+2].low == "with") && ts[j+3].capital {
+		if val, _, ok := np(ts, j+3); ok {
+			return []Fact{{Triple: tripleOf(subject, "works_at", val), word: word, Change: true}}
+		}
+	}
 	var words, orig []string
 	k := j
 	moved := 0

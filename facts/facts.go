@@ -138,7 +138,7 @@ func Extract(msg string, o Options) []Fact {
 	var out []Fact
 	seen := map[string]bool{}
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
-	for _, sent := range text.Sentences(msg) {
+	for _, sent := range clauses(text.Sentences(msg)) {
 		said := sent
 		if hasHan(sent) {
 			sent = resolveSwitchZH(sent, before, reply)
@@ -278,6 +278,25 @@ func Extract(msg string, o Options) []Fact {
 		}
 	}
 	return lastPerSlot(out)
+}
+
+// clauses splits an English sentence at its semicolons: "Last Friday was
+// my final day at Initech; on Monday I start at Hooli" states two things,
+// each read on its own.
+func clauses(sents []string) []string {
+	var out []string
+	for _, s := range sents {
+		if hasHan(s) || !strings.Contains(s, "; ") {
+			out = append(out, s)
+			continue
+		}
+		for _, c := range strings.Split(s, "; ") {
+			if c = strings.TrimSpace(c); c != "" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // presentWords are the search-only words of a temporary state.

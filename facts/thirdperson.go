@@ -57,14 +57,17 @@ func datedStatement(sent string, refs []text.DateRef) string {
 		// "on Wednesday evenings last week": keep the sentence's own
 		// preposition out of the way ("in the week of …").
 		pre := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-4):r.Start]))
-		if strings.HasSuffix(pre, "on") || strings.HasSuffix(pre, "in") {
-			in = r.Format()
+		if strings.HasSuffix(pre, "on") || strings.HasSuffix(pre, "in") || copulaNext(sent[r.End:]) {
+			in = r.Format() // "Last Friday was …": the date is the subject
 		}
 		b.WriteString(in)
 		last = r.End
 	}
 	b.WriteString(sent[last:])
-	return thirdPerson(b.String())
+	if n := thirdPerson(b.String()); strings.Contains(strings.ToLower(n), "the user") {
+		return n
+	}
+	return "" // a dated note about the user names the user
 }
 
 // ThirdPerson rewrites a user's sentence about themselves in the third
@@ -107,10 +110,33 @@ func thirdPerson(s string) string {
 	}
 	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".!?;,…"))
 	s = strings.Join(strings.Fields(s), " ")
+	s = nameUser(s)
 	if s == "" || firstPersonRe.MatchString(s) {
 		return ""
 	}
 	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// copulaNext: the words after a date expression start with a copula
+// ("Last Friday was my final day").
+func copulaNext(rest string) bool {
+	f := strings.Fields(strings.ToLower(rest))
+	return len(f) > 0 && (f[0] == "was" || f[0] == "is" || f[0] == "will")
+}
+
+// theyRe is a third-person pronoun the rules wrote for the user.
+var theyRe = regexp.MustCompile(`\b(their|they|them|themselves)\b`)
+
+// nameUser writes the user's first pronoun as "the user" when no "the
+// user" comes before it: "5 Jun 2026 was their final day" → "… was the
+// user's final day".
+func nameUser(s string) string {
+	loc := theyRe.FindStringIndex(s)
+	if loc == nil || strings.Contains(strings.ToLower(s[:loc[0]]), "the user") {
+		return s
+	}
+	to := map[string]string{"their": "the user's", "they": "the user", "them": "the user", "themselves": "the user"}[s[loc[0]:loc[1]]]
+	return s[:loc[0]] + to + s[loc[1]:]
 }
 
 // datedStatementZH is datedStatement for Chinese: "我昨天通过了驾照考试"
