@@ -169,12 +169,11 @@ func slotEndings(sent string) []Fact {
 			if m == nil {
 				continue
 			}
-			f := Fact{Triple: tripleOf(subject, e.attr, ""), word: word}
-			f.Ended, f.Change, f.AnyValue = true, true, true
+			kind := ""
 			if len(m) > 1 && m[1] != "" {
-				f.Value, f.AnyValue = petKind(m[1]), false
+				kind = petKind(m[1])
 			}
-			out = append(out, f)
+			out = append(out, endedFact(subject, e.attr, word, kind))
 			break
 		}
 	}
@@ -224,12 +223,11 @@ func slotEndingsZH(sent string) []Fact {
 				if e.attr == "pet" && word != "" {
 					continue // 我妹妹的狗: the pet is the sister's, not a relation slot
 				}
-				f := Fact{Triple: tripleOf(subject, e.attr, ""), word: word}
-				f.Ended, f.Change, f.AnyValue = true, true, true
+				kind := ""
 				if len(mm) > 1 && mm[1] != "" {
-					f.Value, f.AnyValue = zhPetKind(mm[1]), false
+					kind = zhPetKind(mm[1])
 				}
-				out = append(out, f)
+				out = append(out, endedFact(subject, e.attr, word, kind))
 				break
 			}
 		}
@@ -332,4 +330,14 @@ func (f *Fact) EndValue(v string) {
 	}
 	f.Text, f.base = t, ""
 	f.Context = kindWords(f)
+}
+
+// endedFact is the fact an ending states: the subject's slot ends, whatever
+// value it holds, or, with a kind (a pet's: "our dog died"), the value of
+// that kind.
+func endedFact(subject, attr, word, kind string) Fact {
+	f := Fact{Triple: tripleOf(subject, attr, ""), word: word}
+	f.Ended, f.Change, f.AnyValue = true, true, kind == ""
+	f.Value = kind
+	return f
 }

@@ -64,32 +64,10 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 	case m == "today" || m == "tonight" || strings.HasPrefix(m, "this ") && m != "this week" && m != "this weekend":
 		return day.AddDate(0, 0, 1), true
 	case strings.HasPrefix(m, "for ") && strings.HasSuffix(m, " days"):
-		n := 3
-		for w, k := range countWords {
-			if strings.Contains(m, " "+w+" ") {
-				n = k
-			}
-		}
-		for _, f := range strings.Fields(m) {
-			if d := atoi(f); d > 0 {
-				n = d
-			}
-		}
-		return day.AddDate(0, 0, n), true
+		return day.AddDate(0, 0, countIn(m, 3)), true
 	case strings.HasPrefix(m, "for ") && (strings.HasSuffix(m, " week") || strings.HasSuffix(m, " weeks")):
 		// "for the next two weeks", "for a week"
-		n := 1
-		for w, k := range countWords {
-			if strings.Contains(m, " "+w+" ") {
-				n = k
-			}
-		}
-		for _, f := range strings.Fields(m) {
-			if d := atoi(f); d > 0 {
-				n = d
-			}
-		}
-		return day.AddDate(0, 0, 7*n), true
+		return day.AddDate(0, 0, 7*countIn(m, 1)), true
 	case strings.HasPrefix(m, "until "):
 		w := strings.TrimPrefix(m, "until ")
 		if wd, ok := dayNames[w]; ok {
@@ -193,4 +171,22 @@ func plan(sent string, at time.Time, loc *time.Location) string {
 		s = sent[:m[0]] + "on " + sent[m[2]:m[3]] + " " + d.Format("2 Jan 2006") + sent[m[1]:]
 	}
 	return thirdPerson(s)
+}
+
+// countIn is the count a period names ("for two days", "for the next 3
+// weeks"): a digit wins over a count word; def when it names neither
+// ("for a few days").
+func countIn(m string, def int) int {
+	n := def
+	for w, k := range countWords {
+		if strings.Contains(m, " "+w+" ") {
+			n = k
+		}
+	}
+	for _, f := range strings.Fields(m) {
+		if d := atoi(f); d > 0 {
+			n = d
+		}
+	}
+	return n
 }
