@@ -425,7 +425,7 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("staying_in", val)}
 			}
 		case next(j+1, "at", "for"):
-			if val, _, ok := np(ts, j+2); ok && ts[j+2].capital {
+			if val, _, ok := np(ts, j+2); ok && nameAt(ts, j+2) {
 				f := mk("works_at", val)
 				f.Ended = neg
 				return []Fact{f}
@@ -795,7 +795,7 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "study", "studies", "studying":
 		if next(j+1, "at") {
-			if val, _, ok := np(ts, j+2); ok && ts[j+2].capital {
+			if val, _, ok := np(ts, j+2); ok && nameAt(ts, j+2) {
 				return []Fact{mk("studies_at", val)}
 			}
 		}
@@ -1491,4 +1491,14 @@ func laidOff(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 	f := mk("works_at", val)
 	f.Ended, f.Change = true, true
 	return f, true
+}
+
+// nameAt reports whether a name starts at ts[k], past a leading "the"
+// ("at the University of Leeds", "for the Guardian"): an organisation
+// named so, not a common noun ("at the bakery").
+func nameAt(ts []tok, k int) bool {
+	if k < len(ts) && ts[k].low == "the" {
+		k++
+	}
+	return k < len(ts) && ts[k].capital
 }
