@@ -218,6 +218,44 @@ func workContext(ts []tok) bool {
 	return false
 }
 
+// groupHeads are the nouns that name a group one is a member of, not an
+// employer: "I joined the Sierra Club", "a Facebook group", "the Hallé
+// Choir".
+var groupHeads = map[string]bool{"club": true, "clubs": true, "choir": true, "chorus": true, "band": true, "orchestra": true,
+	"ensemble": true, "troupe": true, "society": true, "league": true, "union": true, "party": true, "group": true,
+	"association": true, "church": true, "circle": true, "guild": true, "community": true, "class": true, "course": true,
+	"gym": true, "crew": true, "squad": true, "federation": true, "council": true, "committee": true, "forum": true,
+	"movement": true, "scouts": true, "guides": true, "congregation": true, "fellowship": true, "lodge": true,
+	"chapter": true, "cooperative": true, "co-op": true, "program": true, "programme": true, "bootcamp": true,
+	"network": true, "alliance": true, "collective": true, "meetup": true, "challenge": true, "waitlist": true,
+	"server": true, "subreddit": true, "channel": true, "list": true, "cult": true, "coalition": true}
+
+// joinedEmployer says the named organisation the user joined (its value
+// val, the phrase ending before ts[end]) is an employer: a proper name
+// whose head is not a group noun ("I joined Stripe", "I've joined the
+// BBC"; not "the Sierra Club"), not joined as a member or volunteer ("as
+// a volunteer"), nor someone joined for something ("I joined Mike for
+// lunch").
+func joinedEmployer(ts []tok, val string, end int) bool {
+	words := strings.Fields(strings.ToLower(val))
+	if len(words) == 0 || groupHeads[words[len(words)-1]] {
+		return false
+	}
+	if end < len(ts) && (ts[end].low == "for" || ts[end].low == "with" || ts[end].low == "and") {
+		return false
+	}
+	for k := end; k+1 < len(ts); k++ {
+		if ts[k].low == "as" {
+			for _, t := range ts[k+1:] {
+				if t.low == "member" || t.low == "volunteer" || t.low == "guest" || t.low == "fan" {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // stopsRe says a state has ended ("not … anymore", "no longer").
 var stopsRe = regexp.MustCompile(`(?i)\b(any ?more|no longer)\b`)
 
@@ -438,12 +476,12 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 		}
 	case "joined":
-		if val, _, ok := np(ts, j+1); ok && !neg {
+		if val, end, ok := np(ts, j+1); ok && !neg {
 			k := j + 1
 			for k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "the") {
 				k++
 			}
-			if k < len(ts) && ts[k].capital && workContext(ts) {
+			if k < len(ts) && ts[k].capital && (workContext(ts) || joinedEmployer(ts, val, end)) {
 				f := mk("works_at", val)
 				f.Change = true
 				return []Fact{f}
