@@ -45,6 +45,8 @@ type Fact struct {
 	Expires time.Time
 	// word is how the sentence named the subject ("wife", "妹妹").
 	word string
+	// starts: the sentence says the value starts (下周一我开始在腾讯上班).
+	starts bool
 	// aword is how the sentence named the attribute ("manager" for boss,
 	// "gym days"), used in the stored sentence.
 	aword string

@@ -110,7 +110,8 @@ func extractZH(sent string) []Fact {
 		case mine && !zhSubjectRe.MatchString(c):
 			c = "我" + rel + c
 		}
-		if zhNotNowRe.MatchString(c) {
+		starts := zhStartRe.MatchString(c)
+		if zhNotNowRe.MatchString(c) && (!starts || zhPlanRe.MatchString(c)) {
 			continue // what was ("以前") or is only planned ("下个月") is not the value now
 		}
 		if m := zhPetNameRe.FindStringSubmatch(c); m != nil {
@@ -127,6 +128,11 @@ func extractZH(sent string) []Fact {
 		}
 		if len(fs) == 0 {
 			fs = zhPossessive(c)
+		}
+		for i := range fs {
+			// "下周一我开始在腾讯上班": the employer or school from the
+			// day it starts.
+			fs[i].starts = starts && (fs[i].Attribute == "works_at" || fs[i].Attribute == "studies_at")
 		}
 		out = append(out, fs...)
 	}
@@ -188,7 +194,12 @@ func zhPossessive(c string) []Fact {
 }
 
 var (
-	zhNotNowRe  = regexp.MustCompile(`以前|之前|原来|曾经|过去|下个月|下周|明天|明年|后天|打算|准备|计划|将要|想要|可能`)
+	zhNotNowRe = regexp.MustCompile(`以前|之前|原来|曾经|过去|下个月|下周|明天|明年|后天|打算|准备|计划|将要|想要|可能`)
+	// zhStartRe: the clause says the user starts at an employer or a
+	// school (开始在腾讯上班, 入职, 去阿里上班): a start, even a dated future
+	// one, is a value; zhPlanRe: only intended, it is not.
+	zhStartRe   = regexp.MustCompile(`开始(?:在|去)[^，。,；;]{1,12}?(?:上班|工作|上学|读书|实习)|(?:入职|就职|报到)`)
+	zhPlanRe    = regexp.MustCompile(`以前|之前|原来|曾经|过去|打算|准备|计划|想要|可能|也许|如果|要是`)
 	zhClauseRe  = regexp.MustCompile(`[，,；;]`)
 	zhSubjectRe = regexp.MustCompile(`^[^的]{0,3}(他|她|它|你|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事|老板)`)
 )

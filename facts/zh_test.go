@@ -11,6 +11,9 @@ func TestExtractZHClauses(t *testing.T) {
 		{"我现在改喝茶了。", "user.drinks", "茶"},
 		{"我戒了咖啡，现在只喝花茶。", "user.drinks", "花茶"},
 		{"朋友推荐了Obsidian，我现在改用它了。", "user.uses", "Obsidian"},
+		{"下周一我开始在腾讯上班。", "user.works_at", "腾讯"},
+		{"我开始在阿里巴巴工作了。", "user.works_at", "阿里巴巴"},
+		{"下个月我入职字节跳动。", "user.works_at", "字节跳动"},
 	}
 	for _, c := range cases {
 		found := false
@@ -33,6 +36,17 @@ func TestZHPronounNamesNothing(t *testing.T) {
 	for _, f := range extract("我现在改用它了。") {
 		if !f.Note {
 			t.Errorf("a pronoun stored as a value: %+v", f)
+		}
+	}
+}
+
+// TestZHPlannedStart: a start only intended is not the employer.
+func TestZHPlannedStart(t *testing.T) {
+	for _, in := range []string{"我打算下个月开始在腾讯上班。", "我可能下周入职字节跳动。", "我以前在百度上班。"} {
+		for _, f := range extract(in) {
+			if f.Attribute == "works_at" && !f.Ended {
+				t.Errorf("%q: employer %q", in, f.Value)
+			}
 		}
 	}
 }
