@@ -620,7 +620,7 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if next(k, "at", "with") && k+1 < len(ts) && ts[k+1].capital && !neg {
 			if val, _, ok := np(ts, k+1); ok {
 				f := mk("works_at", val)
-				f.Change = true
+				f.Change, f.starts = true, true
 				return []Fact{f}
 			}
 		}

@@ -45,7 +45,9 @@ type Fact struct {
 	Expires time.Time
 	// word is how the sentence named the subject ("wife", "妹妹").
 	word string
-	// starts: the sentence says the value starts (下周一我开始在腾讯上班).
+	// starts: the sentence says when the value starts ("on Monday I
+	// start at Hooli", 下周一我开始在腾讯上班): a future date it names is
+	// the date the value becomes true.
 	starts bool
 	// aword is how the sentence named the attribute ("manager" for boss,
 	// "gym days"), used in the stored sentence.
@@ -233,6 +235,17 @@ func Extract(msg string, o Options) []Fact {
 			if len(refs) > 0 && !refs[0].Date.After(o.At) && !thisYear(refs[0]) {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
+			if f.starts && len(refs) == 0 {
+				// "On Monday I start at Hooli": a start said in the
+				// present names the coming day.
+				if r, ok := comingDay(sent, o.At, o.Loc); ok {
+					refs = []text.DateRef{r}
+				}
+			}
+			future := f.starts && len(refs) > 0 && refs[0].Date.After(o.At)
+			if future {
+				f.ValidFrom, f.Dated = refs[0].Date, true
+			}
 			if f.Attribute == "staying_in" && !temp && endsHome(fs, f.Subject) {
 				// "I don't live in Leeds anymore, I'm in Bristol now":
 				// where the user is, said as the old home ends, is the
@@ -265,6 +278,8 @@ func Extract(msg string, o Options) []Fact {
 			switch {
 			case f.Attribute == "staying_in" && temp && len(refs) > 0:
 				f.Text = periodSuffix(f.Text, refs[0], hasHan(sent))
+			case future:
+				f.Text = startSuffix(f.Text, refs[0], hasHan(sent))
 			case f.Dated:
 				f.Text = dateSuffix(f.Text, refs[0], hasHan(sent))
 			}
@@ -404,6 +419,36 @@ func dateSuffix(s string, d text.DateRef, zh bool) string {
 		return strings.TrimSuffix(s, "。") + "（自" + d.FormatZH() + "起）。"
 	}
 	return strings.TrimSuffix(s, ".") + " (since " + d.Format() + ")."
+}
+
+// comingDay resolves the bare weekday of a sentence about what is to
+// come ("on Monday I start at Hooli", "flying to Madrid on Friday"),
+// which the text package leaves alone, to the next such day after at, in
+// loc.
+func comingDay(sent string, at time.Time, loc *time.Location) (text.DateRef, bool) {
+	m := onDayRe.FindStringSubmatchIndex(sent)
+	if m == nil {
+		return text.DateRef{}, false
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	t := at.In(loc)
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+	n := (int(dayNames[strings.ToLower(sent[m[2]:m[3]])]) - int(day.Weekday()) + 7) % 7
+	if n == 0 {
+		n = 7
+	}
+	return text.DateRef{Start: m[0], End: m[1], Text: sent[m[0]:m[1]], Date: day.AddDate(0, 0, n), Precision: text.Day}, true
+}
+
+// startSuffix adds when a value the user is about to take on starts:
+// "The user works at Hooli (starting 9 Mar 2026).", "用户在腾讯工作（自2026年3月9日起）。".
+func startSuffix(s string, d text.DateRef, zh bool) string {
+	if zh {
+		return dateSuffix(s, d, zh)
+	}
+	return strings.TrimSuffix(s, ".") + " (starting " + d.Format() + ")."
 }
 
 // replaceCues say a value took the place of the others ("now", "instead");

@@ -255,11 +255,23 @@ func TestExtractDates(t *testing.T) {
 	if len(fs) != 1 || fs[0].Dated || !fs[0].ValidFrom.Equal(at) {
 		t.Fatalf("undated fact: %+v", fs)
 	}
-	// A future date is not when the value became true.
+	// A future date is not when a value became true, except for a start:
+	// the new employer is the employer from the day the user starts.
 	fs = extract("I start at Globex next Monday and I live in Rome.")
 	for _, f := range fs {
-		if f.ValidFrom.After(at) {
+		switch {
+		case f.Attribute == "works_at" && (!f.Dated || !f.ValidFrom.After(at) || f.ValidFrom.Weekday() != time.Monday):
+			t.Errorf("a start next Monday: %+v", f)
+		case f.Attribute != "works_at" && f.ValidFrom.After(at):
 			t.Errorf("valid_from in the future: %+v", f)
+		}
+	}
+	// Without a start, a future date in the sentence dates nothing.
+	for _, msg := range []string{"I'm flying to Madrid on Monday and I work at Globex.", "I work at Globex, see you next Monday."} {
+		for _, f := range extract(msg) {
+			if f.ValidFrom.After(at) {
+				t.Errorf("%q: valid_from in the future: %+v", msg, f)
+			}
 		}
 	}
 }

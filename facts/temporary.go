@@ -155,20 +155,9 @@ func plan(sent string, at time.Time, loc *time.Location) string {
 	if !planRe.MatchString(sent) || secondPersonRe.MatchString(sent) {
 		return ""
 	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	at = at.In(loc)
-	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, loc)
 	s := sent
-	if m := onDayRe.FindStringSubmatchIndex(sent); m != nil {
-		wd := dayNames[strings.ToLower(sent[m[2]:m[3]])]
-		diff := (int(wd) - int(day.Weekday()) + 7) % 7
-		if diff == 0 {
-			diff = 7
-		}
-		d := day.AddDate(0, 0, diff)
-		s = sent[:m[0]] + "on " + sent[m[2]:m[3]] + " " + d.Format("2 Jan 2006") + sent[m[1]:]
+	if d, ok := comingDay(sent, at, loc); ok {
+		s = sent[:d.Start] + "on " + d.Text[3:] + " " + d.Date.Format("2 Jan 2006") + sent[d.End:]
 	}
 	return thirdPerson(s)
 }
