@@ -188,7 +188,7 @@ func TestLocalIndexHorizon(t *testing.T) {
 	}
 	defer func() { _ = long.Rollback() }()
 	slow := &memory.Memory{ID: memory.NewID(), Tier: memory.TierSemantic, Text: "slow transaction note", Embedding: randVec(r, dim)}
-	if err := sqlkit.Prepare(sc, slow, dim, time.Now()); err != nil {
+	if err := sqlkit.Prepare(a.Store.Conn, sc, []*memory.Memory{slow}, dim); err != nil {
 		t.Fatal(err)
 	}
 	if err := insertRows(ctx, long, []*memory.Memory{slow}); err != nil {

@@ -19,17 +19,8 @@ const insertBatch = 500
 // Insert writes ms in one transaction, all or none (or joins the Batch of
 // ctx).
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
-	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
-		return fmt.Errorf("insert memories: %w", err)
-	}
-	now := sqlkit.Micro(time.Now())
-	for _, m := range ms {
-		if err := sqlkit.Prepare(sc, m, s.opts.Dim, now); err != nil {
-			return fmt.Errorf("insert memories: %w", err)
-		}
-	}
-	if len(ms) == 0 {
-		return nil
+	if err := sqlkit.Prepare(s.Store.Conn, sc, ms, s.opts.Dim); err != nil || len(ms) == 0 {
+		return err
 	}
 	err := s.joined(ctx, len(ms) > insertBatch, nil, func(q dbtx) error {
 		for start := 0; start < len(ms); start += insertBatch {

@@ -72,7 +72,7 @@ func (s *conn) reader(ctx context.Context) sqlkit.Execer {
 	return s.db
 }
 
-// join runs fn as joinWrite does and after (when not nil) once fn's writes
+// join runs fn as joinWriteThen does and after (when not nil) once fn's writes
 // are committed: after the write lock is released without a batch (so
 // after may read), as the batch commits with one.
 func (s *conn) join(ctx context.Context, after func(), fn func(tx *sql.Tx) error) error {
@@ -88,15 +88,10 @@ func (s *conn) join(ctx context.Context, after func(), fn func(tx *sql.Tx) error
 	return nil
 }
 
-// joinWrite runs fn in the batch ctx carries, inside a savepoint, or else
-// in a transaction of its own (write).
-func (s *conn) joinWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.joinWriteThen(ctx, fn, nil)
-}
-
-// joinWriteThen is joinWrite, running committed (when not nil) once the
-// write is committed and before the write lock is released: at once
-// without a batch, when the batch commits with one.
+// joinWriteThen runs fn in the batch ctx carries, inside a savepoint, or
+// else in a transaction of its own (write), and committed (when not nil)
+// once the write is committed and before the write lock is released: at
+// once without a batch, when the batch commits with one.
 func (s *conn) joinWriteThen(ctx context.Context, fn func(tx *sql.Tx) error, committed func()) error {
 	b := s.batchOf(ctx)
 	if b == nil {

@@ -13,10 +13,6 @@ import (
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
-// Times are stored as Unix microseconds: the precision PostgreSQL keeps,
-// so both stores round-trip the same values.
-func micros(t time.Time) int64 { return t.UnixMicro() }
-
 // memCols is the column list of a whole memory (sqlkit.MemCols).
 var memCols = sqlkit.SQLite.Rebind(sqlkit.MemCols("embedding"))
 
@@ -25,17 +21,8 @@ var insertMemorySQL = `INSERT INTO memories (` + memCols + `) VALUES ` + sqlkit.
 // Insert writes ms in one transaction (a savepoint of the Batch ctx
 // carries): all or none.
 func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memory) error {
-	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
-		return fmt.Errorf("insert memories: %w", err)
-	}
-	now := time.Now().UTC()
-	for _, m := range ms {
-		if err := sqlkit.Prepare(sc, m, s.dim, now); err != nil {
-			return fmt.Errorf("insert memory: %w", err)
-		}
-	}
-	if len(ms) == 0 {
-		return nil
+	if err := sqlkit.Prepare(s.Store.Conn, sc, ms, s.dim); err != nil || len(ms) == 0 {
+		return err
 	}
 	// The rows as written refresh the indexes: reading them back cost as
 	// much as writing them.
@@ -76,11 +63,11 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	// cached rows are brought up to date (see rowCache), once committed.
 	s.idx.BeginTouch(ids)
 	cond, args := sqlkit.SQLite.ByIDs(sc, ids)
-	err := s.joinWrite(ctx, func(tx *sql.Tx) error {
+	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memories SET hits = hits + 1, last_used_at = max(last_used_at, ?) WHERE `+cond,
-			append([]any{micros(t)}, args...)...)
+			append([]any{t.UnixMicro()}, args...)...)
 		return err
-	})
+	}, nil)
 	end := func(committed bool) { s.idx.EndTouch(sc, ids, sqlkit.Micro(t), committed && err == nil) }
 	if b := s.batchOf(ctx); b != nil {
 		b.after = append(b.after, end)

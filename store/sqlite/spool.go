@@ -67,7 +67,7 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 	p.Spool = sqlkit.NewSpool(&sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &p.c.closed, Write: p.c.write}, sqlkit.SpoolDialect{
 		Table: "spool",
 		Now: func(d time.Duration) (string, []any) {
-			return "?", []any{micros(p.now().Add(d))}
+			return "?", []any{p.now().Add(d).UnixMicro()}
 		},
 		Pending: "done = 0", Done: "done = 1", Unset: "0",
 		Insert: p.insert,
@@ -92,7 +92,7 @@ func (p *Spool) insert(ctx context.Context, turns []*memory.Turn, data []string)
 		defer st.Close()
 		for i, t := range turns {
 			if _, err := st.ExecContext(ctx, t.ID, t.Scope.User, t.Scope.Namespace, t.RequestID, t.ResponseID, t.Session,
-				micros(t.Time), data[i]); err != nil {
+				t.Time.UnixMicro(), data[i]); err != nil {
 				return err
 			}
 		}

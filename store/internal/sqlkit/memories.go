@@ -194,24 +194,31 @@ func (m Memories) History(ctx context.Context, sc memory.Scope, key string) ([]*
 	return ms, nil
 }
 
-// Prepare validates m for scope sc and fills its defaults (id, creation,
-// last use and validity from now).
-func Prepare(sc memory.Scope, m *memory.Memory, dim int, now time.Time) error {
-	if err := fits(sc, m, dim); err != nil {
-		return err
+// Prepare guards an Insert of ms into scope sc on c's store (Check),
+// validates each memory and fills its defaults (id, creation, last use
+// and validity from now, to the microsecond the stores keep).
+func Prepare(c *Conn, sc memory.Scope, ms []*memory.Memory, dim int) error {
+	if err := c.check(sc); err != nil {
+		return fmt.Errorf("insert memories: %w", err)
 	}
-	m.Scope = sc
-	if m.ID == "" {
-		m.ID = memory.NewID()
-	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.LastUsedAt.IsZero() {
-		m.LastUsedAt = m.CreatedAt
-	}
-	if m.ValidFrom.IsZero() {
-		m.ValidFrom = m.CreatedAt
+	now := Micro(time.Now())
+	for _, m := range ms {
+		if err := fits(sc, m, dim); err != nil {
+			return fmt.Errorf("insert memories: %w", err)
+		}
+		m.Scope = sc
+		if m.ID == "" {
+			m.ID = memory.NewID()
+		}
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = now
+		}
+		if m.LastUsedAt.IsZero() {
+			m.LastUsedAt = m.CreatedAt
+		}
+		if m.ValidFrom.IsZero() {
+			m.ValidFrom = m.CreatedAt
+		}
 	}
 	return nil
 }
