@@ -30,10 +30,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("insert memories: %w", err)
-	}
-	return nil
+	return sqlkit.Wrap("insert memories", err)
 }
 
 func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
@@ -72,8 +69,5 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 			sc.User, sc.Namespace, pq.Array(ids), sqlkit.Micro(t))
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("touch memories: %w", err)
-	}
-	return nil
+	return sqlkit.Wrap("touch memories", err)
 }

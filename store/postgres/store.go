@@ -176,10 +176,7 @@ func (s *conn) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return errors.Join(err, rollback(tx))
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return sqlkit.Wrap("commit", tx.Commit())
 }
 
 func rollback(tx *sql.Tx) error {

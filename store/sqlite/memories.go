@@ -44,10 +44,7 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 		}
 		return nil
 	}, func() { s.idx.Written(sc, written) })
-	if err != nil {
-		return fmt.Errorf("insert memories: %w", err)
-	}
-	return nil
+	return sqlkit.Wrap("insert memories", err)
 }
 
 // Touch records an access of each id: hits+1 and last_used_at=t (never
@@ -74,8 +71,5 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	} else {
 		end(true)
 	}
-	if err != nil {
-		return fmt.Errorf("touch memories: %w", err)
-	}
-	return nil
+	return sqlkit.Wrap("touch memories", err)
 }

@@ -101,10 +101,7 @@ func (s Store) AppendAudit(ctx context.Context, e *memory.AuditEntry) error {
 		}
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("append audit: %w", err)
-	}
-	return nil
+	return Wrap("append audit", err)
 }
 
 // Audit reads the scope's audit log from since, oldest first.
@@ -234,10 +231,7 @@ func (s Eraser) TombstoneUser(ctx context.Context, user string) error {
 			ON CONFLICT (user_id) DO UPDATE SET deleted_at = excluded.deleted_at`), append([]any{user}, args...)...)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("tombstone: %w", err)
-	}
-	return nil
+	return Wrap("tombstone", err)
 }
 
 // ClearTombstone ends user's tombstone: the operator writes for the user

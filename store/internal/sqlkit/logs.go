@@ -23,10 +23,7 @@ const turnBatch = 1000
 
 // AppendTurn adds a turn to its scope's log; it joins the Batch of ctx.
 func (s Store) AppendTurn(ctx context.Context, t *memory.Turn) error {
-	if err := s.appendTurns(ctx, []*memory.Turn{t}); err != nil {
-		return fmt.Errorf("append turn: %w", err)
-	}
-	return nil
+	return Wrap("append turn", s.appendTurns(ctx, []*memory.Turn{t}))
 }
 
 // AppendTurns writes turns to their scopes' logs in one statement (an
@@ -198,10 +195,7 @@ func (s Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 			VALUES (?, ?, ?, ?, ?, ?)`+s.RecallUpsert), r.Scope.User, r.Scope.Namespace, r.RequestID, s.Time(r.Time), string(data), r.Feedback)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("append recall: %w", err)
-	}
-	return nil
+	return Wrap("append recall", err)
 }
 
 // recallCols are the recall columns scanRecall reads.

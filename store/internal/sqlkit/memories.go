@@ -302,10 +302,7 @@ func (m Memories) Delete(ctx context.Context, sc memory.Scope, id string) error 
 	if err := m.c.check(sc); err != nil {
 		return fmt.Errorf("delete memory: %w", err)
 	}
-	if err := m.one(ctx, false, sc, id, `DELETE FROM memories`); err != nil {
-		return fmt.Errorf("delete memory: %w", err)
-	}
-	return nil
+	return Wrap("delete memory", m.one(ctx, false, sc, id, `DELETE FROM memories`))
 }
 
 // Supersede marks oldID replaced by newID at t; Supersede and
@@ -315,10 +312,7 @@ func (m Memories) Supersede(ctx context.Context, sc memory.Scope, oldID, newID s
 	if err := m.c.check(sc); err != nil {
 		return fmt.Errorf("supersede memory: %w", err)
 	}
-	if err := m.one(ctx, true, sc, oldID, `UPDATE memories SET valid_to = ?, superseded_by = ?`, m.c.Time(t), newID); err != nil {
-		return fmt.Errorf("supersede memory: %w", err)
-	}
-	return nil
+	return Wrap("supersede memory", m.one(ctx, true, sc, oldID, `UPDATE memories SET valid_to = ?, superseded_by = ?`, m.c.Time(t), newID))
 }
 
 // setMany runs an UPDATE of the scope's memories of ids (those not in the

@@ -39,10 +39,7 @@ func Reembed(ctx context.Context, tx *sql.Tx, d Dialect, to memory.OpenOptions, 
 			return fmt.Errorf("reembed: record embedder: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("reembed: commit: %w", err)
-	}
-	return nil
+	return Wrap("reembed: commit", tx.Commit())
 }
 
 func reembed(ctx context.Context, dim, total int, next func() ([]*memory.Memory, error), embed EmbedFunc,

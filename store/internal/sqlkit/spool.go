@@ -93,10 +93,7 @@ func (p *Spool) SpoolTurns(ctx context.Context, turns []*memory.Turn) error {
 	if len(turns) == 0 {
 		return nil
 	}
-	if err := p.d.Insert(ctx, turns, data); err != nil {
-		return fmt.Errorf("spool turns: %w", err)
-	}
-	return nil
+	return Wrap("spool turns", p.d.Insert(ctx, turns, data))
 }
 
 // ClaimTurns implements memory.TurnSpool.

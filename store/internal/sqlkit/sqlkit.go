@@ -157,6 +157,15 @@ type Execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// Wrap is err prefixed with op (as fmt.Errorf("op: %w", err)), or nil
+// when err is nil.
+func Wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
 // open fails once the store is closed.
 func (c *Conn) open(op string) error {
 	if c.Closed.Load() {
