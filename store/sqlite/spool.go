@@ -21,8 +21,7 @@ import (
 // so a turn processed again after a crash writes nothing twice.
 type Spool struct {
 	*sqlkit.Spool
-	c   *conn // the spool file's pool and serialised writes
-	now func() time.Time
+	c *conn // the spool file's pool and serialised writes
 }
 
 var _ memory.TurnSpool = (*Spool)(nil)
@@ -63,11 +62,11 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		db.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
-	p := &Spool{c: &conn{db: db}, now: time.Now}
+	p := &Spool{c: &conn{db: db}}
 	p.Spool = sqlkit.NewSpool(&sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &p.c.closed, Write: p.c.write}, sqlkit.SpoolDialect{
 		Table: "spool",
 		Now: func(d time.Duration) (string, []any) {
-			return "?", []any{p.now().Add(d).UnixMicro()}
+			return "?", []any{time.Now().Add(d).UnixMicro()}
 		},
 		Pending: "done = 0", Done: "done = 1", Unset: "0",
 		Insert: p.insert,
