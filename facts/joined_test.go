@@ -34,3 +34,25 @@ func TestJoinedOrganisation(t *testing.T) {
 		}
 	}
 }
+
+// TestMembershipText: a group named by a common noun keeps an article in
+// the stored sentence; a named group does not get one.
+func TestMembershipText(t *testing.T) {
+	cases := []struct{ msg, text string }{
+		{"I joined a climbing gym.", "The user is a member of a climbing gym."},
+		{"I joined the choir.", "The user is a member of a choir."},
+		{"I joined an orchestra.", "The user is a member of an orchestra."},
+		{"I joined the Sierra Club.", "The user is a member of Sierra Club."},
+	}
+	for _, c := range cases {
+		got := ""
+		for _, f := range Extract(c.msg, Options{}) {
+			if f.Attribute == "member_of" {
+				got = f.Text
+			}
+		}
+		if got != c.text {
+			t.Errorf("%q: text %q, want %q", c.msg, got, c.text)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package facts
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // attr is one attribute of the controlled vocabulary.
 type attr struct {
@@ -192,6 +195,9 @@ func render(f *Fact, zh bool) string {
 	}
 	if f.Attribute == "diet" && !zh && strings.HasPrefix(f.Value, "eats ") {
 		out = strings.Replace(out, " is %v", " %v", 1) // "The user eats meat."
+	}
+	if f.Attribute == "member_of" && !zh && f.Value != "" && unicode.IsLower([]rune(f.Value)[0]) {
+		out = strings.Replace(out, "of %v", "of %a %v", 1) // "a member of a climbing gym", not "of climbing gym"
 	}
 	out = strings.Replace(out, "%a", article(f.Value), 1)
 	out = strings.Replace(out, "%v", f.Value, 1)
