@@ -7,6 +7,7 @@
 package facts
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -238,7 +239,8 @@ func Extract(msg string, o Options) []Fact {
 			if f.starts && len(refs) == 0 {
 				// "On Monday I start at Hooli": a start said in the
 				// present names the coming day.
-				if r, ok := comingDay(sent, o.At, o.Loc); ok {
+				// "Monday I start at Hooli": a start takes a bare weekday too.
+				if r, ok := comingDay(sent, o.At, o.Loc, weekdayRe); ok {
 					refs = []text.DateRef{r}
 				}
 			}
@@ -421,12 +423,12 @@ func dateSuffix(s string, d text.DateRef, zh bool) string {
 	return strings.TrimSuffix(s, ".") + " (since " + d.Format() + ")."
 }
 
-// comingDay resolves the bare weekday of a sentence about what is to
-// come ("on Monday I start at Hooli", "flying to Madrid on Friday"),
-// which the text package leaves alone, to the next such day after at, in
-// loc.
-func comingDay(sent string, at time.Time, loc *time.Location) (text.DateRef, bool) {
-	m := onDayRe.FindStringSubmatchIndex(sent)
+// comingDay resolves the bare weekday re finds in a sentence about what
+// is to come ("on Monday I start at Hooli", "flying to Madrid on
+// Friday"), which the text package leaves alone, to the next such day
+// after at, in loc.
+func comingDay(sent string, at time.Time, loc *time.Location, re *regexp.Regexp) (text.DateRef, bool) {
+	m := re.FindStringSubmatchIndex(sent)
 	if m == nil {
 		return text.DateRef{}, false
 	}

@@ -266,6 +266,21 @@ func TestExtractDates(t *testing.T) {
 			t.Errorf("valid_from in the future: %+v", f)
 		}
 	}
+	// A bare weekday dates a start too: "Monday I start at Hooli".
+	for _, msg := range []string{"Monday I start at Hooli.", "I start at Hooli on Thursday."} {
+		n := 0
+		for _, f := range extract(msg) {
+			if f.Attribute == "works_at" {
+				n++
+				if !f.Dated || !f.ValidFrom.After(at) || !strings.Contains(f.Text, "(starting ") {
+					t.Errorf("%q: a start said ahead is not dated ahead: %+v", msg, f)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q: %d employers, want 1", msg, n)
+		}
+	}
 	// Without a start, a future date in the sentence dates nothing.
 	for _, msg := range []string{"I'm flying to Madrid on Monday and I work at Globex.", "I work at Globex, see you next Monday."} {
 		for _, f := range extract(msg) {

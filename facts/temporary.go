@@ -149,6 +149,9 @@ var planRe = regexp.MustCompile(`(?i)\b(?:i'm|i am|we're|we are|i'll be|we'll be
 
 var onDayRe = regexp.MustCompile(`(?i)\bon (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 
+// weekdayRe finds a weekday with or without "on" ("Monday I start at Hooli").
+var weekdayRe = regexp.MustCompile(`(?i)\b(?:on )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+
 // plan reads a trip the user is about to make as a third-person note,
 // the weekday it names resolved ("on Friday 17 Apr 2026").
 func plan(sent string, at time.Time, loc *time.Location) string {
@@ -156,7 +159,7 @@ func plan(sent string, at time.Time, loc *time.Location) string {
 		return ""
 	}
 	s := sent
-	if d, ok := comingDay(sent, at, loc); ok {
+	if d, ok := comingDay(sent, at, loc, onDayRe); ok {
 		s = sent[:d.Start] + "on " + d.Text[3:] + " " + d.Date.Format("2 Jan 2006") + sent[d.End:]
 	}
 	return thirdPerson(s)
