@@ -237,9 +237,8 @@ func Extract(msg string, o Options) []Fact {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
 			if f.starts && len(refs) == 0 {
-				// "On Monday I start at Hooli": a start said in the
-				// present names the coming day.
-				// "Monday I start at Hooli": a start takes a bare weekday too.
+				// "On Monday I start at Hooli", "Monday I start at
+				// Hooli": a start said in the present names the coming day.
 				if r, ok := comingDay(sent, o.At, o.Loc, weekdayRe); ok {
 					refs = []text.DateRef{r}
 				}
