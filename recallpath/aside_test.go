@@ -5,6 +5,7 @@ import (
 
 	"github.com/memproxy/memproxy/inject"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/text"
 )
 
 func TestMarkAside(t *testing.T) {
@@ -13,12 +14,16 @@ func TestMarkAside(t *testing.T) {
 		{ID: "p2", Tier: memory.TierProfile, Text: "The user is lactose intolerant."},
 		{ID: "p3", Tier: memory.TierProfile, Text: "Call the user Theo."},
 	}
-	markAside(items, "Are peanuts in satay sauce?")
+	words := make([][]string, len(items))
+	for i, it := range items {
+		words[i] = text.ContentWords(it.Text)
+	}
+	markAside(items, words, "Are peanuts in satay sauce?")
 	if items[0].Aside || !items[1].Aside || !items[2].Aside {
 		t.Fatalf("aside = %v %v %v, want false true true", items[0].Aside, items[1].Aside, items[2].Aside)
 	}
 	// "user" is the facts' own wording, not a shared subject.
-	markAside(items, "What did the user say about Theo?")
+	markAside(items, words, "What did the user say about Theo?")
 	if !items[0].Aside || !items[1].Aside || items[2].Aside {
 		t.Fatalf("aside = %v %v %v, want true true false", items[0].Aside, items[1].Aside, items[2].Aside)
 	}
