@@ -141,8 +141,13 @@ func (t *Thresholds) Feedback(ctx context.Context, s memory.Scope, used, unused 
 		cur = t.Default()
 	}
 	next := Adaptive{}.Next(cur, used, unused, t.gate.Adaptive)
-	if err := t.store.SetThreshold(ctx, s, next); err != nil {
-		return fmt.Errorf("store gate threshold: %w", err)
+	// A stored threshold the feedback leaves where it is (at a bound) is
+	// not written again: a write per ingested turn on the store's single
+	// writer, for nothing.
+	if !ok || next != cur {
+		if err := t.store.SetThreshold(ctx, s, next); err != nil {
+			return fmt.Errorf("store gate threshold: %w", err)
+		}
 	}
 	t.cache.SetWithTTL(k, cachedThreshold{scope: s, v: next}, 1, t.ttl)
 	t.cache.Wait()

@@ -41,10 +41,11 @@ func TestAdaptiveNext(t *testing.T) {
 // gateState is a GateState that counts reads, to show the request path is
 // served from the cache.
 type gateState struct {
-	mu    sync.Mutex
-	v     map[memory.Scope]float64
-	reads int
-	err   error
+	mu     sync.Mutex
+	v      map[memory.Scope]float64
+	reads  int
+	writes int
+	err    error
 }
 
 func (s *gateState) Threshold(_ context.Context, sc memory.Scope) (float64, bool, error) {
@@ -64,6 +65,7 @@ func (s *gateState) SetThreshold(_ context.Context, sc memory.Scope, v float64) 
 	if s.err != nil {
 		return s.err
 	}
+	s.writes++
 	s.v[sc] = v
 	return nil
 }
@@ -119,6 +121,53 @@ func TestThresholdsFeedback(t *testing.T) {
 	}
 	if got := th.Get(ctx, bob); got != g.MinScore {
 		t.Fatalf("bob moved with alice: %v", got)
+	}
+}
+
+// Feedback that leaves a stored threshold where it is (at a bound) does
+// not write it again; a scope without one gets it written even then, and
+// the served value is the same either way.
+func TestThresholdsFeedbackAtBound(t *testing.T) {
+	ctx := context.Background()
+	g := policy.Default().Gate
+	st := &gateState{v: map[memory.Scope]float64{}}
+	th := newThresholds(t, st, g, nil)
+	alice := memory.Scope{User: "alice", Namespace: "default"}
+	for range 40 {
+		if err := th.Feedback(ctx, alice, 0, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.v[alice] != g.Adaptive.Max {
+		t.Fatalf("stored %v, want max %v", st.v[alice], g.Adaptive.Max)
+	}
+	w := st.writes
+	for range 5 {
+		if err := th.Feedback(ctx, alice, 0, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.writes != w {
+		t.Errorf("%d writes of a threshold already at max", st.writes-w)
+	}
+	if got := th.Get(ctx, alice); got != g.Adaptive.Max {
+		t.Errorf("served %v, want max %v", got, g.Adaptive.Max)
+	}
+	if err := th.Feedback(ctx, alice, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if st.writes != w+1 || st.v[alice] >= g.Adaptive.Max {
+		t.Errorf("a move off the bound: %d writes, stored %v", st.writes-w, st.v[alice])
+	}
+	// Unstored, the default is written even when feedback leaves it.
+	g.MinScore = g.Adaptive.Max
+	st2 := &gateState{v: map[memory.Scope]float64{}}
+	th2 := newThresholds(t, st2, g, nil)
+	if err := th2.Feedback(ctx, alice, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if st2.writes != 1 {
+		t.Errorf("unstored scope: %d writes, want 1", st2.writes)
 	}
 }
 
