@@ -11,6 +11,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
@@ -96,7 +97,7 @@ func (s *Store) bind(db *sql.DB) {
 			return c.joined(ctx, false, after, fn)
 		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error { return fn(db) }}
 	s.conn, s.spool, s.Store = c, newSpool(c, kc), sqlkit.Store{Conn: kc}
-	s.Search = sqlkit.NewSearch(s.local, kc, s.opts.Dim)
+	s.Searches = s.local.Searches(func(sc memory.Scope) error { return sqlkit.Check(kc, sc) })
 	s.Memories = sqlkit.NewMemories(kc, `SELECT `+s.cols+` FROM memory_rows`, s.opts.Dim, nil)
 }
 

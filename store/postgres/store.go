@@ -16,13 +16,14 @@ import (
 // It is safe for concurrent use. Its concerns are split: conn holds the
 // pool and transactions (joined batches included); what both stores run
 // alike is sqlkit's (metadata, gate state, the turn, audit and recall
-// logs, admin listings, the searches, memory reads and most writes); local is the
-// search engine (package search) it feeds. Keys, Eraser and Spool hand
-// out the client keys, the forgetting of text and the turn spool.
+// logs, admin listings, memory reads and most writes); local is the
+// search engine (package search) it feeds, whose Searches it embeds.
+// Keys, Eraser and Spool hand out the client keys, the forgetting of text
+// and the turn spool.
 type Store struct {
 	*conn
 	sqlkit.Store
-	sqlkit.Search
+	search.Searches
 	sqlkit.Memories
 	spool  *sqlkit.Spool // the turn spool (spool.go)
 	opts   memory.OpenOptions

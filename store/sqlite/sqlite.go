@@ -53,13 +53,14 @@ const busyTimeoutMs = 10000
 // Store is the SQLite memory store. It is safe for concurrent use. Its
 // concerns are split: conn holds the pool and the write transactions;
 // what both stores run alike is sqlkit's (metadata, gate state, the turn,
-// audit and recall logs, admin listings, the searches, memory reads and
-// most writes); idx is the search engine (package search) it feeds. Keys and
-// Eraser hand out the client keys and the forgetting of text.
+// audit and recall logs, admin listings, memory reads and most writes);
+// idx is the search engine (package search) it feeds, whose Searches it
+// embeds. Keys and Eraser hand out the client keys and the forgetting of
+// text.
 type Store struct {
 	*conn
 	sqlkit.Store
-	sqlkit.Search
+	search.Searches
 	sqlkit.Memories
 	dim int
 
@@ -154,7 +155,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 			return c.write(ctx, func(tx *sql.Tx) error { return fn(tx) })
 		}, Reader: c.reader}}, dim: opts.Dim}
 	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
-	s.Search = sqlkit.NewSearch(s.idx, s.Store.Conn, opts.Dim)
+	s.Searches = s.idx.Searches(func(sc memory.Scope) error { return sqlkit.Check(s.Store.Conn, sc) })
 	s.Store.Forget = s.idx.ForgetUser
 	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, opts.Dim, s.idx.Changed)
 	if err := Migrate(ctx, db); err != nil {
