@@ -63,6 +63,30 @@ type Delta struct {
 	Next Mark
 }
 
+// The versions a Feed's rows may carry instead of their own, for Add: an
+// id deleted since the mark, and the usage counters of a stale row.
+const (
+	VerGone  = -1
+	VerUsage = -2
+)
+
+// Add adds a row a Read returned: m at version ver, changed since the mark
+// or only asked for; at VerGone only m.ID counts, at VerUsage only its
+// counters.
+func (d *Delta) Add(m *memory.Memory, ver int64, changed bool) {
+	switch ver {
+	case VerGone:
+		d.Gone = append(d.Gone, m.ID)
+	case VerUsage:
+		if d.Usage == nil {
+			d.Usage = make(map[string]*memory.Memory)
+		}
+		d.Usage[m.ID] = m
+	default:
+		d.Rows = append(d.Rows, FeedRow{M: m, Ver: ver, Changed: changed})
+	}
+}
+
 // FeedRow is a memory as a Read returned it.
 type FeedRow struct {
 	M       *memory.Memory

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -34,17 +35,10 @@ type fakeRow struct {
 	del bool
 }
 
-type fakeMark struct {
-	xmax uint64
-	xip  []uint64
+// unseen reports whether the transaction xid is one m could not see.
+func unseen(m Snapshot, xid uint64) bool {
+	return xid >= m.Xmax || slices.Contains(m.Running, strconv.FormatUint(xid, 10))
 }
-
-func (m fakeMark) Newer(o Mark) bool {
-	om, ok := o.(fakeMark)
-	return !ok || m.xmax > om.xmax || (m.xmax == om.xmax && len(m.xip) < len(om.xip))
-}
-
-func (m fakeMark) unseen(xid uint64) bool { return xid >= m.xmax || slices.Contains(m.xip, xid) }
 
 func newFakeFeed() *fakeFeed {
 	return &fakeFeed{next: 1, running: map[uint64]bool{}, rows: map[string]fakeRow{}, pending: map[uint64][]fakeRow{},
@@ -96,10 +90,10 @@ func (f *fakeFeed) put(m *memory.Memory) {
 	f.commit(x)
 }
 
-func (f *fakeFeed) snapshot() fakeMark {
-	m := fakeMark{xmax: f.next}
+func (f *fakeFeed) snapshot() Snapshot {
+	m := Snapshot{Xmax: f.next}
 	for x := range f.running {
-		m.xip = append(m.xip, x)
+		m.Running = append(m.Running, strconv.FormatUint(x, 10))
 	}
 	return m
 }
@@ -139,24 +133,22 @@ func (f *fakeFeed) Read(_ context.Context, _ memory.Scope, since Mark, need, sta
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
-	mark := since.(fakeMark)
+	mark := since.(Snapshot)
+	// The rows as a store's one statement returns them (Delta.Add).
 	var d Delta
 	for id, r := range f.rows {
-		if changed := mark.unseen(r.xid); changed || slices.Contains(need, id) {
-			d.Rows = append(d.Rows, FeedRow{M: f.row(r), Ver: r.ver, Changed: changed})
+		if changed := unseen(mark, r.xid); changed || slices.Contains(need, id) {
+			d.Add(f.row(r), r.ver, changed)
 		}
 	}
 	for id, x := range f.gone {
-		if mark.unseen(x) {
-			d.Gone = append(d.Gone, id)
+		if unseen(mark, x) {
+			d.Add(&memory.Memory{ID: id}, VerGone, true)
 		}
 	}
 	for _, id := range stale {
 		if r, ok := f.rows[id]; ok {
-			if d.Usage == nil {
-				d.Usage = map[string]*memory.Memory{}
-			}
-			d.Usage[id] = f.row(r)
+			d.Add(f.row(r), VerUsage, false)
 		}
 	}
 	d.Next = f.snapshot()

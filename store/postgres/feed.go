@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 
 	"github.com/lib/pq"
 
@@ -31,56 +29,21 @@ type Options struct {
 // rows by id with the change feed of migrations 7 and 8. Each memories
 // row carries the transaction that last changed what a search reads of
 // it (xid) and a version (ver); a deleted row leaves its id and deleting
-// transaction in memory_deletions. A position (snapMark) is what a read's
-// snapshot could not see: transactions still running then, and every one
-// from its xmax on. Those are exactly the transactions whose writes that
-// read could not see, so nothing committed is ever skipped, however long
-// a transaction runs, and nothing is read again once seen.
+// transaction in memory_deletions. A position is the snapshot of a read
+// (search.Snapshot): a read brings every row stamped by a transaction
+// that snapshot could not see.
 type feed struct{ s *Store }
 
-// snapMark is what a read's snapshot could not see: transactions still
-// running (xip) and every one from xmax on. A row whose stamp is among
-// them is read again; any other was committed (or aborted) before the
-// snapshot and read then, or before.
-type snapMark struct {
-	xmax uint64
-	xip  []string // decimal xid8s
-}
-
-// Newer reports whether m is a later snapshot than o: a larger xmax, or
-// the same xmax with fewer transactions still running (a later snapshot's
-// running set at the same xmax is a subset of an earlier one's).
-func (m snapMark) Newer(o search.Mark) bool {
-	om, ok := o.(snapMark)
-	return !ok || m.xmax > om.xmax || (m.xmax == om.xmax && len(m.xip) < len(om.xip))
-}
-
 // snapshotQuery is the statement's snapshot as xmin:xmax:xip,... (the
-// text form of pg_snapshot).
+// text form of pg_snapshot, search.ParseSnapshot).
 const snapshotQuery = `SELECT pg_current_snapshot()::text`
-
-func parseSnapshot(t string) (snapMark, error) {
-	parts := strings.Split(t, ":")
-	if len(parts) != 3 {
-		return snapMark{}, fmt.Errorf("snapshot %q", t)
-	}
-	xmax, err := strconv.ParseUint(parts[1], 10, 64)
-	if err != nil {
-		return snapMark{}, fmt.Errorf("snapshot %q: %w", t, err)
-	}
-	m := snapMark{xmax: xmax}
-	if parts[2] != "" {
-		m.xip = strings.Split(parts[2], ",")
-	}
-	return m, nil
-}
 
 func (f feed) Start(ctx context.Context) (search.Mark, error) {
 	var snap string
 	if err := f.s.db.QueryRowContext(ctx, snapshotQuery).Scan(&snap); err != nil {
 		return nil, err
 	}
-	return parseSnapshot(snap)
+	return search.ParseSnapshot(snap)
 }
 
 func (f feed) Count(ctx context.Context, sc memory.Scope, bound int) (int, error) {
@@ -140,6 +103,8 @@ const usageCols = `user_id, namespace, id, '', '', NULL::bytea, 0::float8, 0::fl
 // 0.1 ms to run; the generic plan (partitions pruned as it starts) runs
 // in 0.2 ms and plans in 0.03. Its parameters: the scope, the mark's xmax
 // and running list, the ids wanted whole and those whose counters are.
+// A deletion comes at version -1 (search.VerGone), a row's counters at -2
+// (search.VerUsage).
 //
 // Each branch is bound by one index whatever the statistics: the rows
 // stamped since the mark through memories_changed (a range from the
@@ -167,11 +132,11 @@ func (s *Store) readQuery() string {
 // snapshot could not see.
 func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need, stale []string) (search.Delta, error) {
 	var d search.Delta
-	mark, _ := since.(snapMark)
+	mark, _ := since.(search.Snapshot)
 	// pq.Array sends a nil slice as NULL, and "xid = ANY(NULL)" is NULL:
 	// the running list goes as an array, empty or not.
-	rows, err := f.s.readStmt.QueryContext(ctx, sc.User, sc.Namespace, strconv.FormatUint(mark.xmax, 10),
-		pq.Array(append([]string{}, mark.xip...)), pq.Array(need), pq.Array(stale))
+	rows, err := f.s.readStmt.QueryContext(ctx, sc.User, sc.Namespace, strconv.FormatUint(mark.Xmax, 10),
+		pq.Array(append([]string{}, mark.Running...)), pq.Array(need), pq.Array(stale))
 	if err != nil {
 		return d, err
 	}
@@ -186,17 +151,7 @@ func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need
 		if err != nil {
 			return d, err
 		}
-		switch version {
-		case -1:
-			d.Gone = append(d.Gone, m.ID)
-		case -2:
-			if d.Usage == nil {
-				d.Usage = make(map[string]*memory.Memory, len(stale))
-			}
-			d.Usage[m.ID] = m
-		default:
-			d.Rows = append(d.Rows, search.FeedRow{M: m, Ver: version, Changed: isNew})
-		}
+		d.Add(m, version, isNew)
 	}
 	if err := rows.Err(); err != nil {
 		return d, err
@@ -204,7 +159,7 @@ func (f feed) Read(ctx context.Context, sc memory.Scope, since search.Mark, need
 	// Only a read that returned a row says what its snapshot was; one
 	// that returned none has nothing to apply either.
 	if snap != "" {
-		next, err := parseSnapshot(snap)
+		next, err := search.ParseSnapshot(snap)
 		if err != nil {
 			return d, err
 		}
