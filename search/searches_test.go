@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/memproxy/memproxy/memory"
@@ -52,5 +53,28 @@ func TestSearchesCheck(t *testing.T) {
 		if !errors.Is(err, memory.ErrClosed) {
 			t.Errorf("%s search on a closed store: %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// TestEngineSkipsForeignVectors: a row whose stored vector has another
+// size (written for another embedder) is indexed for the lexical search
+// only, whichever way it reaches the index (a load, a written row).
+func TestEngineSkipsForeignVectors(t *testing.T) {
+	src := newFake()
+	src.put(scA, mem("old", "sailing on the lake", 1, 0, 0))
+	src.put(scA, mem("new", "sailing in the bay", 1, 0))
+	e := NewEngine(src, 2, Options{})
+	if got := vecIDs(t, e, scA, 1, 0); !slices.Equal(got, []string{"new"}) {
+		t.Fatalf("vector search after the load: %v, want [new]", got)
+	}
+	if got := lexIDs(t, e, scA, "sailing"); len(got) != 2 {
+		t.Fatalf("lexical search after the load: %v, want both", got)
+	}
+	e.Written(scA, []Row{src.put(scA, mem("other", "sailing far", 0, 1, 0))})
+	if got := vecIDs(t, e, scA, 0, 1); slices.Contains(got, "other") {
+		t.Fatalf("a written row of 3 dimensions was vector-indexed: %v", got)
+	}
+	if !e.Indexed(scA, "other") {
+		t.Fatal("a written row of 3 dimensions was not indexed lexically")
 	}
 }

@@ -67,7 +67,7 @@ func (f feed) Load(ctx context.Context, sc memory.Scope, whole bool, add func(se
 		ver int64
 	}
 	scan := func(r sqlkit.Scanner) (x row, err error) {
-		x.r, err = sqlkit.ScanIndexRow(sqlkit.Postgres, r, f.s.opts.Dim, &x.ver)
+		x.r, err = sqlkit.ScanIndexRow(sqlkit.Postgres, r, &x.ver)
 		return x, err
 	}
 	q := `SELECT ` + f.s.indexCols() + ` FROM memories WHERE user_id = $1 AND namespace = $2`

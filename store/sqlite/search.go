@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/search"
@@ -14,16 +13,11 @@ import (
 // search indexes hold (Options.IndexBytes).
 const DefaultIndexBytes = search.DefaultBytes
 
-// Options tune an SQLite store beyond the embedder it is opened for. The
-// zero value is the default.
-type Options struct {
-	// IndexBytes bounds the estimated memory of the per-scope search
-	// indexes (search.Options.IndexBytes): 0 means DefaultIndexBytes,
-	// negative means no bound.
-	IndexBytes int64
-	// Logger receives a debug line per unloaded scope; nil discards.
-	Logger *slog.Logger
-}
+// Options tune an SQLite store beyond the embedder it is opened for: its
+// search engine's (IndexBytes bounds the loaded scopes' indexes, 0 meaning
+// DefaultIndexBytes and negative no bound; Logger receives a debug line
+// per unloaded scope). The zero value is the default.
+type Options = search.Options
 
 // IndexStats describe the loaded search indexes (Store.IndexStats).
 type IndexStats = search.Stats
@@ -52,7 +46,7 @@ func (src source) Memories(ctx context.Context, sc memory.Scope, _ []string, seq
 
 func (src source) scan(ctx context.Context, add func(search.Row), q string, args ...any) error {
 	rows, err := src.s.db.QueryContext(ctx, q, args...)
-	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (search.Row, error) { return sqlkit.ScanIndexRow(sqlkit.SQLite, r, src.s.dim) }, add)
+	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (search.Row, error) { return sqlkit.ScanIndexRow(sqlkit.SQLite, r) }, add)
 }
 
 // Count reports how many memories the scope holds, up to most+1
@@ -72,11 +66,5 @@ func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search
 	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (x row, err error) {
 		x.m, err = sqlkit.ScanMemory(sqlkit.SQLite, r, &x.seq)
 		return x, err
-	}, func(x row) {
-		r := search.RowOf(x.m, x.seq)
-		if len(x.m.Embedding) != src.s.dim {
-			r.Vec = nil
-		}
-		add(r, x.m)
-	})
+	}, func(x row) { add(search.RowOf(x.m, x.seq), x.m) })
 }

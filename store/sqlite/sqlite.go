@@ -154,7 +154,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		}, Apart: func(ctx context.Context, fn func(sqlkit.Execer) error) error {
 			return c.write(ctx, func(tx *sql.Tx) error { return fn(tx) })
 		}, Reader: c.reader}}, dim: opts.Dim}
-	s.idx = search.NewEngine(source{s}, opts.Dim, search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger})
+	s.idx = search.NewEngine(source{s}, opts.Dim, o)
 	s.Searches = s.idx.Searches(func(sc memory.Scope) error { return sqlkit.Check(s.Store.Conn, sc) })
 	s.Store.Forget = s.idx.ForgetUser
 	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memories`, opts.Dim, s.idx.Changed)

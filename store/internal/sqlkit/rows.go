@@ -99,8 +99,8 @@ func IndexCols(seq, emb string) string {
 }
 
 // ScanIndexRow reads one row of IndexCols (plus extra trailing
-// destinations); a vector not of dim dimensions is left out.
-func ScanIndexRow(d Dialect, r Scanner, dim int, extra ...any) (search.Row, error) {
+// destinations); the engine leaves out a vector not of its dimension.
+func ScanIndexRow(d Dialect, r Scanner, extra ...any) (search.Row, error) {
 	var (
 		row               search.Row
 		tier, text, cntxt string
@@ -117,12 +117,9 @@ func ScanIndexRow(d Dialect, r Scanner, dim int, extra ...any) (search.Row, erro
 		exp = expires.UnixMicro()
 	}
 	row.Meta = search.NewMeta(memory.Tier(tier), dead, exp, cons)
-	vec, err := d.Unvec(emb)
-	if err != nil {
+	var err error
+	if row.Vec, err = d.Unvec(emb); err != nil {
 		return row, fmt.Errorf("decode embedding of %s: %w", row.ID, err)
-	}
-	if len(vec) == dim {
-		row.Vec = vec
 	}
 	row.Text = (&memory.Memory{Text: text, Context: cntxt}).SearchText()
 	return row, nil
