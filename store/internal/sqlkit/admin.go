@@ -27,10 +27,7 @@ func (s Store) Scopes(ctx context.Context) ([]memory.Scope, error) {
 	}
 	rows, err := s.query(ctx, `SELECT DISTINCT user_id, namespace FROM memories ORDER BY user_id, namespace`)
 	out, err := Collect(rows, err, ScanScope)
-	if err != nil {
-		return nil, fmt.Errorf("list scopes: %w", err)
-	}
-	return out, nil
+	return Wrapped("list scopes", out, err)
 }
 
 // Users lists users holding memories or turns, ordered by user.
@@ -132,10 +129,7 @@ func (s *Conn) audit(ctx context.Context, cond string, args []any, since time.Ti
 		return &e, r.Scan(&e.ID, &e.Scope.User, &e.Scope.Namespace, Time(&e.Time), &e.Actor, &e.Action, &e.MemoryID,
 			&e.Before, &e.After, &e.Detail)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	return out, nil
+	return Wrapped("read audit", out, err)
 }
 
 // DeleteUser removes everything of user (in namespace ns when not empty)
@@ -250,10 +244,7 @@ func (s Store) RecallByRequest(ctx context.Context, sc memory.Scope, requestID s
 	}
 	r, err := One(s.queryRow(ctx, `SELECT `+recallCols+` FROM recall WHERE user_id = ? AND namespace = ? AND request_id = ?
 		ORDER BY seq DESC LIMIT 1`, sc.User, sc.Namespace, requestID), scanRecall, "request "+requestID)
-	if err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	return r, nil
+	return Wrapped("read recall", r, err)
 }
 
 // RecallSince reads recall rows of every scope from since, oldest first.
@@ -263,10 +254,7 @@ func (s Store) RecallSince(ctx context.Context, since time.Time) ([]*memory.Reca
 	}
 	rows, err := s.query(ctx, `SELECT `+recallCols+` FROM recall WHERE time >= ? ORDER BY time, seq`, s.Time(since))
 	out, err := Collect(rows, err, scanRecall)
-	if err != nil {
-		return nil, fmt.Errorf("read recall: %w", err)
-	}
-	return out, nil
+	return Wrapped("read recall", out, err)
 }
 
 // FindRecall finds a request's latest recall row in any scope.
@@ -276,10 +264,7 @@ func (s Store) FindRecall(ctx context.Context, requestID string) (*memory.Recall
 	}
 	r, err := One(s.queryRow(ctx, `SELECT `+recallCols+` FROM recall WHERE request_id = ? ORDER BY seq DESC LIMIT 1`,
 		requestID), scanRecall, "request "+requestID)
-	if err != nil {
-		return nil, fmt.Errorf("find recall: %w", err)
-	}
-	return r, nil
+	return Wrapped("find recall", r, err)
 }
 
 // Eraser is a store's memory.Eraser: the erasure of forgotten text from
@@ -297,8 +282,5 @@ func (s Eraser) EraseAudit(ctx context.Context, sc memory.Scope, memoryIDs []str
 	in, list := s.In("memory_id", memoryIDs)
 	n, err := s.exec(ctx, `UPDATE audit SET before = '', after = '' WHERE user_id = ? AND namespace = ? AND `+in+`
 		AND (before <> '' OR after <> '')`, sc.User, sc.Namespace, list)
-	if err != nil {
-		return 0, fmt.Errorf("erase audit: %w", err)
-	}
-	return n, nil
+	return Wrapped("erase audit", n, err)
 }

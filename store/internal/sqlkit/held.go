@@ -83,8 +83,5 @@ func (p *Spool) ReleaseTurn(ctx context.Context, t *memory.Turn) (bool, error) {
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = false, owner = '', done_at = `+p.d.Unset+`, data = ?
 		WHERE tid = ? AND user_id = ? AND namespace = ? AND `+p.d.Done+` AND owner = ?`,
 		string(b), t.ID, t.Scope.User, t.Scope.Namespace, memory.HeldOwner)
-	if err != nil {
-		return false, fmt.Errorf("release turn: %w", err)
-	}
-	return n == 1, nil
+	return Wrapped("release turn", n == 1, err)
 }

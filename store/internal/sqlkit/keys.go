@@ -57,10 +57,7 @@ func (s Keys) ListKeys(ctx context.Context) ([]*memory.ClientKey, error) {
 	}
 	rows, err := s.query(ctx, `SELECT `+keyCols+` FROM client_keys ORDER BY created_at DESC, id DESC`)
 	out, err := Collect(rows, err, scanKey)
-	if err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
-	}
-	return out, nil
+	return Wrapped("list keys", out, err)
 }
 
 // RevokeKey sets revoked_at=t; ErrNotFound when no key has the id.
@@ -84,10 +81,7 @@ func (s Keys) LookupKey(ctx context.Context, hash string) (*memory.ClientKey, er
 		return nil, err
 	}
 	k, err := One(s.queryRow(ctx, `SELECT `+keyCols+` FROM client_keys WHERE hash = ?`, hash), scanKey, "key")
-	if err != nil {
-		return nil, fmt.Errorf("lookup key: %w", err)
-	}
-	return k, nil
+	return Wrapped("lookup key", k, err)
 }
 
 // Meta reads an operator setting.

@@ -163,10 +163,7 @@ func (s Eraser) EraseTurns(ctx context.Context, sc memory.Scope, requestIDs []st
 		n = len(rs)
 		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("erase turns: %w", err)
-	}
-	return n, nil
+	return Wrapped("erase turns", n, err)
 }
 
 // AppendRecall records one request's recall; it joins the Batch of ctx.

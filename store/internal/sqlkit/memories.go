@@ -46,10 +46,7 @@ func (m Memories) GetMany(ctx context.Context, sc memory.Scope, ids []string) ([
 	}
 	in, list := m.c.In("id", ids)
 	found, err := ReadIn(ctx, m, sc, in, list)
-	if err != nil {
-		return nil, fmt.Errorf("get memories: %w", err)
-	}
-	return InOrder(ids, found), nil
+	return Wrapped("get memories", InOrder(ids, found), err)
 }
 
 // ReadIn reads the scope's memories meeting cond (with its one
@@ -75,10 +72,7 @@ func Count(ctx context.Context, m Memories, sc memory.Scope, most int) (int, err
 	var n int
 	err := m.c.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = ? AND namespace = ? LIMIT ?) t`,
 		sc.User, sc.Namespace, most).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("count scope: %w", err)
-	}
-	return n, nil
+	return Wrapped("count scope", n, err)
 }
 
 // Update rewrites every mutable field of mem (all but id, scope,
@@ -166,10 +160,7 @@ func (m Memories) List(ctx context.Context, sc memory.Scope, f memory.ListFilter
 	}
 	limit := Limit(f.Limit)
 	ms, err := m.read(ctx, strings.Join(where, " AND ")+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return page, fmt.Errorf("list memories: %w", err)
-	}
-	return Paged(ms, limit, func(x *memory.Memory) string { return Cursor(x.CreatedAt, x.ID) }), nil
+	return Wrapped("list memories", Paged(ms, limit, func(x *memory.Memory) string { return Cursor(x.CreatedAt, x.ID) }), err)
 }
 
 // HistoryWhere selects a key's memories. The key index is partial (only
@@ -188,10 +179,7 @@ func (m Memories) History(ctx context.Context, sc memory.Scope, key string) ([]*
 		return nil, nil
 	}
 	ms, err := m.read(ctx, HistoryWhere+` ORDER BY valid_from, created_at, id`, sc.User, sc.Namespace, key)
-	if err != nil {
-		return nil, fmt.Errorf("memory history: %w", err)
-	}
-	return ms, nil
+	return Wrapped("memory history", ms, err)
 }
 
 // Prepare guards an Insert of ms into scope sc on c's store (Check),
@@ -370,8 +358,5 @@ func (m Memories) Purge(ctx context.Context, sc memory.Scope, before time.Time) 
 		})
 		return err
 	})
-	if err != nil {
-		return 0, fmt.Errorf("purge memories: %w", err)
-	}
-	return len(ids), nil
+	return Wrapped("purge memories", len(ids), err)
 }

@@ -156,10 +156,7 @@ func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 		}
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("claim turns: %w", err)
-	}
-	return out, nil
+	return Wrapped("claim turns", out, err)
 }
 
 // RenewTurns implements memory.TurnSpool.
@@ -167,10 +164,7 @@ func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, l
 	until, args := p.d.Now(lease)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET lease_until = `+until+`
 		WHERE user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(), append(args, sc.User, sc.Namespace, owner)...)
-	if err != nil {
-		return 0, fmt.Errorf("renew turns: %w", err)
-	}
-	return n, nil
+	return Wrapped("renew turns", n, err)
 }
 
 // CompleteTurns implements memory.TurnSpool.
@@ -180,10 +174,7 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = true, data = NULL, owner = '', lease_until = `+p.d.Unset+`,
 		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(),
 		append(args, list, sc.User, sc.Namespace, owner)...)
-	if err != nil {
-		return 0, fmt.Errorf("complete turns: %w", err)
-	}
-	return n, nil
+	return Wrapped("complete turns", n, err)
 }
 
 // ReleaseTurns implements memory.TurnSpool.
@@ -262,10 +253,7 @@ func (p *Spool) RedactSpooled(ctx context.Context, sc memory.Scope, texts []stri
 		}
 		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("redact spooled: %w", err)
-	}
-	return n, nil
+	return Wrapped("redact spooled", n, err)
 }
 
 // PendingScopes implements memory.TurnSpool.
@@ -277,10 +265,7 @@ func (p *Spool) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, e
 	rows, err := p.c.query(ctx, `SELECT DISTINCT user_id, namespace FROM `+p.d.Table+` WHERE `+p.d.Pending+`
 		AND (owner = '' OR lease_until <= `+now+`) LIMIT ?`, append(args, limit)...)
 	out, err := Collect(rows, err, ScanScope)
-	if err != nil {
-		return nil, fmt.Errorf("pending scopes: %w", err)
-	}
-	return out, nil
+	return Wrapped("pending scopes", out, err)
 }
 
 // SpoolStats implements memory.TurnSpool.
@@ -302,17 +287,11 @@ func (p *Spool) DeleteSpoolUser(ctx context.Context, user, ns string) (int, erro
 		args = append(args, ns)
 	}
 	n, err := p.c.exec(ctx, q, args...)
-	if err != nil {
-		return 0, fmt.Errorf("delete spooled turns: %w", err)
-	}
-	return n, nil
+	return Wrapped("delete spooled turns", n, err)
 }
 
 // PruneSpool implements memory.TurnSpool.
 func (p *Spool) PruneSpool(ctx context.Context, before time.Time) (int, error) {
 	n, err := p.c.exec(ctx, `DELETE FROM `+p.d.Table+` WHERE `+p.d.Done+` AND done_at < ?`, p.c.Time(before))
-	if err != nil {
-		return 0, fmt.Errorf("prune spool: %w", err)
-	}
-	return n, nil
+	return Wrapped("prune spool", n, err)
 }

@@ -166,6 +166,16 @@ func Wrap(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
+// Wrapped is v, or with an error T's zero value and err prefixed with op
+// (as Wrap), for the value-returning calls.
+func Wrapped[T any](op string, v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", op, err)
+	}
+	return v, nil
+}
+
 // open fails once the store is closed.
 func (c *Conn) open(op string) error {
 	if c.Closed.Load() {
