@@ -33,8 +33,9 @@ type Feed interface {
 	// Count counts the scope's rows, stopping at bound.
 	Count(ctx context.Context, sc memory.Scope, bound int) (int, error)
 	// Load calls add for every row of the scope with its version; whole
-	// asks for the memories themselves (m, kept in the row cache), else m
-	// is nil and only the index row is read.
+	// asks for the memories themselves (m, kept in the row cache, whose
+	// index row the engine derives, r unset), else m is nil and only the
+	// index row is read. A feed's row order is the creation time.
 	Load(ctx context.Context, sc memory.Scope, whole bool, add func(r Row, m *memory.Memory, ver int64)) error
 	// Read reads the scope's memories need whole, the usage counters
 	// (hits, last use) of stale, and every row changed or deleted since
@@ -169,6 +170,9 @@ func (e *Engine) loadFeed(ctx context.Context, sc memory.Scope, ix *scopeIndex) 
 	}
 	now := e.now()
 	err = e.feed.Load(ctx, sc, whole, func(r Row, m *memory.Memory, ver int64) {
+		if m != nil {
+			r = RowOf(m, m.CreatedAt.UnixMicro())
+		}
 		ix.apply(r, ver)
 		if m != nil {
 			ix.cache(m, ver, now)

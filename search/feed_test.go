@@ -120,11 +120,11 @@ func (f *fakeFeed) Load(_ context.Context, _ memory.Scope, whole bool, add func(
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range f.rows {
-		var m *memory.Memory
 		if whole {
-			m = f.row(r)
+			add(Row{}, f.row(r), r.ver)
+		} else {
+			add(RowOf(r.m, r.m.CreatedAt.UnixMicro()), nil, r.ver)
 		}
-		add(RowOf(r.m, r.m.CreatedAt.UnixMicro()), m, r.ver)
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
 	"github.com/memproxy/memproxy/recallpath"
+	"github.com/memproxy/memproxy/search"
 	"github.com/memproxy/memproxy/store/postgres"
 	"github.com/memproxy/memproxy/store/sqlite"
 )
@@ -281,7 +282,7 @@ func (a *App) openStore(ctx context.Context, o Options) (*sql.DB, background.Dri
 			MaxConns: pg.MaxConns, BackgroundMaxConns: pg.BackgroundMaxConns, RiverMaxConns: pg.RiverMaxConns, ConnectTimeout: pg.ConnectTimeout.D(),
 			StatementTimeout: pg.StatementTimeout.D(), LockTimeout: pg.LockTimeout.D(), ApplicationName: o.ApplicationName,
 		}
-		s, err := postgres.OpenWith(ctx, o.DatabaseURL, ident, postgres.Options{IndexBytes: o.IndexBytes, Logger: o.Logger, Pool: pool})
+		s, err := postgres.OpenWith(ctx, o.DatabaseURL, ident, postgres.Options{Options: search.Options{IndexBytes: o.IndexBytes, Logger: o.Logger}, Pool: pool})
 		if err != nil {
 			return nil, "", fmt.Errorf("open postgres store: %w", err)
 		}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"log/slog"
 	"strconv"
 
 	"github.com/lib/pq"
@@ -12,16 +11,13 @@ import (
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
 
-// Options tune a PostgreSQL store beyond the embedder it is opened for.
-// The zero value is the default.
+// Options tune a PostgreSQL store beyond the embedder it is opened for:
+// its search engine (search.Options: IndexBytes bounds the in-process
+// indexes, 0 meaning search.DefaultBytes and negative no bound; Logger
+// receives a debug line per unloaded scope) and its pools (zero: the
+// defaults). The zero value is the default.
 type Options struct {
-	// IndexBytes bounds the estimated memory of the in-process search
-	// indexes (search.Options.IndexBytes): 0 means search.DefaultBytes
-	// (512 MiB), negative means no bound.
-	IndexBytes int64
-	// Logger receives a debug line per unloaded scope; nil discards.
-	Logger *slog.Logger
-	// Pool bounds connections and their timeouts (zero: the defaults).
+	search.Options
 	Pool Pool
 }
 
@@ -74,9 +70,7 @@ func (f feed) Load(ctx context.Context, sc memory.Scope, whole bool, add func(se
 	if whole { // the memories whole, for the row cache
 		q = `SELECT ` + f.s.cols + `, ver FROM memory_rows WHERE user_id = $1 AND namespace = $2`
 		scan = func(r sqlkit.Scanner) (x row, err error) {
-			if x.m, err = sqlkit.ScanMemory(sqlkit.Postgres, r, &x.ver); err == nil {
-				x.r = search.RowOf(x.m, x.m.CreatedAt.UnixMicro())
-			}
+			x.m, err = sqlkit.ScanMemory(sqlkit.Postgres, r, &x.ver)
 			return x, err
 		}
 	}

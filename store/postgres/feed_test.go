@@ -321,7 +321,7 @@ func TestLocalIndexConcurrent(t *testing.T) {
 func TestLocalIndexBudget(t *testing.T) {
 	const dim = 16
 	a := openTest(t, dim)
-	st, err := OpenWith(context.Background(), testDSN(t, a), memory.OpenOptions{Model: "test-model", Dim: dim}, Options{IndexBytes: 1})
+	st, err := OpenWith(context.Background(), testDSN(t, a), memory.OpenOptions{Model: "test-model", Dim: dim}, Options{Options: search.Options{IndexBytes: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

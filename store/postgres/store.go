@@ -114,7 +114,7 @@ func open(ctx context.Context, db, readDB *sql.DB, o memory.OpenOptions, po Opti
 		return nil, err
 	}
 	s := &Store{opts: o}
-	s.local = search.NewFeedEngine(feed{s}, o.Dim, search.Options{IndexBytes: po.IndexBytes, Logger: po.Logger})
+	s.local = search.NewFeedEngine(feed{s}, o.Dim, po.Options)
 	s.vecTyp = vectorType(o.Dim)
 	s.cols = sqlkit.MemCols(s.vecTyp + "_send(embedding)")
 	s.bind(db) // after cols: the memory reads select them
