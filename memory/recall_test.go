@@ -663,8 +663,18 @@ func (f fixedSearcher) LexicalSearch(context.Context, Scope, string, SearchOptio
 }
 
 func BenchmarkRecallOverhead(b *testing.B) {
+	benchRecallOverhead(b, "what did the supplier say about the delivery date in May")
+}
+
+// BenchmarkRecallOverheadCategory is BenchmarkRecallOverhead for a query
+// asking for a plural category: the lexicon's look-up, a third search
+// (here a fixed list) and hyponym matching of every candidate.
+func BenchmarkRecallOverheadCategory(b *testing.B) {
+	benchRecallOverhead(b, "what sports did the supplier say about the delivery date in May")
+}
+
+func benchRecallOverhead(b *testing.B, q string) {
 	const dim = 256
-	const q = "what did the supplier say about the delivery date in May"
 	vec := func(seed int) []float32 {
 		v := make([]float32, dim)
 		for i := range v {
@@ -909,6 +919,87 @@ func TestRecallTemporaryStateForNow(t *testing.T) {
 		}
 		if ids := selectedIDs(res); !slices.Equal(ids, tc.want) {
 			t.Errorf("%q at %v: selected %v, want %v (%+v)", tc.q, tc.at, ids, tc.want, rankedByID(res))
+		}
+	}
+}
+
+// A message asking for a category ("What martial arts …") finds the
+// memories naming its kinds (karate, judo) through the lexicon, which
+// share no word with it; without the expansion, or for a message that
+// names the word without asking for its kinds, they are not found.
+func TestRecallHyponyms(t *testing.T) {
+	karate := rcMem("karate", TierEvent, "I started karate classes last spring.")
+	judo := rcMem("judo", TierEvent, "Judo tournament on Saturday, wish me luck!")
+	other := rcMem("other", TierEvent, "John painted the fence on Sunday.")
+	s := &testSearcher{mems: []*Memory{karate, judo, other}}
+	for _, tc := range []struct {
+		q    string
+		hw   float64
+		want []string
+	}{
+		{"What martial arts has John done?", 0.5, []string{"judo", "karate"}},
+		{"What martial arts has John done?", 0, nil},
+		// The category is not what this one asks for.
+		{"When did John write about martial arts?", 0.5, nil},
+	} {
+		p := policy.Default()
+		p.Recall.HyponymWeight = tc.hw
+		r, err := NewRecaller(RecallerConfig{Search: s, Recall: p.Recall, Decay: p.Decay, Now: func() time.Time { return sT0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: tc.q, MinScore: 0.2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, id := range selectedIDs(res) {
+			if id != "other" {
+				got = append(got, id)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q (hyponym_weight %v): selected %v, want %v", tc.q, tc.hw, selectedIDs(res), tc.want)
+		}
+	}
+}
+
+func TestQueryTermsAsked(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string // the hyponyms' presence: a few of them
+		none bool
+	}{
+		{q: "What European countries has Maria been to?", want: []string{"spain", "france"}},
+		{q: "What styles of dance does Jon like?", want: []string{"ballet"}},
+		{q: "What kinds of soups did John make?", want: []string{"gazpacho"}},
+		{q: "Which desserts has Maria made?", want: []string{"tiramisu"}},
+		{q: "What sports does John like?", want: []string{"football", "swimming"}},
+		// One thing asked for, which its memory names as such.
+		{q: "What kind of soup did John make?", none: true},
+		{q: "What did Caroline research?", none: true},              // a verb after a name
+		{q: "What type of volunteering has John done?", none: true}, // "john" is a toilet in WordNet, never a name's kinds
+		{q: "When did Caroline go to the support group?", none: true},
+		{q: "What are the new shoes for?", none: true}, // "news" is no plural of "new"
+	} {
+		qt := newQueryTerms(tc.q)
+		words := qt.expand()
+		if tc.none {
+			if len(words) > 0 {
+				t.Errorf("%q expands to %v", tc.q, words)
+			}
+			continue
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(words, w) {
+				t.Errorf("%q expands to %v, lacks %q", tc.q, words, w)
+			}
+		}
+		// Matching counts a hyponym as its category's terms.
+		c, _ := qt.match("I loved the " + tc.want[0] + " there")
+		if c == 0 {
+			t.Errorf("%q: a memory naming %q matches no term", tc.q, tc.want[0])
 		}
 	}
 }

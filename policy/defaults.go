@@ -76,6 +76,7 @@ func Default() *Policy {
 			LocalVectorWeight:   0.1,
 			PhraseWeight:        0.5,
 			AnswerWeight:        0.5,
+			HyponymWeight:       1,
 			EntityFirst:         true,
 			SnippetTokens:       40,
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},

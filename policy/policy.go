@@ -207,6 +207,13 @@ type Recall struct {
 	// "Catan, for sure!"). Its fused score is multiplied by 1 +
 	// AnswerWeight (0: no boost).
 	AnswerWeight float64 `yaml:"answer_weight"`
+	// HyponymWeight is the weight in the fusion of a third, lexical,
+	// search for the kinds and instances (WordNet hyponyms, package
+	// lexicon) of the message's category words: "martial arts" also
+	// searches karate and judo, "European countries" Spain and France.
+	// A memory holding one counts it as the category's word. 0: no
+	// expansion.
+	HyponymWeight float64 `yaml:"hyponym_weight"`
 	// EntityFirst selects the live facts about an entity the query names
 	// (a person, pet, place, organisation or project, by name or alias)
 	// before the other memories.
