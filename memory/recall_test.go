@@ -978,6 +978,10 @@ func TestQueryTermsAsked(t *testing.T) {
 		{q: "What sports does John like?", want: []string{"football", "swimming"}},
 		// One thing asked for, which its memory names as such.
 		{q: "What kind of soup did John make?", none: true},
+		// A category is its phrase's last word: "helps" is a verb here,
+		// not the plural of "help".
+		{q: "Which activity helps Nate escape?", none: true},
+		{q: "Which classical musicians does Melanie like?", want: []string{"pianist"}},
 		{q: "What did Caroline research?", none: true},              // a verb after a name
 		{q: "What type of volunteering has John done?", none: true}, // "john" is a toilet in WordNet, never a name's kinds
 		{q: "When did Caroline go to the support group?", none: true},

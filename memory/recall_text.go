@@ -64,6 +64,11 @@ type queryTerms struct {
 	// many: asked terms after a plural cue ("kinds of", "types of"):
 	// asked for as many, whatever their own number.
 	many uint64
+	// head: asked terms that end their phrase (no content word follows
+	// them directly): "countries" of "What European countries has …",
+	// not "activity" nor the verb "helps" of "Which activity helps Nate
+	// …". A category is its phrase's last word.
+	head uint64
 }
 
 // askCues are the words after which a query names the kind of thing it
@@ -131,7 +136,7 @@ func (qt *queryTerms) expand() []string {
 	var done uint64 // terms expanded through a pair
 	for _, p := range qt.pairs {
 		a, b := int(p[0]), int(p[1])
-		if qt.asked&(1<<uint(a)) == 0 || qt.asked&(1<<uint(b)) == 0 { // asked terms have words
+		if qt.asked&(1<<uint(a)) == 0 || qt.head&(1<<uint(b)) == 0 { // asked terms have words
 			continue
 		}
 		if add(1<<uint(a)|1<<uint(b), qt.words[a], qt.words[b]) {
@@ -139,7 +144,7 @@ func (qt *queryTerms) expand() []string {
 		}
 	}
 	for i, w := range qt.words {
-		if done&(1<<uint(i)) != 0 || qt.asked&^qt.proper&(1<<uint(i)) == 0 {
+		if done&(1<<uint(i)) != 0 || qt.head&^qt.proper&(1<<uint(i)) == 0 {
 			continue
 		}
 		add(1<<uint(i), w)
@@ -151,6 +156,7 @@ func newQueryTerms(q string) queryTerms {
 	var qt queryTerms
 	prev := -1
 	window, afterCue, many := 0, false, false // content terms still asked for after a cue
+	last := -1                                // the term just before, when no stop word came between
 	eachTerm(q, func(t string) {
 		capital := t[0] >= 'A' && t[0] <= 'Z'
 		t = strings.ToLower(t)
@@ -165,6 +171,7 @@ func newQueryTerms(q string) queryTerms {
 			if !cue && !(t == "of" && wasCue) {
 				window = 0
 			}
+			last = -1
 			return
 		}
 		w := t
@@ -172,7 +179,7 @@ func newQueryTerms(q string) queryTerms {
 		i := slices.Index(qt.terms, t)
 		if i < 0 {
 			if len(qt.terms) == maxQueryTerms {
-				prev = -1
+				prev, last = -1, -1
 				return
 			}
 			i = len(qt.terms)
@@ -192,6 +199,13 @@ func newQueryTerms(q string) queryTerms {
 			}
 			window--
 		}
+		if last >= 0 && last < maxQueryTerms {
+			qt.head &^= 1 << uint(last)
+		}
+		if i < maxQueryTerms && qt.asked&(1<<uint(i)) != 0 {
+			qt.head |= 1 << uint(i)
+		}
+		last = i
 		if p := [2]int8{int8(prev), int8(i)}; prev >= 0 && prev != i && len(qt.pairs) < maxQueryTerms && !slices.Contains(qt.pairs, p) {
 			qt.pairs = append(qt.pairs, p)
 		}
