@@ -250,7 +250,7 @@ type Result struct {
 // instances (WordNet hyponyms, package lexicon: karate, judo; Spain,
 // France), fused as a third list at recall.hyponym_weight, and a memory
 // holding one counts it as the category's words in its coverage
-// (queryTerms.expand; LoCoMo dev answer-in-context 0.696 → 0.699,
+// (queryTerms.expand; LoCoMo dev answer-in-context 0.696 → 0.698,
 // multi-hop 0.381 → 0.401, at weight 1). The best-ranked candidate gets the best evidence
 // found; the others scale down with their rank; a query nothing answers
 // well keeps every sim low. The min_score test, though, uses each candidate's own evidence
