@@ -106,15 +106,18 @@ func main() {
 			if len(cnt) > 0 {
 				top = cnt[0]
 			}
-			if i == 0 || c > 0 && 2*c >= top {
+			switch {
+			case i == 0 || c > 0 && 2*c >= top:
 				roots = append(roots, off)
-			} else {
+			case c > 0:
 				rest = append(rest, off)
 			}
 		}
 		// The common senses first; when they have no kinds worth the
-		// name, the next sense in WordNet's order ("dance" the art form
-		// has none, "dance" the act has ballet and mambo).
+		// name, the next sense in WordNet's order that was ever tagged
+		// ("dance" the art form has none, "dance" the act has ballet and
+		// mambo; "pet" the animal has none, and "pet" the favourite is
+		// no answer to "What pets …").
 		words := hyponymWords(syn, senses, freq, roots, lemma)
 		for len(words) < minHyponyms && len(rest) > 0 {
 			roots, rest = append(roots, rest[0]), rest[1:]
