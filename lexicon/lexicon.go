@@ -5,7 +5,7 @@
 // countries" a memory that says "Spain".
 //
 // The table is derived from Princeton WordNet 3.0 by scripts/hyponyms.go
-// (see there for what it keeps) and embedded compressed (about 300 KB);
+// (see there for what it keeps) and embedded compressed (about 185 KB);
 // it is read the first time it is asked for. WordNet's license is in
 // LICENSE-WordNet beside this file.
 package lexicon
