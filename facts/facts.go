@@ -218,8 +218,13 @@ func Extract(msg string, o Options) []Fact {
 				}
 				continue
 			}
-			if !valid(&f) && !f.AnyValue {
-				continue
+			// "this Thursday at 5pm" is a value once its date is written
+			// as the date it is.
+			if g := f; !f.AnyValue {
+				g.Value = resolveValueDates(g.Value, refs, hasHan(sent))
+				if !valid(&g) {
+					continue
+				}
 			}
 			k := f.Key() + "\x00" + strings.ToLower(f.Value)
 			if seen[k] {

@@ -347,7 +347,7 @@ func TestValueDatesResolved(t *testing.T) {
 	at := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
 	for in, want := range map[string]string{
 		"My knee surgery is in two weeks.":  "18 May 2026",
-		"My flight to Rome is next Friday.": "8 May 2026",
+		"My flight to Rome is next Friday.": "15 May 2026", // at is a Monday: the Friday of next week
 	} {
 		fs := Extract(in, Options{At: at})
 		if len(fs) == 0 || !strings.Contains(fs[0].Text, want) || strings.Contains(fs[0].Text, "week") && !strings.Contains(fs[0].Text, "week of") {

@@ -98,7 +98,7 @@ const enNum = `(\d{1,2}|a couple of|couple of|an?|one|two|three|four|five|six|se
 const enDay = `(sunday|monday|tuesday|wednesday|thursday|friday|saturday)`
 
 var (
-	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next))\b`)
+	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this coming|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next))\b`)
 	zhNum    = `(\d{1,2}|[一两二三四五六七八九十])`
 	zhDateRe = regexp.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|大后天|后天)|(上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上上|下下|上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
 )
@@ -151,7 +151,7 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 		case g(6) != "":
 			r.Date = day.AddDate(0, 0, 1)
 		case g(7) != "":
-			r.Date, r.Precision = relative(day, g(7), g(8))
+			r.Date, r.Precision = relative(day, strings.TrimPrefix(strings.ToLower(g(7)), "this "), g(8))
 		case g(9) != "":
 			n := count(g(9))
 			r.Date, r.Precision = shift(day, -n, g(10))
@@ -253,11 +253,16 @@ func relative(day time.Time, dir, unit string) (time.Time, Precision) {
 }
 
 // weekdayOf resolves "last Friday" (the most recent one before today),
-// "next Friday" and "this/coming Friday" (the next one after today, or
-// today's date when today is Friday and the word is "this").
+// "next Friday" (the Friday of next week, Monday to Sunday, as 下周五
+// is: said on a Wednesday, "next Thursday" is eight days away, not
+// tomorrow, which would be "this Thursday" or "on Thursday") and
+// "this/coming Friday" (the next one after today, or today's date when
+// today is Friday and the word is "this").
 func weekdayOf(day time.Time, dir string, wd time.Weekday) time.Time {
 	diff := (int(wd) - int(day.Weekday()) + 7) % 7
 	switch dir {
+	case "next":
+		return weekStart(day).AddDate(0, 0, 7+(int(wd)+6)%7)
 	case "last":
 		back := (int(day.Weekday()) - int(wd) + 7) % 7
 		if back == 0 {

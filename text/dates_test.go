@@ -14,7 +14,13 @@ func TestResolveDates(t *testing.T) {
 		{"I fly tomorrow", "11 Mar 2026"},
 		{"I moved last month", "Feb 2026"},
 		{"Last week was busy", "the week of 2 Mar 2026"},
-		{"next Friday is the party", "13 Mar 2026"},
+		{"next Friday is the party", "20 Mar 2026"},
+		{"this Friday is the party", "13 Mar 2026"},
+		{"the party is this coming Friday", "13 Mar 2026"},
+		{"Next Friday is the party", "20 Mar 2026"},
+		{"next Wednesday works", "18 Mar 2026"},
+		{"next Sunday works", "22 Mar 2026"},
+		{"next Monday works", "16 Mar 2026"},
 		{"last Friday we met", "6 Mar 2026"},
 		{"last Tuesday we met", "3 Mar 2026"},
 		{"two days ago I quit", "8 Mar 2026"},
@@ -68,7 +74,7 @@ func TestResolveDatesZone(t *testing.T) {
 func TestAnnotateDates(t *testing.T) {
 	at := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	got := AnnotateDates("I went hiking yesterday and fly next Friday.", at, nil)
-	if want := "I went hiking yesterday (9 Mar 2026) and fly next Friday (13 Mar 2026)."; got != want {
+	if want := "I went hiking yesterday (9 Mar 2026) and fly next Friday (20 Mar 2026)."; got != want {
 		t.Errorf("got %q", got)
 	}
 	if s := "nothing here"; AnnotateDates(s, at, nil) != s {
