@@ -230,31 +230,126 @@ var groupHeads = map[string]bool{"club": true, "clubs": true, "choir": true, "ch
 	"network": true, "alliance": true, "collective": true, "meetup": true, "challenge": true, "waitlist": true,
 	"server": true, "subreddit": true, "channel": true, "list": true, "cult": true, "coalition": true}
 
-// joinedEmployer says the named organisation the user joined (its value
-// val, the phrase ending before ts[end]) is an employer: a proper name
-// whose head is not a group noun ("I joined Stripe", "I've joined the
-// BBC"; not "the Sierra Club"), not joined as a member or volunteer ("as
-// a volunteer"), nor someone joined for something ("I joined Mike for
-// lunch").
-func joinedEmployer(ts []tok, val string, end int) bool {
+// joinKind says what joining the named organisation val (the phrase
+// ending before ts[end]) was: joinGroup for a group or a service the
+// user signed up to, joinEmployer when the sentence says it is a job,
+// joinMaybe for a proper name the sentence says nothing more about ("I
+// joined Stripe!", "I joined Reddit"): Extract decides that one on the
+// whole message (employerTurn), and it is a membership unless the turn
+// speaks of work. A wrong employer supersedes the real one, so the
+// evidence must be there:
+//
+//   - a role: "as an engineer", "as their new CTO" (not "as a member",
+//     "as a volunteer");
+//   - work words in the sentence: job, hired, offer, position, role,
+//     office, colleagues ("at work" says where it happened, not what);
+//
+// and never for a group ("the Sierra Club", a head noun such as club,
+// choir, community), a platform (an app, a site, a server, a known
+// service such as Reddit or Strava, "to learn Spanish", "to track my
+// runs") unless a role says so, or someone joined for something ("I
+// joined Mike for lunch").
+func joinKind(ts []tok, val string, end int) int {
 	words := strings.Fields(strings.ToLower(val))
 	if len(words) == 0 || groupHeads[words[len(words)-1]] {
-		return false
+		return joinGroup
 	}
 	if end < len(ts) && (ts[end].low == "for" || ts[end].low == "with" || ts[end].low == "and") {
-		return false
+		return joinGroup
 	}
+	role := false
 	for k := end; k+1 < len(ts); k++ {
-		if ts[k].low == "as" {
-			for _, t := range ts[k+1:] {
-				if t.low == "member" || t.low == "volunteer" || t.low == "guest" || t.low == "fan" {
-					return false
-				}
+		if ts[k].low != "as" {
+			continue
+		}
+		m := k + 1
+		for m < len(ts) && (ts[m].low == "a" || ts[m].low == "an" || ts[m].low == "the" || ts[m].low == "their" || ts[m].low == "its" || ts[m].tag == "JJ" || ts[m].tag == "PRP$") {
+			m++
+		}
+		for ; m < len(ts) && strings.HasPrefix(ts[m].tag, "NN"); m++ {
+			if nonRoles[ts[m].low] {
+				return joinGroup
+			}
+			if jobHeads[ts[m].low] || jobHeads[strings.TrimSuffix(ts[m].low, "s")] {
+				role = true
 			}
 		}
 	}
-	return true
+	if role {
+		return joinEmployer
+	}
+	if platforms[words[0]] || platformSentence(ts) {
+		return joinGroup
+	}
+	for i, t := range ts {
+		switch t.low {
+		case "work", "working":
+			// "I joined Slack at work": where it happened.
+			if i > 0 && (ts[i-1].low == "at" || ts[i-1].low == "from") || i+1 < len(ts) && ts[i+1].low == "on" {
+				continue
+			}
+			return joinEmployer
+		case "job", "jobs", "hired", "employer", "position", "role", "offer", "office", "colleagues", "salary", "startup", "firm", "company":
+			return joinEmployer
+		}
+	}
+	return joinMaybe
 }
+
+const (
+	joinGroup = iota
+	joinEmployer
+	joinMaybe
+)
+
+// nonRoles are what one joins as without being employed: "as a member".
+var nonRoles = map[string]bool{"member": true, "volunteer": true, "guest": true, "fan": true, "user": true, "subscriber": true,
+	"customer": true, "supporter": true, "donor": true, "patron": true, "participant": true, "beginner": true, "player": true,
+	"runner": true, "rider": true, "reader": true, "listener": true, "viewer": true, "follower": true, "mentee": true, "trial": true}
+
+// platforms are services people sign up to, which are rarely the
+// employer joined ("I joined Reddit", "I joined Strava last week").
+var platforms = map[string]bool{"reddit": true, "strava": true, "discord": true, "twitter": true, "instagram": true, "tiktok": true,
+	"facebook": true, "linkedin": true, "mastodon": true, "bluesky": true, "threads": true, "duolingo": true, "peloton": true,
+	"goodreads": true, "letterboxd": true, "pinterest": true, "snapchat": true, "whatsapp": true, "telegram": true, "signal": true,
+	"tumblr": true, "youtube": true, "twitch": true, "patreon": true, "substack": true, "medium": true, "quora": true,
+	"nextdoor": true, "meetup": true, "tinder": true, "hinge": true, "bumble": true, "github": true, "gitlab": true,
+	"kaggle": true, "fitbit": true, "myfitnesspal": true, "headspace": true, "couchsurfing": true, "spotify": true,
+	"netflix": true, "slack": true, "steam": true, "xbox": true, "playstation": true, "komoot": true, "zwift": true,
+	"classpass": true, "audible": true, "kindle": true, "weibo": true, "wechat": true, "xiaohongshu": true, "bilibili": true}
+
+// platformSentence: the sentence names a platform or what it is for
+// ("the app", "their Discord server", "to learn Spanish", "to track my
+// runs", "signed up", "an account").
+func platformSentence(ts []tok) bool {
+	for i, t := range ts {
+		switch t.low {
+		case "app", "apps", "site", "website", "platform", "server", "account", "forum", "subreddit", "community",
+			"newsletter", "waitlist", "beta", "signed", "sign", "download", "downloaded", "username", "profile":
+			return true
+		case "to":
+			if i+1 < len(ts) && (ts[i+1].low == "learn" || ts[i+1].low == "track" || ts[i+1].low == "log" || ts[i+1].low == "meet" || ts[i+1].low == "find" || ts[i+1].low == "follow" || ts[i+1].low == "chat" || ts[i+1].low == "practice" || ts[i+1].low == "practise") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// employerTurn: a message that speaks of a job change around a bare
+// join ("I quit Initech. I joined Globex last week.", "Big news: I've
+// joined Stripe! … near the new office."): an employer ended in it, or a
+// work word in it.
+func employerTurn(msg string, fs []Fact) bool {
+	for _, f := range fs {
+		if f.Attribute == "works_at" && f.Ended || f.Attribute == "job_title" && !f.join {
+			return true
+		}
+	}
+	return workTurnRe.MatchString(msg)
+}
+
+var workTurnRe = regexp.MustCompile(`(?i)\b(job|jobs|office|offices|colleagues?|co-?workers?|boss|manager|hired|hiring|salary|offer|onboarding|badge|resigned|quit|notice|laid off|fired|employer|company|startup|position|role|career|interview|interviews|contract|first day|first week|new team|commute)\b`)
 
 // stopsRe says a state has ended ("not … anymore", "no longer").
 var stopsRe = regexp.MustCompile(`(?i)\b(any ?more|no longer)\b`)
@@ -481,12 +576,22 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			for k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "the") {
 				k++
 			}
-			if k < len(ts) && ts[k].capital && (workContext(ts) || joinedEmployer(ts, val, end)) {
-				f := mk("works_at", val)
-				f.Change = true
-				return []Fact{f}
+			if k < len(ts) && ts[k].capital {
+				switch joinKind(ts, val, end) {
+				case joinEmployer:
+					f := mk("works_at", val)
+					f.Change = true
+					return []Fact{f}
+				case joinMaybe:
+					// Decided on the whole message (Extract).
+					f := mk("works_at", val)
+					f.Change, f.join, f.the = true, true, next(j+1, "the")
+					return []Fact{f}
+				}
 			}
-			return []Fact{mk("member_of", val)}
+			f := mk("member_of", val)
+			f.the = next(j+1, "the")
+			return []Fact{f}
 		}
 	case "started", "took", "picked":
 		// "I've started eating meat again": a diet, not a hobby.
@@ -886,6 +991,14 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			f.Change = true
 			return []Fact{f}
 		}
+		// "I became a member of …", "became a teacher": as "I am".
+		if (v == "became" || v == "become") && next(j+1, "a", "an") {
+			fs := copula(ts, j+1, subject, word, neg)
+			for i := range fs {
+				fs[i].Change = true
+			}
+			return fs
+		}
 		// "My mum just turned 60"
 		if v == "turned" && j+1 < len(ts) && ts[j+1].tag == "CD" && atoi(ts[j+1].w) > 0 && atoi(ts[j+1].w) < 120 {
 			return []Fact{mk("age", ts[j+1].w)}
@@ -995,6 +1108,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	case t.low == "married" && j+1 < len(ts) && ts[j+1].low == "to" && j+2 < len(ts) && ts[j+2].capital:
 		if val, _, ok := np(ts, j+2); ok {
 			return []Fact{mk("partner", val)}
+		}
+	case (t.low == "a" || t.low == "an") && j+3 < len(ts) && ts[j+1].low == "member" && ts[j+2].low == "of":
+		// "I'm a member of the Sierra Club", "became a member of …".
+		if val, _, ok := np(ts, j+3); ok && !neg {
+			f := mk("member_of", val)
+			f.the = ts[j+3].low == "the"
+			return []Fact{f}
 		}
 	case t.low == "a" || t.low == "an":
 		val, end, ok := np(ts, j)

@@ -50,6 +50,15 @@ type Fact struct {
 	// start at Hooli", 下周一我开始在腾讯上班): a future date it names is
 	// the date the value becomes true.
 	starts bool
+	// join: a bare join of a name ("I joined Stripe!"), an employer only
+	// when the message speaks of work (employerTurn), else a membership.
+	join bool
+	// the: the user named the group with an article ("the Sierra
+	// Club"), which its sentence keeps.
+	the bool
+	// appos: a relative's name said in apposition ("my girlfriend
+	// Priya …"), which an ending in the same sentence ends.
+	appos bool
 	// aword is how the sentence named the attribute ("manager" for boss,
 	// "gym days"), used in the stored sentence.
 	aword string
@@ -143,6 +152,7 @@ func Extract(msg string, o Options) []Fact {
 	var out []Fact
 	seen := map[string]bool{}
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
+	asked := before
 	for _, sent := range clauses(text.Sentences(msg)) {
 		said := sent
 		if hasHan(sent) {
@@ -298,6 +308,15 @@ func Extract(msg string, o Options) []Fact {
 			// about today finds it by these words ("Should I take it
 			// easy at the gym today?" for "a bad cold this week").
 			out[i].Context = strings.TrimSpace(out[i].Context + " " + presentWords)
+		}
+	}
+	for i := range out {
+		if f := &out[i]; f.join && !employerTurn(asked+" "+msg, out) {
+			// The date said stays: "… (since the week of 23 Feb 2026)."
+			tail := strings.TrimPrefix(f.Text, strings.TrimSuffix(render(f, false), "."))
+			f.Attribute, f.Multi, f.Change, f.join = "member_of", true, false, false
+			f.Text = strings.TrimSuffix(render(f, false), ".") + tail
+			f.Context = kindWords(f)
 		}
 	}
 	return lastPerSlot(out)

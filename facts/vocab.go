@@ -198,6 +198,11 @@ func render(f *Fact, zh bool) string {
 	}
 	if f.Attribute == "member_of" && !zh && f.Value != "" && unicode.IsLower([]rune(f.Value)[0]) {
 		out = strings.Replace(out, "of %v", "of %a %v", 1) // "a member of a climbing gym", not "of climbing gym"
+	} else if f.Attribute == "member_of" && !zh && (f.the || namedGroup(f.Value)) {
+		out = strings.Replace(out, "of %v", "of the %v", 1) // "a member of the Sierra Club"
+	}
+	if f.Attribute == "age" && strings.HasSuffix(f.Value, " months") {
+		out = strings.Replace(out, "%v years old", "%v old", 1) // "3 months old"
 	}
 	out = strings.Replace(out, "%a", article(f.Value), 1)
 	out = strings.Replace(out, "%v", f.Value, 1)
@@ -261,4 +266,11 @@ var progLangs = map[string]bool{
 	"cobol": true, "groovy": true, "objective-c": true, "visual basic": true, "vb.net": true, "sql": true,
 	"bash": true, "powershell": true, "assembly": true, "lisp": true, "scheme": true, "prolog": true, "crystal": true,
 	"solidity": true, "delphi": true, "pascal": true, "ada": true,
+}
+
+// namedGroup: a name whose head is a group noun ("Sierra Club", "Hallé
+// Choir") takes "the" in a sentence.
+func namedGroup(v string) bool {
+	w := strings.Fields(strings.ToLower(v))
+	return len(w) > 1 && groupHeads[w[len(w)-1]] && !strings.HasPrefix(w[0], "the")
 }
