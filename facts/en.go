@@ -385,6 +385,12 @@ var dwellings = map[string]bool{"flat": true, "apartment": true, "house": true, 
 
 // extractEN reads one English sentence.
 func extractEN(sent string) []Fact {
+	if fs := bareAge(sent); fs != nil {
+		return fs
+	}
+	if fs := homeSaid(sent); fs != nil {
+		return fs
+	}
 	implicit := implicitRe.MatchString(sent)
 	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) {
 		return nil
@@ -549,6 +555,15 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			f := mk("lives_in", to)
 			f.Change, f.Prior = true, prior
 			return []Fact{f}
+		}
+	case "settled":
+		// "I've settled in Lisbon", "we finally settled in Porto".
+		if next(j+1, "in", "into") && j+2 < len(ts) && ts[j+2].capital {
+			if val, _, ok := np(ts, j+2); ok && !neg {
+				f := mk("lives_in", val)
+				f.Change = true
+				return []Fact{f}
+			}
 		}
 	case "work", "works", "working":
 		switch {
@@ -1184,17 +1199,25 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 			}
 		}
 	}
+	end := k + 1
 	if k+2 < len(ts) && (ts[k+1].low == "named" || ts[k+1].low == "called") && ts[k+2].capital {
 		val = kind + " named " + ts[k+2].w
+		end = k + 3
 	} else if k+1 < len(ts) && ts[k+1].capital {
 		val = kind + " named " + ts[k+1].w
+		end = k + 2
 	}
 	f := Fact{Triple: tripleOf(subject, "pet", val), word: word}
 	if detail != "" {
 		f.detail = article(detail) + " " + detail
 	}
 	f.Ended = neg
-	return []Fact{f}
+	out := []Fact{f}
+	if end+1 < len(ts) && ts[end].low == "and" && (ts[end+1].low == "a" || ts[end+1].low == "an") {
+		// "a dog named Rex and a cat named Miso": both pets.
+		out = append(out, petFact(ts, end+1, subject, word, neg)...)
+	}
+	return out
 }
 
 func joinW(ts []tok) string {
@@ -1214,7 +1237,6 @@ func possessive(ts []tok, j int, sent string) []Fact {
 	if j >= len(ts) {
 		return nil
 	}
-	var out []Fact
 	for j+1 < len(ts) && relAdj[ts[j].low] && (relations[ts[j+1].low] != "" || pets[ts[j+1].low] || relAdj[ts[j+1].low]) {
 		j++ // "our third baby", "my little sister", "my new puppy"
 	}
@@ -1222,6 +1244,26 @@ func possessive(ts []tok, j int, sent string) []Fact {
 		return possessivePet(ts, j)
 	}
 	if rel, ok := relations[ts[j].low]; ok {
+		fs, name := relative(ts, j, sent, rel)
+		if name != "" {
+			// "My daughter Ava turned 10": the age is Ava's, not every
+			// child's (a second child keeps their own).
+			for i := range fs {
+				if fs[i].Attribute == "age" && fs[i].Subject == rel {
+					fs[i].Subject = name
+				}
+			}
+		}
+		return fs
+	}
+	return attribute(ts, j, "user", "", sent)
+}
+
+// relative reads a sentence about the user's relative named by ts[j]
+// (rel: the relation), and the relative's name when the sentence gives
+// it in apposition ("my son Leo …").
+func relative(ts []tok, j int, sent, rel string) (out []Fact, name string) {
+	{ //nolint:gocritic // the block keeps the reading's history readable in blame
 		word := ts[j].low
 		k := j + 1
 		if k+1 < len(ts) && ts[k].low == "," && ts[k+1].capital {
@@ -1234,8 +1276,8 @@ func possessive(ts []tok, j int, sent string) []Fact {
 			for end < len(ts) && ts[end].capital && end < k+3 {
 				end++
 			}
-			name := joinW(ts[k:end])
-			out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word})
+			name = joinW(ts[k:end])
+			out = append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word, appos: true})
 			k = end
 			if k < len(ts) && ts[k].low == "," {
 				k++
@@ -1244,10 +1286,10 @@ func possessive(ts []tok, j int, sent string) []Fact {
 		if k+1 < len(ts) && ts[k].low == "'s" && (ts[k+1].low == "a" || ts[k+1].low == "an" || ts[k+1].low == "from" || ts[k+1].low == "in" ||
 			ts[k+1].low == "allergic" || ts[k+1].tag == "CD" || diets[ts[k+1].low]) {
 			// "My mom's a teacher", "my son's 12": 's is "is".
-			return append(out, copula(ts, k+1, rel, word, false)...)
+			return append(out, copula(ts, k+1, rel, word, false)...), name
 		}
 		if k < len(ts) && (ts[k].low == "'s" || ts[k].low == "s") {
-			return append(out, attribute(ts, k+1, rel, word, sent)...)
+			return append(out, attribute(ts, k+1, rel, word, sent)...), name
 		}
 		if k < len(ts) && ts[k].low == "is" && k+1 < len(ts) {
 			m := k + 1
@@ -1255,8 +1297,8 @@ func possessive(ts []tok, j int, sent string) []Fact {
 				m++
 			}
 			if m < len(ts) && ts[m].capital {
-				if name, _, ok := np(ts, m); ok {
-					return append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word})
+				if n, _, ok := np(ts, m); ok {
+					return append(out, Fact{Triple: tripleOf("user", relAttr(rel), n), word: word, aword: word}), name
 				}
 			}
 		}
@@ -1266,9 +1308,8 @@ func possessive(ts []tok, j int, sent string) []Fact {
 			// the sentence says of her a note beside it.
 			out = append(out, Fact{Note: true})
 		}
-		return append(out, rest...)
+		return append(out, rest...), name
 	}
-	return attribute(ts, j, "user", "", sent)
 }
 
 // relAttr is the user's attribute for a relation: "sister" → sister,

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -168,7 +169,78 @@ func possessivePet(ts []tok, j int) []Fact {
 	if k < len(ts) && (ts[k].low == "died" || ts[k].low == "passed") {
 		f.Ended = true
 	}
-	return []Fact{f}
+	out := []Fact{f}
+	// "My cat Miso turned 2", "our dog Rex is 3 (years old)": the pet's
+	// age, about the pet by its name.
+	if a := ageAt(ts, k); a != "" && !f.Ended {
+		out = append(out, Fact{Triple: tripleOf(name, "age", a), word: kind})
+	}
+	return out
+}
+
+// ageAt reads an age said at ts[k]: "turned 10", "just turned 5", "is 9",
+// "is now 3 years old", "'s 12"; "" when none.
+func ageAt(ts []tok, k int) string {
+	for k < len(ts) && (ts[k].low == "just" || ts[k].low == "has" || ts[k].low == "recently" || ts[k].low == "finally") {
+		k++
+	}
+	if k >= len(ts) {
+		return ""
+	}
+	verb := ts[k].low
+	if verb != "turned" && verb != "turns" && verb != "is" && verb != "'s" {
+		return ""
+	}
+	k++
+	for k < len(ts) && (ts[k].low == "now" || ts[k].low == "already" || ts[k].low == "officially") {
+		k++
+	}
+	if k >= len(ts) || ts[k].tag != "CD" {
+		return ""
+	}
+	n := atoi(ts[k].w)
+	if n <= 0 || n >= 120 {
+		return ""
+	}
+	if verb == "is" || verb == "'s" {
+		// "is 9" must be an age, not "is 9 minutes away".
+		if k+1 < len(ts) && strings.HasPrefix(ts[k+1].tag, "NN") && ts[k+1].low != "years" && ts[k+1].low != "year" && ts[k+1].low != "months" {
+			return ""
+		}
+	}
+	if k+1 < len(ts) && (ts[k+1].low == "months" || ts[k+1].low == "month") {
+		return ts[k].w + " months"
+	}
+	return ts[k].w
+}
+
+// bareAgeRe: "Ava turned 10 last week", "Rex is 3 years old now", "Milo
+// just turned 4": a name's age, said without a first-person word.
+var bareAgeRe = regexp.MustCompile(`^\s*(?:(?:so|and|oh|well|btw|also|guess what),?\s+)?(?:[Ll]ittle\s+)?([A-Z][a-z]+)(?:(?:\s+(?:just|finally|officially|has|has just))?\s+(?:turned|turns|is)|'s)\s+(?:now\s+)?(\d{1,2})\b(?:\s+(years?|months?) old)?`)
+
+// notAgeNames start sentences and are no one's name.
+var notAgeNames = map[string]bool{"it": true, "this": true, "that": true, "he": true, "she": true, "they": true, "there": true,
+	"today": true, "who": true, "what": true, "which": true, "everyone": true, "nobody": true, "chapter": true, "level": true,
+	"version": true, "python": true, "java": true, "go": true, "rust": true, "windows": true, "ios": true, "android": true,
+	"room": true, "gate": true, "page": true, "section": true, "step": true, "week": true, "day": true, "season": true}
+
+// bareAge reads a name's age from a sentence without a first-person word
+// ("Ava turned 10 last week"); the subject is the name, which the
+// entity index ties to the user's child or pet of that name.
+func bareAge(sent string) []Fact {
+	m := bareAgeRe.FindStringSubmatch(strings.ReplaceAll(sent, "’", "'"))
+	if m == nil || notAgeNames[strings.ToLower(m[1])] {
+		return nil
+	}
+	low := strings.ToLower(sent)
+	if m[3] == "" && !strings.Contains(low, "turn") && !ContainsWord(low, "now") && !ContainsWord(low, "today") {
+		return nil // "Gate is 12", "Ava is 9 minutes away": an age says "turned", "years old" or "now"
+	}
+	v := m[2]
+	if strings.HasPrefix(m[3], "month") {
+		v += " months"
+	}
+	return []Fact{{Triple: tripleOf(m[1], "age", v)}}
 }
 
 // favoriteKey folds the words for one kind of favourite: favorite_cuisine,
@@ -301,4 +373,31 @@ func purpose(ts []tok, j int) string {
 		return ""
 	}
 	return "for " + owner + v
+}
+
+// homeRes say where home is without "I live": "home for me is Lisbon
+// now", "home's Lisbon these days", "Lisbon is home now", "I call Lisbon
+// home", "my home base is Porto". The place is a name.
+var homeRes = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^\s*(?:(?:so|and|well|anyway|these days|nowadays|now),?\s+)?(?:my\s+|our\s+)?home(?:\s+base)?(?:\s+for\s+(?:me|us))?(?:\s+(?:is|'s)|'s)\s+(?:now\s+|actually\s+)?(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))`),
+	regexp.MustCompile(`^\s*(?:(?:So|And|Well|Anyway),?\s+)?([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2})\s+is\s+(?:now\s+)?(?:my\s+|our\s+)?(?:new\s+)?home\b(?:\s+(?:now|these days|for good))?\s*[.!]?\s*$`),
+	regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:now\s+)?call\s+(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))\s+home\b`),
+}
+
+// homeSaid reads a home said by one of homeRes.
+func homeSaid(sent string) []Fact {
+	s := strings.ReplaceAll(sent, "’", "'")
+	for _, re := range homeRes {
+		if m := re.FindStringSubmatch(s); m != nil && !notAgeNames[strings.ToLower(m[1])] && !isDay(m[1]) {
+			f := Fact{Triple: tripleOf("user", "lives_in", strings.TrimRight(m[1], ".'"))}
+			f.Change = true
+			return []Fact{f}
+		}
+	}
+	return nil
+}
+
+func isDay(w string) bool {
+	_, ok := dayNames[strings.ToLower(w)]
+	return ok
 }

@@ -130,6 +130,13 @@ func subjectEN(subject, word string) string {
 	if subject == "user" {
 		return "The user"
 	}
+	if named(subject) {
+		// A relative or a pet by name: "The user's daughter Ava", "Ava".
+		if word == "" {
+			return subject
+		}
+		return "The user's " + word + " " + subject
+	}
 	if word == "" {
 		word = subject
 	}
@@ -140,10 +147,34 @@ func subjectZH(subject, word string) string {
 	if subject == "user" {
 		return "用户"
 	}
+	if named(subject) {
+		if word == "" {
+			return subject
+		}
+		return "用户的" + word + subject
+	}
 	if word == "" {
 		word = subject
 	}
 	return "用户的" + word
+}
+
+// named: a subject that is a name ("Ava", "小美"), not the user or a
+// relation ("sister", "child", 妹妹).
+func named(subject string) bool {
+	if subject == "" || subject == "user" {
+		return false
+	}
+	if _, ok := relations[subject]; ok {
+		return false
+	}
+	for _, r := range relations {
+		if r == subject {
+			return false
+		}
+	}
+	r := []rune(subject)[0]
+	return unicode.IsUpper(r) || hasHan(subject) && !zhRelWord(subject)
 }
 
 // render builds the stored sentence from the triple.

@@ -69,7 +69,7 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at", rel: true},
 	{re: zh(`我` + zhFree + `(?:开始学|开始练|在学|学起了|迷上了|爱上了)` + zhVal + zhEnd), attr: "activity"},
-	{re: zh(`我` + zhRels + `(?:今年)?(\d{1,3}|[一二三四五六七八九十]{1,3})岁`), attr: "age", rel: true},
+	{re: zh(`我` + zhRels + `(?:今年)?(\d{1,3}|[一二两三四五六七八九十]{1,3})岁`), attr: "age", rel: true},
 }
 
 var zhAttrs = map[string]string{
@@ -117,6 +117,12 @@ func extractZH(sent string) []Fact {
 		if m := zhPetNameRe.FindStringSubmatch(c); m != nil {
 			// "我家的狗叫豆豆": the pet, by its name.
 			out = append(out, Fact{Triple: tripleOf("user", "pet", m[1]+"（名叫"+m[2]+"）")})
+			continue
+		}
+		if fs := zhAge(c); fs != nil {
+			// "我家狗狗今年三岁了", "我女儿小美今年六岁": a pet's or a
+			// named child's age.
+			out = append(out, fs...)
 			continue
 		}
 		fs := extractZHClause(c + "。")
@@ -337,4 +343,41 @@ var zhNotNeg = strings.NewReplacer("不久", "", "不少", "", "不错", "", "�
 func zhNegated(pre string) bool {
 	pre = zhNotNeg.Replace(pre)
 	return strings.Contains(pre, "不") || strings.Contains(pre, "没")
+}
+
+const zhAgeNum = `(\d{1,2}|[一二两三四五六七八九十]{1,3})`
+
+var (
+	// 我家狗狗今年三岁了, 我的猫两岁了, 我家的小狗咪咪快四岁了.
+	zhPetAgeRe = regexp.MustCompile(`^我(?:家|们家)?的?(狗狗|小狗|狗|猫咪|小猫|猫|兔子|鹦鹉|仓鼠|乌龟)([\p{Han}]{1,3}?)?(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
+	// 我女儿小美今年六岁: a named relative's age.
+	zhNamedAgeRe = regexp.MustCompile(`^我的?` + zhRels + `([\p{Han}]{2,3}?)(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
+)
+
+// zhPets are the words for pets, which name no one as a subject.
+var zhPets = map[string]string{"狗狗": "狗", "小狗": "狗", "狗": "狗", "猫咪": "猫", "小猫": "猫", "猫": "猫", "兔子": "兔子",
+	"鹦鹉": "鹦鹉", "仓鼠": "仓鼠", "乌龟": "乌龟"}
+
+func zhRelWord(s string) bool {
+	_, ok := zhPets[s]
+	return ok
+}
+
+// zhNotName are the words between a relative and an age that are no name.
+var zhNotName = map[string]bool{"今年": true, "已经": true, "现在": true, "都": true, "快": true, "刚": true, "才": true, "也": true}
+
+// zhAge reads a pet's age (subject: the pet's name, else its kind) or a
+// named relative's (subject: the name).
+func zhAge(c string) []Fact {
+	if m := zhPetAgeRe.FindStringSubmatch(c); m != nil {
+		subj, word := zhPets[m[1]], m[1]
+		if n := strings.TrimPrefix(strings.TrimPrefix(m[2], "叫"), "名叫"); n != "" && !zhNotName[n] {
+			subj = n
+		}
+		return []Fact{{Triple: tripleOf(subj, "age", m[3]), word: word}}
+	}
+	if m := zhNamedAgeRe.FindStringSubmatch(c); m != nil && !zhNotName[m[2]] && !strings.HasPrefix(m[2], "今") {
+		return []Fact{{Triple: tripleOf(m[2], "age", m[3]), word: m[1]}}
+	}
+	return nil
 }

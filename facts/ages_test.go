@@ -1,0 +1,58 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// TestNamedAges: the age of a child or a pet said with its name is that
+// name's ("Ava.age"), so a second child keeps their own; a bare name and
+// "turned" is read without a first-person word; Chinese pets and named
+// children too.
+func TestNamedAges(t *testing.T) {
+	at := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, subject, value, text string }{
+		{"My daughter Ava is 9.", "Ava", "9", "The user's daughter Ava is 9 years old."},
+		{"My son Leo just turned 5.", "Leo", "5", "The user's son Leo is 5 years old."},
+		{"Ava turned 10 today.", "Ava", "10", "Ava is 10 years old (since 4 Mar 2026)."},
+		{"Ava's 10 now.", "Ava", "10", "Ava is 10 years old."},
+		{"Our dog Rex is 3 years old.", "Rex", "3", "The user's dog Rex is 3 years old."},
+		{"My puppy Bean is 4 months old.", "Bean", "4 months", "The user's puppy Bean is 4 months old."},
+		{"My son's 12.", "child", "12", "The user's son is 12 years old."},
+		{"我家狗狗今年三岁了。", "狗", "三", "用户的狗狗三岁。"},
+		{"我的猫两岁了。", "猫", "两", "用户的猫两岁。"},
+		{"我女儿小美今年六岁。", "小美", "六", "用户的女儿小美六岁。"},
+		{"Python is 30 years old.", "", "", ""},
+		{"Gate is 12.", "", "", ""},
+		{"He's 12 now.", "", "", ""},
+	}
+	for _, c := range cases {
+		var got *Fact
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			if f.Attribute == "age" {
+				got = &f
+			}
+		}
+		switch {
+		case got == nil && c.subject != "":
+			t.Errorf("%q: no age", c.msg)
+		case got != nil && c.subject == "":
+			t.Errorf("%q: age %+v, want none", c.msg, got.Triple)
+		case got != nil && (got.Subject != c.subject || got.Value != c.value || got.Text != c.text):
+			t.Errorf("%q: %s.age = %q %q, want %s %q %q", c.msg, got.Subject, got.Value, got.Text, c.subject, c.value, c.text)
+		}
+	}
+}
+
+// TestTwoPets: "a dog named Rex and a cat named Miso" are two pets.
+func TestTwoPets(t *testing.T) {
+	n := 0
+	for _, f := range Extract("We have a dog named Rex and a cat named Miso.", Options{At: time.Now()}) {
+		if f.Attribute == "pet" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d pets, want 2", n)
+	}
+}
