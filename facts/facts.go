@@ -8,6 +8,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,8 +179,14 @@ func Extract(msg string, o Options) []Fact {
 		// the sentence states nothing else about that slot.
 	ends:
 		for _, e := range slotEndings(sent) {
-			for _, f := range fs {
+			for i, f := range fs {
 				if !f.Note && f.Subject == e.Subject && f.Attribute == e.Attribute {
+					if f.appos && !f.Multi {
+						// "My girlfriend Priya and I broke up": the name
+						// said is the value that ended.
+						fs[i].Ended, fs[i].Change, fs[i].appos = true, true, false
+						fs = slices.DeleteFunc(fs, func(f Fact) bool { return f.Note })
+					}
 					continue ends
 				}
 			}
