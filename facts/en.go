@@ -173,13 +173,26 @@ func skipAdv(ts []tok, j int) (int, bool) {
 		case l == "will" && j+2 < len(ts) && ts[j+1].low == "be" && ts[j+2].tag == "VBG":
 			// "I'll be working at Deutsche Bank"
 			j++
-		case (l == "am" || l == "is") && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "going":
+		case (l == "am" || l == "is" || l == "are") && vbgAfter(ts, j+1):
+			// "I'm now working for Globex": past the adverbs to the verb.
+			for ts[j+1].tag != "VBG" {
+				j++
+			}
 		default:
 			return j, neg
 		}
 		j++
 	}
 	return j, neg
+}
+
+// vbgAfter: ts[j] is a present participle, or one after time adverbs
+// ("now working", "currently living"), other than "going".
+func vbgAfter(ts []tok, j int) bool {
+	for j < len(ts) && (ts[j].low == "now" || ts[j].low == "currently" || ts[j].low == "still" || ts[j].low == "also" || ts[j].low == "actually") {
+		j++
+	}
+	return j < len(ts) && ts[j].tag == "VBG" && ts[j].low != "going"
 }
 
 var jobHeads = map[string]bool{
@@ -391,6 +404,9 @@ func extractEN(sent string) []Fact {
 	if fs := homeSaid(sent); fs != nil {
 		return fs
 	}
+	if fs := together(sent); fs != nil {
+		return fs
+	}
 	implicit := implicitRe.MatchString(sent)
 	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) {
 		return nil
@@ -499,7 +515,19 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		return k < len(ts) && contains(words, ts[k].low)
 	}
 	v := ts[j].low
+	if f, ok := hiredAt(ts, j, mk); ok && !neg {
+		return []Fact{f}
+	}
 	switch v {
+	case "dating", "married":
+		// "I'm dating Sam", "I married Sam last month".
+		if j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && !neg {
+			if val, _, ok := np(ts, j+1); ok {
+				f := mk("partner", val)
+				f.Change = true
+				return []Fact{f}
+			}
+		}
 	case "live", "lives", "living", "reside", "resides", "lived":
 		if v == "lived" && (j == 0 || ts[j-1].low != "have" && ts[j-1].low != "has") {
 			return nil // "I lived in Rome" is the past; "I've lived in Rome since 2019" is not
@@ -573,10 +601,17 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("staying_in", val)}
 			}
 		case next(j+1, "at", "for"):
-			if val, _, ok := np(ts, j+2); ok && nameAt(ts, j+2) {
+			if val, end, ok := np(ts, j+2); ok && nameAt(ts, j+2) {
 				f := mk("works_at", val)
 				f.Ended = neg
-				return []Fact{f}
+				out := []Fact{f}
+				// "working at Globex as a designer": the job too.
+				if next(end, "as") && !neg {
+					if job, _, ok := np(ts, end+1); ok && jobHeads[strings.ToLower(job[strings.LastIndexByte(job, ' ')+1:])] {
+						out = append(out, mk("job_title", strings.ToLower(job)))
+					}
+				}
+				return out
 			}
 		case next(j+1, "as"):
 			if val, _, ok := np(ts, j+2); ok {
@@ -1120,7 +1155,7 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if val, _, ok := np(ts, j+1); ok {
 			return []Fact{mk("from", val)}
 		}
-	case t.low == "married" && j+1 < len(ts) && ts[j+1].low == "to" && j+2 < len(ts) && ts[j+2].capital:
+	case (t.low == "married" || t.low == "engaged") && j+1 < len(ts) && ts[j+1].low == "to" && j+2 < len(ts) && ts[j+2].capital:
 		if val, _, ok := np(ts, j+2); ok {
 			return []Fact{mk("partner", val)}
 		}
@@ -1700,4 +1735,42 @@ func nameAt(ts []tok, k int) bool {
 		k++
 	}
 	return k < len(ts) && ts[k].capital
+}
+
+// hiredAt reads a hire at ts[j]: "(got / been / was) hired by Globex",
+// "hired at Globex (as a …)", "accepted an offer from Globex",
+// "accepted a job at Globex": the employer, said as a change.
+func hiredAt(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
+	k := j
+	for k < len(ts) && k < j+3 && (ts[k].low == "got" || ts[k].low == "been" || ts[k].low == "was" || ts[k].low == "were" || ts[k].low == "just" || ts[k].low == "finally" || ts[k].low == "officially") {
+		k++
+	}
+	if k >= len(ts) {
+		return Fact{}, false
+	}
+	switch ts[k].low {
+	case "hired":
+		k++
+	case "accepted", "took", "signed":
+		m := k + 1
+		for m < len(ts) && (ts[m].low == "a" || ts[m].low == "an" || ts[m].low == "the" || ts[m].low == "their" || ts[m].tag == "JJ") {
+			m++
+		}
+		if m >= len(ts) || ts[m].low != "offer" && ts[m].low != "job" && ts[m].low != "position" && ts[m].low != "role" {
+			return Fact{}, false
+		}
+		k = m + 1
+	default:
+		return Fact{}, false
+	}
+	if k+1 >= len(ts) || ts[k].low != "by" && ts[k].low != "at" && ts[k].low != "from" && ts[k].low != "with" || !ts[k+1].capital {
+		return Fact{}, false
+	}
+	val, _, ok := np(ts, k+1)
+	if !ok {
+		return Fact{}, false
+	}
+	f := mk("works_at", val)
+	f.Change = true
+	return f, true
 }

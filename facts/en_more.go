@@ -401,3 +401,17 @@ func isDay(w string) bool {
 	_, ok := dayNames[strings.ToLower(w)]
 	return ok
 }
+
+// togetherRe: "Sam and I got engaged", "Priya and I just got married":
+// the partner, by name.
+var togetherRe = regexp.MustCompile(`^\s*(?:(?:so|and|guess what|big news),?:?\s+)?([A-Z][a-z]+) and I (?:just |finally |officially )?(?:got|are|'re|are now) (?:engaged|married)\b`)
+
+func together(sent string) []Fact {
+	m := togetherRe.FindStringSubmatch(strings.ReplaceAll(sent, "’", "'"))
+	if m == nil || notAgeNames[strings.ToLower(m[1])] {
+		return nil
+	}
+	f := Fact{Triple: tripleOf("user", "partner", m[1])}
+	f.Change = true
+	return []Fact{f}
+}
