@@ -3,6 +3,7 @@ package facts
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Correction is a user correcting what they said: "I meant Tuesday, not
@@ -103,7 +104,29 @@ func (c Correction) Apply(s string) (string, bool) {
 	if !re.MatchString(s) {
 		return s, false
 	}
-	return re.ReplaceAllLiteralString(s, c.New), true
+	out := re.ReplaceAllLiteralString(s, c.New)
+	// "Tuesday, not Monday" on "on Monday 9 Mar 2026": the date moves
+	// with the day, in its week.
+	if o, ok := dayNames[strings.ToLower(c.Old)]; ok {
+		if n, ok := dayNames[strings.ToLower(c.New)]; ok {
+			out = shiftDay(out, c.New, (int(n)+6)%7-(int(o)+6)%7)
+		}
+	}
+	return out, true
+}
+
+var dayDateRe = regexp.MustCompile(`\b([A-Z][a-z]+day),? (\d{1,2} [A-Z][a-z]{2} \d{4})\b`)
+
+// shiftDay moves the date written after the day name day by n days.
+func shiftDay(s, day string, n int) string {
+	return dayDateRe.ReplaceAllStringFunc(s, func(m string) string {
+		g := dayDateRe.FindStringSubmatch(m)
+		d, err := time.Parse("2 Jan 2006", g[2])
+		if !strings.EqualFold(g[1], day) || err != nil {
+			return m
+		}
+		return g[1] + " " + d.AddDate(0, 0, n).Format("2 Jan 2006")
+	})
 }
 
 // ageTextRe finds the age in a stored fact ("… is 7 years old").

@@ -441,6 +441,12 @@ func resolveValueDates(v string, refs []text.DateRef, zh bool) string {
 		} else if pre := strings.ToLower(strings.TrimSpace(v[:i])); strings.HasSuffix(pre, " on") || strings.HasSuffix(pre, " in") || pre == "on" || pre == "in" {
 			rep = r.Format()
 		}
+		if !zh && !r.CJK() && r.Precision == text.Day && weekdayRe.MatchString(r.Text) {
+			// "next Monday" → "on Monday 9 Mar 2026": the day keeps its
+			// name, which a correction names ("I meant Tuesday, not
+			// Monday").
+			rep = strings.Replace(rep, r.Format(), r.Date.Weekday().String()+" "+r.Format(), 1)
+		}
 		v = v[:i] + rep + v[i+len(r.Text):]
 	}
 	return v
