@@ -3,6 +3,8 @@ package facts
 import (
 	"testing"
 	"time"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // TestNamedAges: the age of a child or a pet said with its name is that
@@ -54,5 +56,20 @@ func TestTwoPets(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d pets, want 2", n)
+	}
+}
+
+// TestFromTripleNamedAge: a model's (Ava, age, 10) is kept as Extract
+// keys it; a name subject for another attribute is not.
+func TestFromTripleNamedAge(t *testing.T) {
+	f, ok := FromTriple(memory.Triple{Subject: "Ava", Attribute: "age", Value: "10"}, time.Now())
+	if !ok || f.Subject != "Ava" || f.Text != "Ava is 10 years old." {
+		t.Errorf("got %+v, %v", f, ok)
+	}
+	if _, ok := FromTriple(memory.Triple{Subject: "Ava", Attribute: "lives_in", Value: "Oslo"}, time.Now()); ok {
+		t.Error("a name subject for lives_in was kept")
+	}
+	if _, ok := FromTriple(memory.Triple{Subject: "ava", Attribute: "age", Value: "10"}, time.Now()); ok {
+		t.Error("a lowercase subject was kept")
 	}
 }

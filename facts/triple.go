@@ -12,8 +12,9 @@ import (
 // FromTriple builds the fact a triple states, as Extract would have: the
 // attribute normalised (lowercase, snake_case, legacy names mapped), its
 // vocabulary flags (multi-valued, open), the stored sentence rendered from
-// the triple in English or Chinese, valid from at. A subject is "user" or
-// a relation word ("sister", "wife", 妹妹). It reports false for a triple
+// the triple in English or Chinese, valid from at. A subject is "user", a
+// relation word ("sister", "wife", 妹妹), or for an age or a birthday a
+// name ("Ava"). It reports false for a triple
 // Extract would never store: no value, a first-person or vague value, an
 // unknown subject, an attribute that is not a short snake_case name.
 // Consolidation models answer triples through it.
@@ -26,7 +27,13 @@ func FromTriple(t memory.Triple, at time.Time) (Fact, bool) {
 	default:
 		r, ok := relations[subj]
 		if !ok {
-			return Fact{}, false
+			// A child or pet by name ("Ava", age, 10), as Extract keys
+			// a named age: only for an age or a birthday.
+			subj = strings.TrimSpace(t.Subject)
+			if a := normAttribute(t.Attribute); (a != "age" && a != "birthday") || !named(subj) || len(strings.Fields(subj)) > 2 {
+				return Fact{}, false
+			}
+			break
 		}
 		word, subj = subj, r
 	}
