@@ -174,9 +174,11 @@ func skipAdv(ts []tok, j int) (int, bool) {
 			// "I'll be working at Deutsche Bank"
 			j++
 		case (l == "am" || l == "is" || l == "are") && vbgAfter(ts, j+1):
-			// "I'm now working for Globex": past the adverbs to the verb.
+			// "I'm now working for Globex", "I'm not working at
+			// Initech anymore": past the adverbs to the verb.
 			for ts[j+1].tag != "VBG" {
 				j++
+				neg = neg || ts[j].low == "not"
 			}
 		default:
 			return j, neg
@@ -187,12 +189,13 @@ func skipAdv(ts []tok, j int) (int, bool) {
 }
 
 // vbgAfter: ts[j] is a present participle, or one after time adverbs
-// ("now working", "currently living"), other than "going".
+// ("now working", "currently living"), other than "going", "doing",
+// "being" (read by the copula: "not doing keto anymore").
 func vbgAfter(ts []tok, j int) bool {
-	for j < len(ts) && (ts[j].low == "now" || ts[j].low == "currently" || ts[j].low == "still" || ts[j].low == "also" || ts[j].low == "actually") {
+	for j < len(ts) && (ts[j].low == "now" || ts[j].low == "currently" || ts[j].low == "still" || ts[j].low == "also" || ts[j].low == "actually" || ts[j].low == "not") {
 		j++
 	}
-	return j < len(ts) && ts[j].tag == "VBG" && ts[j].low != "going"
+	return j < len(ts) && ts[j].tag == "VBG" && ts[j].low != "going" && ts[j].low != "doing" && ts[j].low != "being"
 }
 
 var jobHeads = map[string]bool{
@@ -567,6 +570,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 			if ts[k].low == "to" {
 				to, _, _ = np(ts, k+1)
+				if h := homeIn(ts, k+1); to != "" && to[0] >= 'a' && to[0] <= 'z' && h != "" {
+					to = h // "moved to a new flat in Leeds"
+				}
 				break
 			}
 			// "I've moved in with my boyfriend in Camden": the place
@@ -579,7 +585,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				break
 			}
 		}
-		if to != "" && !neg {
+		if to != "" && !neg && (to[0] < 'a' || to[0] > 'z') && !next(j+1, "on") {
+			// A home is a name: "moved to Lisbon"; "moved on from Initech
+			// to a startup", "moved to the data team" are no home.
 			f := mk("lives_in", to)
 			f.Change, f.Prior = true, prior
 			return []Fact{f}
@@ -1201,8 +1209,8 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	if k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "new") {
 		k++
 	}
-	if k < len(ts) && ts[k].low == "new" {
-		k++
+	for k < len(ts) && (ts[k].low == "new" || ts[k].low == "second" || ts[k].low == "third" || ts[k].low == "another" || ts[k].low == "little") {
+		k++ // "a second cat, Luna"
 	}
 	if k >= len(ts) {
 		return nil
@@ -1241,6 +1249,9 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	} else if k+1 < len(ts) && ts[k+1].capital {
 		val = kind + " named " + ts[k+1].w
 		end = k + 2
+	} else if k+2 < len(ts) && ts[k+1].low == "," && ts[k+2].capital && ts[k+2].tag == "NNP" && pets[strings.TrimSuffix(kind, "s")] {
+		val = kind + " named " + ts[k+2].w // "a second cat, Luna"
+		end = k + 3
 	}
 	f := Fact{Triple: tripleOf(subject, "pet", val), word: word}
 	if detail != "" {
@@ -1551,6 +1562,12 @@ func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 	}
 	verb := ts[j].low
 	k := j
+	if verb == "being" && k+1 < len(ts) && diets[ts[k+1].low] {
+		// "I've stopped being vegetarian": the diet ends.
+		f := mk("diet", ts[k+1].low)
+		f.Ended, f.Change = true, true
+		return f, true
+	}
 	if verb == "eating" || verb == "drinking" || verb == "using" {
 		k++
 	}

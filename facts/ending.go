@@ -130,7 +130,7 @@ var (
 	// enEndSubject: the subject a sentence starts with, past a leading
 	// interjection or time word.
 	enEndLead    = regexp.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +)*`)
-	enEndUser    = regexp.MustCompile(`^(?:i|we|[a-z]+ and i|(?:my|our) (?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancee|fiancé|fiancée|spouse) [a-z]+ and i)\b *`)
+	enEndUser    = regexp.MustCompile(`^(?:i|we|[a-z]+ and i|(?:my|our) (?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancee|fiancé|fiancée|spouse)(?: [a-z]+)? and i)\b *`)
 	enEndRel     = regexp.MustCompile(`^(?:my|our) (?:little |older |younger |big |baby |twin |eldest |youngest |oldest )?([a-z-]+)\b *`)
 	zhEndSubject = regexp.MustCompile(`^(?:最近|上周|上个月|昨天|前天|今天|去年|其实|终于|已经|刚刚|刚)?(我们|我)(?:的)?` + zhRels + `?`)
 )

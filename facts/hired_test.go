@@ -36,3 +36,38 @@ func TestHiredAndPartnerWords(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreEverydayWords: a move that names no place is no home; a
+// negated present job, a stopped diet, a pet in apposition, a partner
+// ended without a name, a Chinese relative named in the next clause.
+func TestMoreEverydayWords(t *testing.T) {
+	cases := []struct {
+		msg, attr, value string
+		ended            bool
+	}{
+		{"I've moved on from Initech to a startup called Brightwave.", "lives_in", "", false},
+		{"I moved to the countryside.", "lives_in", "", false},
+		{"We moved to a new flat in Leeds.", "lives_in", "Leeds", false},
+		{"I'm not working at Initech anymore.", "works_at", "Initech", true},
+		{"I've stopped being vegetarian.", "diet", "vegetarian", true},
+		{"We got a second cat, Luna.", "pet", "cat named Luna", false},
+		{"我有女朋友了，叫小红。", "partner", "小红", false},
+		{"我有女朋友了，叫小红。", "name", "", false},
+		{"我上个月搬家到杭州了。", "lives_in", "杭州", false},
+	}
+	for _, c := range cases {
+		got, ended := "", false
+		for _, f := range Extract(c.msg, Options{At: time.Now()}) {
+			if f.Attribute == c.attr {
+				got, ended = f.Value, f.Ended
+			}
+		}
+		if got != c.value || got != "" && ended != c.ended {
+			t.Errorf("%q: %s = %q ended %v, want %q ended %v", c.msg, c.attr, got, ended, c.value, c.ended)
+		}
+	}
+	fs := Extract("My husband and I separated in July.", Options{At: time.Now()})
+	if len(fs) != 1 || fs[0].Attribute != "partner" || !fs[0].Ended {
+		t.Errorf("separated: %+v", fs)
+	}
+}

@@ -36,7 +36,7 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(?:住在|住|生活在|定居在|定居)` + zhVal + zhEnd), attr: "lives_in"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:生活|定居|安家)`), attr: "lives_in"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:出差|旅游|旅行|度假|开会|玩|参加|培训|访学)`), attr: "staying_in"},
-	{re: zh(`我` + zhFree + `搬(?:到|去|回)(?:了)?` + zhVal + zhEnd), attr: "lives_in"},
+	{re: zh(`我` + zhFree + `搬(?:家)?(?:到|去|回)(?:了)?` + zhVal + zhEnd), attr: "lives_in"},
 	{re: zh(`我` + zhRels + zhFree + `(?:住在|搬到了?|搬去了?)` + zhVal + zhEnd), attr: "lives_in", rel: true},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)` + `[\p{Han}]{0,4}?` + zhJobs), attr: "works_at"},
@@ -86,7 +86,7 @@ func extractZH(sent string) []Fact {
 	// Chinese leaves the speaker out.
 	mine := !strings.Contains(sent, "我") && !zhSubjectRe.MatchString(sent) && !zhOtherRe.MatchString(sent)
 	work := zhWorkRe.MatchString(sent)
-	rel := ""
+	rel, lastRel := "", ""
 	for _, c := range zhClauseRe.Split(sent, -1) {
 		c = strings.TrimRight(strings.TrimSpace(c), "。！!~～…")
 		if c == "" {
@@ -99,6 +99,16 @@ func extractZH(sent string) []Fact {
 				f.Value += "（名叫" + m[1] + "）"
 				continue
 			}
+		}
+		if m := zhNameRe.FindStringSubmatch(c); m != nil && lastRel != "" {
+			// "我有女朋友了，叫小红": the relative's name, not the user's.
+			out = append(out, Fact{Triple: tripleOf("user", relAttr(relations[lastRel]), m[1]), word: lastRel, aword: lastRel})
+			lastRel = ""
+			continue
+		}
+		lastRel = ""
+		if m := zhHasRelRe.FindStringSubmatch(c); m != nil {
+			lastRel = m[1]
 		}
 		switch {
 		case strings.Contains(c, "我"):
@@ -381,3 +391,7 @@ func zhAge(c string) []Fact {
 	}
 	return nil
 }
+
+// zhHasRelRe: a clause that introduces a relative ("我有女朋友了", "我们
+// 有了一个儿子"), whose name the next clause may give.
+var zhHasRelRe = regexp.MustCompile(`^我(?:们)?(?:现在|终于|也)?有(?:了)?(?:一个|个|一位)?(?:新)?` + zhRels + `(?:了)?$`)
