@@ -352,7 +352,11 @@ func TestDurabilityMidJob(t *testing.T) {
 func TestLiveLeaseNotStolen(t *testing.T) {
 	target := newPGTarget(t)
 	emb := &blockingEmbedder{Embedder: newEmbedder(), busy: make(chan struct{}, 1), release: make(chan struct{})}
-	const lease = 300 * time.Millisecond
+	// The lease is short enough for a quick test and long enough that a
+	// renewal (every lease/3) delayed by a loaded machine's run queue
+	// still lands before it expires: at 300ms the test failed at load
+	// average 10 on two cores with a renewal that found its lease gone.
+	const lease = 1500 * time.Millisecond
 	renewals := make(chan int, 1000)
 	var qs []*env
 	for _, id := range []string{"replica-a", "replica-b"} {
