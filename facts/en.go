@@ -37,7 +37,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -448,6 +448,13 @@ func extractEN(sent string) []Fact {
 		case "i", "we":
 			userClause(i + 1)
 		case "my", "our":
+			if i+2 < len(ts) && (ts[i+1].low == "trip" || ts[i+1].low == "vacation" || ts[i+1].low == "holiday") && ts[i+2].low == "to" && !hypothetical(ts, i) {
+				// "on my trip to the Smoky Mountains last year"
+				if v, ok := titleAt(ts, i+3, true); ok {
+					out = append(out, Fact{Triple: tripleOf("user", "visited", v)})
+					continue
+				}
+			}
 			out = append(out, possessive(ts, i+1, sent)...)
 		case "me":
 			// "my doctor told me to cut out gluten": what the user is
@@ -519,6 +526,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	}
 	v := ts[j].low
 	if f, ok := hiredAt(ts, j, mk); ok && !neg {
+		return []Fact{f}
+	}
+	if f, ok := experienced(ts, j, mk, neg); ok {
 		return []Fact{f}
 	}
 	switch v {
@@ -657,8 +667,11 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{mk("diet", "eats "+ts[j+2].low)}
 		}
 		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "working" && ts[j+1].low != "using" {
-			if val, _, ok := np(ts, j+1); ok {
-				return []Fact{mk("activity", val)}
+			if val, end, ok := np(ts, j+1); ok {
+				if val, _, ok = gerundValue(ts, j+1, val, end); ok {
+					return []Fact{mk("activity", val)}
+				}
+				return nil
 			}
 		}
 		if v != "started" {
@@ -911,7 +924,7 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if next(j+1, "to") || ((v == "stand" || v == "eat" || v == "drink") && !neg) {
 			return nil
 		}
-		if val, _, ok := np(ts, j+1); ok {
+		if val, end, ok := np(ts, j+1); ok {
 			if v == "drink" {
 				// "I don't drink coffee anymore": what the user drinks
 				// ends (not a food they avoid).
@@ -926,7 +939,21 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			if neg != (v == "hate" || v == "hates" || v == "dislike" || v == "dislikes") {
 				a = "dislikes"
 			}
-			return []Fact{mk(a, val)}
+			if t, ok := titleAt(ts, j+1, false); ok && isQuote(ts[j+1].w) {
+				val = t // "We love "Home Alone""
+			} else if likedNothing(ts, j+1, end) {
+				return nil
+			}
+			val, end, ok := gerundValue(ts, j+1, val, end)
+			if !ok {
+				return nil
+			}
+			val = strings.TrimSuffix(val, " -")
+			out := []Fact{mk(a, val)}
+			for _, g := range moreGerunds(ts, end) {
+				out = append(out, mk(a, g))
+			}
+			return out
 		}
 	case "avoid", "avoids", "avoiding", "cut":
 		k := j + 1

@@ -303,6 +303,10 @@ func Extract(msg string, o Options) []Fact {
 				f.Text = periodSuffix(f.Text, refs[0], hasHan(sent))
 			case future:
 				f.Text = startSuffix(f.Text, refs[0], hasHan(sent))
+			case f.Dated && experiences[f.Attribute] && !hasHan(sent):
+				// Something done, not a state: "… has been to the UK
+				// (on 10 Nov 2023)."
+				f.Text = strings.TrimSuffix(f.Text, ".") + " (" + refs[0].In() + ")."
 			case f.Dated:
 				f.Text = dateSuffix(f.Text, refs[0], hasHan(sent))
 			}

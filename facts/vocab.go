@@ -47,6 +47,9 @@ var vocab = map[string]attr{
 	"plays":       {multi: true, en: "%S plays %v as a hobby.", ended: "%S no longer plays %v.", zh: "%S的爱好是%v。"},
 	"activity":    {multi: true, en: "%S took up %v as a hobby.", ended: "%S no longer does %v.", zh: "%S的爱好是%v。"},
 	"allergy":     {multi: true, profile: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
+	"read":        {multi: true, en: "%S has read %v.", zh: "%S读过%v。"},
+	"watched":     {multi: true, en: "%S has watched %v.", zh: "%S看过%v。"},
+	"visited":     {multi: true, en: "%S has been to %v.", zh: "%S去过%v。"},
 	"pet":         {multi: true, en: "%S has a pet %v.", ended: "%S no longer has a pet %v.", zh: "%S养了宠物%v。"},
 	// People: the attribute names the relation; %A is the word the user
 	// used for it ("wife" for partner, "manager" for boss).
@@ -284,6 +287,12 @@ func kindWords(f *Fact) string {
 		return "drink drinks beverage 喝什么 饮料"
 	case f.Attribute == "uses":
 		return "用什么 使用"
+	case f.Attribute == "read":
+		return "book books reading novel 读过 书"
+	case f.Attribute == "watched":
+		return "movie movies film films show watching 看过"
+	case f.Attribute == "visited":
+		return "travel travelled trip visited place places 去过"
 	}
 	return ""
 }
