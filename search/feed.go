@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -342,8 +343,8 @@ func (e *Engine) touchedFeed(sc memory.Scope, ids []string, t time.Time) {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	for _, id := range ids {
-		if r, ok := ix.fs.rows[id]; ok {
+	for i, id := range ids {
+		if r, ok := ix.fs.rows[id]; ok && !slices.Contains(ids[:i], id) { // an id twice is one touch, as stored
 			used := getTime(r.b, timeUsed)
 			if t.After(used) {
 				used = t.UTC()
