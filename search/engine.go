@@ -168,12 +168,15 @@ func (e *Engine) Vector(ctx context.Context, sc memory.Scope, vec []float32, o m
 		ids[i], seqs[i] = ix.vec.ID(h.Slot), ix.vec.Seq(h.Slot)
 	}
 	ix.mu.RUnlock()
-	found, err := e.read(ctx, sc, ids, seqs)
+	// The cached rows are scored from their encodings, and only what is
+	// returned is decoded (the margin's rows were a third of what a recall
+	// allocated) and copied out of the cache.
+	bufs, at := e.rows.peekRaw(sc, ids)
+	found, err := e.readMiss(ctx, sc, ids, seqs, at, map[string]*memory.Memory{})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	// Only what is returned is copied out of the cache.
-	return Rescore(q, ids, found, &f, limit, o), nil
+	return rescoreRows(q, ids, bufs, found, &f, limit, o), nil
 }
 
 // Lexical ranks the scope's memories by BM25 over their lexical form
@@ -249,7 +252,12 @@ func (e *Engine) Hybrid(ctx context.Context, sc memory.Scope, vec []float32, que
 // what they return and change nothing.
 func (e *Engine) read(ctx context.Context, sc memory.Scope, ids []string, seqs []int64) (map[string]*memory.Memory, error) {
 	found := make(map[string]*memory.Memory, len(ids))
-	at := e.rows.peekInto(sc, ids, found)
+	return e.readMiss(ctx, sc, ids, seqs, e.rows.peekInto(sc, ids, found), found)
+}
+
+// readMiss adds to found the rows of ids at the positions at, which the
+// row cache does not hold, read from the source (and cached).
+func (e *Engine) readMiss(ctx context.Context, sc memory.Scope, ids []string, seqs []int64, at []int, found map[string]*memory.Memory) (map[string]*memory.Memory, error) {
 	if len(at) == 0 {
 		return found, nil
 	}

@@ -93,21 +93,8 @@ func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 // peek's, into one allocation), and returns the positions in ids of those
 // it does not hold. The lock is held while looking the ids up only.
 func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*memory.Memory) (miss []int) {
-	bufs := make([][]byte, len(ids))
-	c.mu.Lock()
-	for i, id := range ids {
-		bufs[i] = c.m[id]
-	}
-	c.mu.Unlock()
-	n := 0
-	for i, b := range bufs {
-		if b != nil && rowScope(b) == sc {
-			n++
-		} else {
-			bufs[i] = nil
-			miss = append(miss, i)
-		}
-	}
+	bufs, miss := c.peekRaw(sc, ids)
+	n := len(ids) - len(miss)
 	if n == 0 {
 		return miss
 	}
@@ -123,9 +110,25 @@ func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*mem
 	return miss
 }
 
-// put keeps rows read from the database after note was taken, but for
-// rows changed since or in flight. It keeps encodings of them: the
-// caller's rows stay the caller's.
+// peekRaw returns the cached encodings of ids in scope sc (nil for those
+// it does not hold) and the positions in ids of those it does not hold.
+// The lock is held while looking the ids up only.
+func (c *rowCache) peekRaw(sc memory.Scope, ids []string) (bufs [][]byte, miss []int) {
+	bufs = make([][]byte, len(ids))
+	c.mu.Lock()
+	for i, id := range ids {
+		bufs[i] = c.m[id]
+	}
+	c.mu.Unlock()
+	for i, b := range bufs {
+		if b == nil || rowScope(b) != sc {
+			bufs[i] = nil
+			miss = append(miss, i)
+		}
+	}
+	return bufs, miss
+}
+
 func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
 	// Encoded before locking: a miss's cost is not the lock's.
 	kept := make([][]byte, len(rows))

@@ -218,17 +218,7 @@ func decodeRow(b []byte, m *memory.Memory) {
 	dim := int(le.Uint32(b[offDim:]))
 	flags := le.Uint32(b[offFlags:])
 	m.NoDecay = flags&flagNoDecay != 0
-	if dim > 0 {
-		p := unsafe.Pointer(&b[rowHeader])
-		if uintptr(p)%4 == 0 {
-			m.Embedding = unsafe.Slice((*float32)(p), dim)[:dim:dim]
-		} else {
-			m.Embedding = make([]float32, dim)
-			for i := range m.Embedding {
-				m.Embedding[i] = math.Float32frombits(le.Uint32(b[rowHeader+4*i:]))
-			}
-		}
-	}
+	m.Embedding = rowVec(b, dim)
 	if opt := flags & (flagValidTo | flagExpires | flagArchived | flagConsolidated); opt != 0 {
 		ts := make([]time.Time, 0, 4)
 		ptrs := [4]**time.Time{&m.ValidTo, &m.ExpiresAt, &m.ArchivedAt, &m.ConsolidatedAt}
@@ -281,6 +271,41 @@ func decodeRow(b []byte, m *memory.Memory) {
 		m.Provenance.Fact = &memory.Triple{Subject: r.str(), Attribute: r.str(), Value: r.str(), Prior: r.str(),
 			Multi: flags&flagFactMulti != 0, Ended: flags&flagFactEnded != 0}
 	}
+}
+
+// rowVec is an encoded row's vector of dim dimensions, aliasing b (copied
+// when b's vector is not 4-aligned); nil when dim is 0.
+func rowVec(b []byte, dim int) []float32 {
+	if dim == 0 {
+		return nil
+	}
+	p := unsafe.Pointer(&b[rowHeader])
+	if uintptr(p)%4 == 0 {
+		return unsafe.Slice((*float32)(p), dim)[:dim:dim]
+	}
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[rowHeader+4*i:]))
+	}
+	return v
+}
+
+// rowMeta is MetaOf an encoded row's decoding, and its vector (rowVec),
+// read without decoding the row: what a search's filter and exact score
+// need of a candidate it may drop.
+func rowMeta(b []byte) (Meta, []float32) {
+	flags := binary.LittleEndian.Uint32(b[offFlags:])
+	dim := int(binary.LittleEndian.Uint32(b[offDim:]))
+	var exp int64
+	if flags&flagExpires != 0 {
+		exp = getTime(b, timeTo+1).UnixMicro()
+	}
+	r := rowReader{b: b, at: rowHeader + 4*dim}
+	r.str() // id
+	r.str() // user
+	r.str() // namespace
+	tier := memory.Tier(r.str())
+	return NewMeta(tier, flags&(flagValidTo|flagArchived) != 0, exp, flags&flagConsolidated != 0), rowVec(b, dim)
 }
 
 // rowHits is an encoded row's hits.

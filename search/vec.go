@@ -334,6 +334,49 @@ func dotI8BatchGeneric(q []int16, v []int8, out []int32) {
 // Dim is the vector length the index holds.
 func (ix *Vec) Dim() int { return ix.dim }
 
+// rescoreRows is Rescore over rows given as the cached encodings bufs[i]
+// of ids[i], or rows[ids[i]] where bufs[i] is nil: an encoded candidate is
+// filtered and scored from its encoding (rowMeta) and decoded only when
+// among the best limit, so the margin's rows allocate nothing.
+func rescoreRows(q []float32, ids []string, bufs [][]byte, rows map[string]*memory.Memory, f *Filter, limit int, o memory.SearchOptions) []memory.Candidate {
+	type scored struct {
+		i     int
+		score float64
+	}
+	keep := make([]scored, 0, len(ids))
+	e := make([]float32, len(q))
+	for i, id := range ids {
+		var v []float32
+		if b := bufs[i]; b != nil {
+			meta, vec := rowMeta(b)
+			if !f.Keep(&meta) {
+				continue
+			}
+			v = vec
+		} else if m, ok := rows[id]; !ok || !f.KeepMemory(m) {
+			continue
+		} else {
+			v = m.Embedding
+		}
+		if len(v) == len(q) && NormaliseInto(e, v) {
+			keep = append(keep, scored{i, float64(Dot(q, e))})
+		}
+	}
+	slices.SortStableFunc(keep, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	keep = keep[:min(len(keep), limit)]
+	out := make([]memory.Candidate, len(keep))
+	decoded := make([]memory.Memory, len(keep))
+	for k, c := range keep {
+		m := rows[ids[c.i]]
+		if b := bufs[c.i]; b != nil {
+			decodeRow(b, &decoded[k])
+			m = &decoded[k]
+		}
+		out[k] = memory.Candidate{Memory: memory.SearchCopy(m, o), Score: c.score}
+	}
+	return out
+}
+
 // Rescore scores the rows ids (ranked approximately) exactly against the
 // normalised query q and returns the best limit, best first; ties keep the
 // ranking's order. A row missing from rows, changed since the ranking so
