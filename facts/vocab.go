@@ -274,6 +274,11 @@ func kindWords(f *Fact) string {
 		return "child children kid kids 孩子"
 	case f.Attribute == "speaks":
 		return "language languages 语言"
+	case f.Attribute == "activity" || f.Attribute == "plays" ||
+		(f.Attribute == "likes" || f.Attribute == "dislikes") && strings.HasSuffix(strings.Fields(f.Value + " x")[0], "ing"):
+		// "What are my hobbies?" asks for what the user does: a hobby
+		// taken up, a game played, an activity liked ("likes hiking").
+		return "hobby hobbies pastime 爱好"
 	case f.Attribute == "partner" && f.Subject == "user":
 		// "married to Elena" is asked for as "my wife", "my husband".
 		return "partner spouse wife husband girlfriend boyfriend dating 老婆 老公 爱人 对象"
