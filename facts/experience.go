@@ -1,6 +1,9 @@
 package facts
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Things the user has read, watched or been to: multi-valued attributes
 // whose values accumulate over a conversation ("Just finished "A Dance
@@ -27,8 +30,10 @@ func experienced(ts []tok, j int, mk func(a, v string) Fact, neg bool) (Fact, bo
 	case "read", "reread":
 		attr = "read"
 	case "finished", "started":
-		if k < len(ts) && (ts[k].low == "reading" || ts[k].low == "watching") {
-			attr, k = map[string]string{"reading": "read", "watching": "watched"}[ts[k].low], k+1
+		if k < len(ts) && ts[k].low == "reading" {
+			attr, k = "read", k+1
+		} else if k < len(ts) && ts[k].low == "watching" {
+			attr, k = "watched", k+1
 		} else if ts[j].low == "finished" && k < len(ts) && isQuote(ts[k].w) {
 			attr = "read" // "Just finished "A Dance with Dragons""
 		}
@@ -103,9 +108,21 @@ func titleAt(ts []tok, k int, place bool) (string, bool) {
 
 func isQuote(w string) bool { return w == `"` || w == "“" || w == "”" || w == "``" || w == "''" }
 
-var weekdayOrMonth = map[string]bool{"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true,
-	"saturday": true, "sunday": true, "january": true, "february": true, "march": true, "april": true, "june": true,
-	"july": true, "august": true, "september": true, "october": true, "november": true, "december": true}
+// weekdayOrMonth are the capitalised calendar words that begin no title
+// or place: the day names (dayNames) and the months but May, which is
+// also a name.
+var weekdayOrMonth = func() map[string]bool {
+	out := make(map[string]bool, len(dayNames)+11)
+	for d := range dayNames {
+		out[d] = true
+	}
+	for m := time.January; m <= time.December; m++ {
+		if m != time.May {
+			out[strings.ToLower(m.String())] = true
+		}
+	}
+	return out
+}()
 
 // hypothetical: a wish, plan or condition before the verb at ts[j] ("I'd
 // love to go", "if I went", "I want to visit", "I hope to read").

@@ -256,6 +256,12 @@ func render(f *Fact, zh bool) string {
 	return out
 }
 
+// firstWord is v up to its first space.
+func firstWord(v string) string {
+	w, _, _ := strings.Cut(v, " ")
+	return w
+}
+
 func article(v string) string {
 	if v != "" && strings.ContainsRune("aeiouAEIOU", rune(v[0])) {
 		return "an"
@@ -275,7 +281,7 @@ func kindWords(f *Fact) string {
 	case f.Attribute == "speaks":
 		return "language languages 语言"
 	case f.Attribute == "activity" || f.Attribute == "plays" ||
-		(f.Attribute == "likes" || f.Attribute == "dislikes") && strings.HasSuffix(strings.Fields(f.Value + " x")[0], "ing"):
+		(f.Attribute == "likes" || f.Attribute == "dislikes") && strings.HasSuffix(firstWord(f.Value), "ing"):
 		// "What are my hobbies?" asks for what the user does: a hobby
 		// taken up, a game played, an activity liked ("likes hiking").
 		return "hobby hobbies pastime 爱好"
