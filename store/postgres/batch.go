@@ -26,9 +26,10 @@ import (
 // them overflows, after which every other session's visibility checks
 // look the transaction's rows up in pg_subtrans: so a batch commits every
 // maxJoined calls and goes on in a new transaction, and a failing fn
-// rolls back only the calls since the last of those commits. What a
-// joined Touch changes in this process's row cache is applied once its
-// transaction committed.
+// rolls back only the calls since the last of those commits. Touches add
+// up and are written as the batch commits (Touch). What a joined Touch
+// changes in this process's row cache is applied once its transaction
+// committed.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -44,7 +45,7 @@ func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) e
 	if b.tx == nil {
 		return fmt.Errorf("batch: %w", b.err)
 	}
-	return b.commit()
+	return b.commit(ctx)
 }
 
 // maxJoined bounds the calls (savepoints) one transaction of a Batch
@@ -53,28 +54,38 @@ const maxJoined = 48
 
 type batchKey struct{}
 
+// batchOf is the Batch ctx runs in, or nil.
+func batchOf(ctx context.Context) *batch {
+	b, _ := ctx.Value(batchKey{}).(*batch)
+	return b
+}
+
 // batch is an open Batch transaction. Calls joining it are serialised:
 // a transaction runs one statement at a time.
 type batch struct {
-	mu    sync.Mutex
-	db    *sql.DB
-	tx    *sql.Tx // nil after a failed intermediate commit (err)
-	err   error
-	calls int      // joined calls in tx
-	after []func() // run once tx committed
+	mu      sync.Mutex
+	db      *sql.DB
+	tx      *sql.Tx // nil after a failed intermediate commit (err)
+	err     error
+	calls   int      // joined calls in tx
+	after   []func() // run once tx committed
+	touches usage    // the Touch calls since the last commit, written just before it
 }
 
 // commit commits the batch's transaction and runs its after hooks.
-func (b *batch) commit() error {
+func (b *batch) commit(ctx context.Context) error {
 	tx := b.tx
 	b.tx = nil
+	if err := b.touches.write(ctx, tx); err != nil {
+		return fmt.Errorf("batch: touch memories: %w", errors.Join(err, rollback(tx)))
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("batch: commit: %w", err)
 	}
 	for _, f := range b.after {
 		f()
 	}
-	b.after, b.calls = nil, 0
+	b.after, b.calls, b.touches = nil, 0, nil
 	return nil
 }
 
@@ -87,7 +98,7 @@ func (b *batch) next(ctx context.Context) error {
 	if b.calls < maxJoined {
 		return nil
 	}
-	if err := b.commit(); err != nil {
+	if err := b.commit(ctx); err != nil {
 		b.err = err
 		return err
 	}
@@ -108,7 +119,7 @@ type dbtx = sqlkit.Execer
 // several is set, in a transaction of its own. after, when set, runs once
 // fn's writes are committed (at once outside a batch).
 func (s *conn) joined(ctx context.Context, several bool, after func(), fn func(q dbtx) error) error {
-	b, _ := ctx.Value(batchKey{}).(*batch)
+	b := batchOf(ctx)
 	if b == nil {
 		var err error
 		if several {

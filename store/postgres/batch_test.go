@@ -9,11 +9,11 @@ import (
 	"github.com/memproxy/memproxy/memory"
 )
 
-// TestBatchSavepoints: the shared suite (storetest "Batch") checks what
+// TestBatchFailsAlone: the shared suite (storetest "Batch") checks what
 // batching does; here, a statement the server refuses inside a batch
-// fails alone (its savepoint), and this process's cached row shows the
-// batch's touches only once it committed.
-func TestBatchSavepoints(t *testing.T) {
+// fails alone (its savepoint), and this process's
+// cached row shows the batch's touches only once it committed.
+func TestBatchFailsAlone(t *testing.T) {
 	ctx := context.Background()
 	st := openTest(t, 2)
 	sc := memory.Scope{User: "u", Namespace: "default"}
@@ -34,7 +34,7 @@ func TestBatchSavepoints(t *testing.T) {
 		if err := st.Touch(ctx, sc, []string{"a"}, t0); err != nil {
 			return err
 		}
-		// Not valid UTF-8: the server refuses the row, in its savepoint.
+		// Not valid UTF-8: the server refuses the row.
 		if err := st.AppendRecall(ctx, &memory.RecallRecord{RequestID: "bad\xff", Scope: sc, Time: t0}); err == nil {
 			t.Error("a recall row with an invalid request id was accepted")
 		}
@@ -59,7 +59,9 @@ func TestBatchSavepoints(t *testing.T) {
 
 // TestBatchChunks: a batch of more calls than maxJoined never holds more
 // than maxJoined savepoints (subtransactions) in one transaction, and
-// every call lands, the same rows touched again and again included.
+// every call lands: the inserts, the touches of the same row again and
+// again (written at each commit, added up), and every recall row, a
+// request's second row replacing its first.
 func TestBatchChunks(t *testing.T) {
 	ctx := context.Background()
 	st := openTest(t, 2)
@@ -72,11 +74,16 @@ func TestBatchChunks(t *testing.T) {
 	err := st.Batch(ctx, func(ctx context.Context) error {
 		b := ctx.Value(batchKey{}).(*batch)
 		for i := range n {
-			if err := st.Touch(ctx, sc, []string{"a"}, time.Now()); err != nil {
+			if err := st.Insert(ctx, sc, &memory.Memory{ID: fmt.Sprint("m", i), Tier: memory.TierEpisodic, Text: "rowing", Embedding: []float32{0, 1}}); err != nil {
 				return err
 			}
-			if err := st.AppendRecall(ctx, &memory.RecallRecord{RequestID: fmt.Sprint("r", i), Scope: sc, Time: time.Now()}); err != nil {
+			if err := st.Touch(ctx, sc, []string{"a", "a", "gone"}, time.Now()); err != nil {
 				return err
+			}
+			for _, fb := range []float64{0, 1} {
+				if err := st.AppendRecall(ctx, &memory.RecallRecord{RequestID: fmt.Sprint("r", i), Scope: sc, Time: time.Now(), Feedback: &fb}); err != nil {
+					return err
+				}
 			}
 			most = max(most, b.calls)
 		}
@@ -91,9 +98,12 @@ func TestBatchChunks(t *testing.T) {
 	if m, err := st.Get(ctx, sc, "a"); err != nil || m.Hits != n {
 		t.Errorf("after %d touches in one batch: %+v, %v", n, m, err)
 	}
+	if _, err := st.Get(ctx, sc, fmt.Sprint("m", n-1)); err != nil {
+		t.Errorf("the last insert: %v", err)
+	}
 	for _, id := range []string{"r0", fmt.Sprint("r", n-1)} {
-		if r, err := st.RecallByRequest(ctx, sc, id); err != nil || r == nil {
-			t.Errorf("recall row %s: %v, %v", id, r, err)
+		if r, err := st.RecallByRequest(ctx, sc, id); err != nil || r == nil || r.Feedback == nil || *r.Feedback != 1 {
+			t.Errorf("recall row %s: %+v, %v", id, r, err)
 		}
 	}
 }

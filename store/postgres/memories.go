@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lib/pq"
@@ -52,8 +53,10 @@ func insertRows(ctx context.Context, tx dbtx, ms []*memory.Memory) error {
 // Touch records an access of every id: hits+1, last_used_at=t, in the
 // narrow memory_usage rows (migration 9), which reads add to the memories
 // row. The increment happens in the upsert itself, so concurrent touches
-// never lose a hit; ids not in the scope are ignored. Rows are upserted in
-// id order, so two batches sharing ids lock them in the same order.
+// never lose a hit; ids not in the scope are ignored. In a Batch the
+// touches add up and are written as it commits, one statement for all:
+// the recall path's writer hands over a touch per recall, and a memory
+// injected by many of them is written once.
 func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time.Time) error {
 	if err := sqlkit.Check(s.Store.Conn, sc); err != nil {
 		return fmt.Errorf("touch memories: %w", err)
@@ -61,13 +64,66 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	if len(ids) == 0 {
 		return nil
 	}
-	after := func() { s.local.EndTouch(sc, ids, sqlkit.Micro(t), true) }
-	err := s.joined(ctx, false, after, func(q dbtx) error {
-		_, err := q.ExecContext(ctx, `INSERT INTO memory_usage AS u (user_id, namespace, id, hits, last_used_at)
-			SELECT user_id, namespace, id, 1, $4 FROM memories WHERE user_id = $1 AND namespace = $2 AND id = ANY($3) ORDER BY id
-			ON CONFLICT (user_id, namespace, id) DO UPDATE SET hits = u.hits + 1, last_used_at = excluded.last_used_at`,
-			sc.User, sc.Namespace, pq.Array(ids), sqlkit.Micro(t))
-		return err
-	})
-	return sqlkit.Wrap("touch memories", err)
+	t = sqlkit.Micro(t)
+	after := func() { s.local.EndTouch(sc, ids, t, true) }
+	b := batchOf(ctx)
+	if b == nil {
+		u := usage{}
+		u.add(sc, ids, t)
+		return sqlkit.Wrap("touch memories", s.joined(ctx, false, after, func(q dbtx) error { return u.write(ctx, q) }))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tx == nil {
+		return fmt.Errorf("touch memories: batch: %w", b.err)
+	}
+	if b.touches == nil {
+		b.touches = usage{}
+	}
+	b.touches.add(sc, ids, t)
+	b.after = append(b.after, after)
+	return nil
+}
+
+// usage is what touches add to memories, by key.
+type usage map[[3]string]struct {
+	hits int64
+	last time.Time
+}
+
+// add adds a touch of ids (an id twice is one touch) at t.
+func (u usage) add(sc memory.Scope, ids []string, t time.Time) {
+	for i, id := range ids {
+		if k := [3]string{sc.User, sc.Namespace, id}; !slices.Contains(ids[:i], id) {
+			a := u[k]
+			a.hits++
+			if t.After(a.last) {
+				a.last = t
+			}
+			u[k] = a
+		}
+	}
+}
+
+// write upserts the usage rows, in key order, so two writers lock them in
+// the same order.
+func (u usage) write(ctx context.Context, q dbtx) error {
+	if len(u) == 0 {
+		return nil
+	}
+	var cols [4][]string
+	var hits []int64
+	for k, a := range u {
+		cols[0], cols[1], cols[2] = append(cols[0], k[0]), append(cols[1], k[1]), append(cols[2], k[2])
+		cols[3], hits = append(cols[3], a.last.Format(time.RFC3339Nano)), append(hits, a.hits)
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO memory_usage AS u (user_id, namespace, id, hits, last_used_at)
+		SELECT m.user_id, m.namespace, m.id, x.hits, x.last
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bigint[]) AS x(u, ns, id, last, hits)
+		JOIN memories m ON m.user_id = x.u AND m.namespace = x.ns AND m.id = x.id
+		ORDER BY m.user_id, m.namespace, m.id
+		ON CONFLICT (user_id, namespace, id) DO UPDATE
+		SET hits = u.hits + excluded.hits, last_used_at = greatest(u.last_used_at, excluded.last_used_at)`,
+		pq.Array(cols[0]), pq.Array(cols[1]), pq.Array(cols[2]), pq.Array(cols[3]), pq.Array(hits))
+	return err
 }
