@@ -51,6 +51,14 @@ type Batcher interface {
 // commits them together; Flush and Close do not wait for it.
 const flushWindow = 50 * time.Millisecond
 
+// touchWindow is how long it gathers touches (hits and last use, which
+// only decay and ranking read, on the scale of hours): a store adds up the
+// touches of one batch (PostgreSQL writes them in one statement), so a
+// memory injected by many requests of the window is written once, and the
+// writes the recalls beside them wait behind are fewer (the PostgreSQL 10k
+// recall path's p99, BenchmarkRecallPath, docs/benchmarks.md).
+const touchWindow = 500 * time.Millisecond
+
 // maxBatch bounds the writes committed together.
 const maxBatch = 512
 
@@ -153,11 +161,11 @@ func (h *Hook) Rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	// leave memory as it found it (replays, evaluations).
 	if len(rw.Injected) > 0 && req.Arm != proxy.ArmReadonly {
 		ids, s, at := rw.Injected, req.Scope, req.Time
-		h.enqueue(func(ctx context.Context) {
+		h.enqueueJob(job{late: true, write: func(ctx context.Context) {
 			if err := h.cfg.Writer.Touch(ctx, s, ids, at); err != nil {
 				h.log.Warn("recall: touch injected memories", "request_id", rec.RequestID, "err", err)
 			}
-		})
+		}})
 	}
 	return rw, nil
 }
@@ -371,14 +379,17 @@ func (h *Hook) Flush(ctx context.Context) error {
 type job struct {
 	write func(context.Context)
 	done  chan struct{}
+	late  bool // a touch: may wait for touchWindow
 }
 
 // enqueue hands work to the background writer; when it is full the work is
 // dropped and counted (these writes are reinforcement and observability,
 // never the user's data).
-func (h *Hook) enqueue(f func(context.Context)) {
+func (h *Hook) enqueue(f func(context.Context)) { h.enqueueJob(job{write: f}) }
+
+func (h *Hook) enqueueJob(j job) {
 	select {
-	case h.work <- job{write: f}:
+	case h.work <- j:
 	default:
 		h.met.dropped.Inc()
 		h.log.Warn("recall: background writer full, dropping a write")
@@ -386,25 +397,42 @@ func (h *Hook) enqueue(f func(context.Context)) {
 }
 
 // run is the background writer: it gathers the writes of a flush window
-// (or until a Flush, Close or maxBatch) and writes them together.
+// (touches: of a touch window) or until a Flush, Close or maxBatch, and
+// writes them together.
 func (h *Hook) run() {
 	defer close(h.done)
-	var batch []job
-	var window <-chan time.Time
+	var batch, touches []job
+	var window, touchTimer <-chan time.Time
 	for {
 		select {
 		case j := <-h.work:
-			batch = append(batch, j)
-			if j.write == nil || len(batch) >= maxBatch {
-				h.write(batch)
-				batch, window = nil, nil
-			} else if window == nil {
-				window = time.After(flushWindow)
+			switch {
+			case j.write == nil: // a Flush: everything before it
+				h.write(append(append(touches, batch...), j))
+				batch, touches, window, touchTimer = nil, nil, nil, nil
+			case j.late:
+				if touches = append(touches, j); len(touches) >= maxBatch {
+					h.write(touches)
+					touches, touchTimer = nil, nil
+				} else if touchTimer == nil {
+					touchTimer = time.After(touchWindow)
+				}
+			default:
+				if batch = append(batch, j); len(batch) >= maxBatch {
+					h.write(batch)
+					batch, window = nil, nil
+				} else if window == nil {
+					window = time.After(flushWindow)
+				}
 			}
 		case <-window:
 			h.write(batch)
 			batch, window = nil, nil
+		case <-touchTimer:
+			h.write(touches)
+			touches, touchTimer = nil, nil
 		case <-h.stop:
+			batch = append(touches, batch...)
 			for {
 				select {
 				case j := <-h.work:

@@ -79,7 +79,8 @@ func (noSearch) LexicalSearch(context.Context, memory.Scope, string, memory.Sear
 
 // TestWriterBatches checks that the background writer commits the writes
 // of a window together through Batch, and that Flush returns only when
-// every write handed over before it is done, with or without batching.
+// every write handed over before it is done, with or without batching, the
+// touches the writer holds longer than recall rows included (as is Close).
 func TestWriterBatches(t *testing.T) {
 	sc := memory.Scope{User: "u", Namespace: "default"}
 	for _, batching := range []bool{true, false} {
@@ -91,7 +92,7 @@ func TestWriterBatches(t *testing.T) {
 		h := newTestHook(t, w)
 		const n = 100
 		for i := range n {
-			h.enqueue(func(ctx context.Context) { _ = h.cfg.Writer.Touch(ctx, sc, []string{"a"}, time.Time{}) })
+			h.enqueueJob(job{late: true, write: func(ctx context.Context) { _ = h.cfg.Writer.Touch(ctx, sc, []string{"a"}, time.Time{}) }})
 			if i%2 == 0 {
 				h.enqueue(func(ctx context.Context) { _ = h.cfg.Writer.AppendRecall(ctx, &memory.RecallRecord{Scope: sc}) })
 			}
@@ -108,8 +109,8 @@ func TestWriterBatches(t *testing.T) {
 			t.Errorf("%d writes committed in %d batches", n+n/2, fw.batches)
 		}
 		fw.mu.Unlock()
-		// Close writes what is still queued.
-		h.enqueue(func(ctx context.Context) { _ = h.cfg.Writer.Touch(ctx, sc, []string{"a"}, time.Time{}) })
+		// Close writes what is still queued or held.
+		h.enqueueJob(job{late: true, write: func(ctx context.Context) { _ = h.cfg.Writer.Touch(ctx, sc, []string{"a"}, time.Time{}) }})
 		h.Close()
 		if fw.touches != n+1 {
 			t.Errorf("batching %v: Close left a write behind", batching)
