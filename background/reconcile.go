@@ -81,6 +81,31 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 			m.Tier = memory.TierProfile
 		}
 	}
+	if f != nil && f.Destination {
+		// "I moved to Globex": a destination the user's memories know as
+		// an organisation is the new employer, not a home.
+		known, err := q.knownOrganisation(ctx, s, f.Value, m.CreatedAt)
+		if err != nil {
+			return "", err
+		}
+		if known {
+			f.AsEmployer()
+			m.Text, m.Key, m.Embedding, m.Provenance.Fact = f.Text, f.Key(), nil, nil
+		}
+	}
+	var linked *memory.Memory
+	if f != nil && f.Attribute == "age" && !f.Ended {
+		// "My son is 12." then "Leo turned 13.": the named age updates
+		// the unnamed one it can only be (facts.LinkAge).
+		var err error
+		if linked, err = q.linkAge(ctx, s, f, m.CreatedAt); err != nil {
+			return "", err
+		}
+		if linked != nil {
+			f.NameAge(linked)
+			m.Text, m.Embedding = f.Text, nil
+		}
+	}
 	if m.Embedding == nil {
 		v, err := q.cfg.Embedder.Embed(ctx, []string{m.Text})
 		if err != nil {
@@ -114,6 +139,9 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 			}
 			slot = append(slot, hist...)
 		}
+	}
+	if linked != nil {
+		slot = append(slot, linked)
 	}
 	if f != nil && f.Ended && (f.Multi || f.AnyValue) {
 		// "I no longer have a dog", 我已经不养狗了, "our dog died": the
@@ -374,4 +402,60 @@ func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correc
 	fixed.Embedding = v[0]
 	_, err = q.apply(ctx, s, &fixed, lifecycle.DecideCorrection(target, &fixed, t.Time), "background")
 	return err
+}
+
+// knownOrganisation reports whether the scope's memories (any tier, any
+// state) name value as an organisation: the value of an employer, school
+// or group slot, or a text that names it as an employer
+// (facts.KnownOrganisation).
+func (q *reconciler) knownOrganisation(ctx context.Context, s memory.Scope, value string, at time.Time) (bool, error) {
+	cands, err := q.cfg.Store.LexicalSearch(ctx, s, value, memory.SearchOptions{Limit: 20, IncludeDead: true, At: at})
+	if err != nil {
+		return false, fmt.Errorf("organisation search: %w", err)
+	}
+	var vals, texts []string
+	for _, c := range cands {
+		if tr := c.Memory.Fact(); tr != nil {
+			switch tr.Attribute {
+			case "works_at", "studies_at", "member_of":
+				vals = append(vals, tr.Value)
+			}
+			continue
+		}
+		texts = append(texts, c.Memory.Text)
+	}
+	return facts.KnownOrganisation(value, vals, texts), nil
+}
+
+// linkAge reads what facts.LinkAge needs for a named age with no live
+// age of that name: the scope's live ages and the live facts that name
+// the subject.
+func (q *reconciler) linkAge(ctx context.Context, s memory.Scope, f *Fact, at time.Time) (*memory.Memory, error) {
+	if !facts.Named(f.Subject) {
+		return nil, nil
+	}
+	st := q.cfg.Store
+	hist, err := st.History(ctx, s, f.Key())
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	for _, old := range hist {
+		if old.Live(at) {
+			return nil, nil // the name's own age: its slot decides
+		}
+	}
+	tiers := []memory.Tier{memory.TierSemantic, memory.TierProfile}
+	var ages []*memory.Memory
+	for _, word := range []string{"old", "岁"} {
+		p, err := st.List(ctx, s, memory.ListFilter{Tiers: tiers, State: memory.StateLive, At: at, Query: word, Limit: 100})
+		if err != nil {
+			return nil, fmt.Errorf("ages: %w", err)
+		}
+		ages = append(ages, p.Data...)
+	}
+	about, err := st.List(ctx, s, memory.ListFilter{Tiers: tiers, State: memory.StateLive, At: at, Query: f.Subject, Limit: 100})
+	if err != nil {
+		return nil, fmt.Errorf("relatives: %w", err)
+	}
+	return facts.LinkAge(f, ages, about.Data, at), nil
 }

@@ -433,7 +433,7 @@ func extractEN(sent string) []Fact {
 			if (ts[m].low == "my" || ts[m].low == "our") && m > k && (ts[m-1].low == "and" || ts[m-1].low == "but" || ts[m-1].low == "so" || ts[m-1].tag == ",") {
 				break
 			}
-			if ts[m].low == "and" && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low]) {
+			if ts[m].low == "and" && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low] || andVerbs[ts[m+1].low]) {
 				out = append(out, clause(ts, m+1, "user", "")...)
 			}
 		}
@@ -504,6 +504,11 @@ var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|ye
 // at Brightwave as a product manager").
 var aboutRe = regexp.MustCompile(`(?i)\bis (?:now )?my (?:new |current |main |go-to |preferred )?|\bat [A-Z]\w+.* as an? `)
 
+// andVerbs are verbs the tagger may read as nouns after "and" ("I live
+// in Leeds and work at Initech").
+var andVerbs = map[string]bool{"work": true, "live": true, "study": true, "teach": true, "use": true, "speak": true,
+	"play": true, "drive": true, "own": true, "love": true, "run": true, "cook": true, "code": true, "volunteer": true}
+
 var pastVerbs = map[string]bool{"sold": true, "bought": true, "got": true, "moved": true, "switched": true, "started": true,
 	"quit": true, "joined": true, "adopted": true, "left": true, "dropped": true, "traded": true, "upgraded": true, "replaced": true}
 
@@ -530,6 +535,13 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	}
 	if f, ok := experienced(ts, j, mk, neg); ok {
 		return []Fact{f}
+	}
+	if (v == "staying" || v == "visiting" || v == "spending") && stayIn(ts, j+1) > 0 && !neg {
+		// "I'm staying with my parents in Leeds", "visiting my sister
+		// in Madrid": where the user is for now, not where they live.
+		if val, _, ok := np(ts, stayIn(ts, j+1)); ok {
+			return []Fact{mk("staying_in", val)}
+		}
 	}
 	switch v {
 	case "dating", "married":
@@ -574,14 +586,19 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return nil
 		}
 		var prior, to string
+		dest := false
 		for k := j + 1; k < len(ts) && k < j+12; k++ {
 			if ts[k].low == "from" {
 				prior, _, _ = np(ts, k+1)
 			}
 			if ts[k].low == "to" {
+				if k+3 < len(ts) && ts[k+1].low == "the" && placeNouns[ts[k+2].low] && ts[k+3].low == "of" {
+					k += 3 // "moved to the city of Leeds"
+				}
 				to, _, _ = np(ts, k+1)
+				dest = true
 				if h := homeIn(ts, k+1); to != "" && to[0] >= 'a' && to[0] <= 'z' && h != "" {
-					to = h // "moved to a new flat in Leeds"
+					to, dest = h, false // "moved to a new flat in Leeds"
 				}
 				break
 			}
@@ -599,7 +616,7 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			// A home is a name: "moved to Lisbon"; "moved on from Initech
 			// to a startup", "moved to the data team" are no home.
 			f := mk("lives_in", to)
-			f.Change, f.Prior = true, prior
+			f.Change, f.Prior, f.move = true, prior, dest
 			return []Fact{f}
 		}
 	case "settled":
@@ -1164,6 +1181,12 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			fs[i].Change = true
 		}
 		return fs
+	case (t.low == "staying" || t.low == "visiting" || t.low == "spending" || (t.low == "at" && !(j+1 < len(ts) && ts[j+1].low == "home") || t.low == "back" || t.low == "home") && tempEN.MatchString(tokText(ts))) && stayIn(ts, j+1) > 0:
+		// "I'm staying with my parents in Leeds", "visiting my sister in
+		// Madrid", "at my mum's in York": where the user is for now.
+		if val, _, ok := np(ts, stayIn(ts, j+1)); ok && !neg {
+			return []Fact{mk("staying_in", val)}
+		}
 	case t.low == "in" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP":
 		// "I'm in Tokyo": where the user is, not where they live.
 		if val, _, ok := np(ts, j+1); ok && !neg {
@@ -1817,4 +1840,19 @@ func hiredAt(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 	f := mk("works_at", val)
 	f.Change = true
 	return f, true
+}
+
+// stayIn is where the name after "in" starts in a stay said from ts[j]
+// ("with my parents in Leeds", "at my mum's in York", "in Leeds"); 0
+// when the words before "in" leave the clause or no name follows.
+func stayIn(ts []tok, j int) int {
+	for k := j; k < len(ts) && k < j+7; k++ {
+		switch {
+		case ts[k].low == "in" && k+1 < len(ts) && ts[k+1].capital && !dateWords([]string{ts[k+1].w}):
+			return k + 1
+		case ts[k].tag == "." || ts[k].low == "and" || ts[k].low == "but" || ts[k].low == "because" || ts[k].low == "so" || strings.HasPrefix(ts[k].tag, "VB") && k > j:
+			return 0
+		}
+	}
+	return 0
 }

@@ -153,6 +153,11 @@ func possessivePet(ts []tok, j int) []Fact {
 		k++
 	}
 	if k >= len(ts) || !ts[k].capital {
+		if a := ageAt(ts, j+1); a != "" {
+			// "My dog is 3", "our cat just turned 2": the unnamed pet's
+			// age, which a name said later takes over (LinkAge).
+			return []Fact{{Triple: tripleOf(kind, "age", a), word: kind}}
+		}
 		return nil
 	}
 	name := ts[k].w

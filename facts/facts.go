@@ -84,6 +84,13 @@ type Fact struct {
 	// base is the sentence rendered from the triple, before a date was
 	// added to it.
 	base string
+	// move: the value is where a move went ("moved to X"), a home only
+	// if it is a place (destinations).
+	move bool
+	// Destination: a home read from a move's destination, which
+	// reconcile keeps only if the user's memories do not know the value
+	// as an organisation (KnownOrganisation).
+	Destination bool
 }
 
 // Key is the fact's slot.
@@ -173,7 +180,7 @@ func Extract(msg string, o Options) []Fact {
 		if hasHan(sent) {
 			fs = extractZH(sent)
 		} else {
-			fs = extractEN(sent)
+			fs = destinations(extractEN(sent), sent, msg+"\n"+o.Before)
 		}
 		// "I quit my job", 我们分手了: an ending cue ends its slot when
 		// the sentence states nothing else about that slot.
@@ -301,6 +308,11 @@ func Extract(msg string, o Options) []Fact {
 			switch {
 			case f.Attribute == "staying_in" && temp && len(refs) > 0:
 				f.Text = periodSuffix(f.Text, refs[0], hasHan(sent))
+			case f.Attribute == "staying_in" && temp && !hasHan(sent) && strings.HasSuffix(f.Text, f.Value+"."):
+				// "… in Leeds for the holidays.": the period, as said.
+				if p := tempEN.FindString(sent); p != "" {
+					f.Text = strings.TrimSuffix(f.Text, ".") + " " + strings.ToLower(p) + "."
+				}
 			case future:
 				f.Text = startSuffix(f.Text, refs[0], hasHan(sent))
 			case f.Dated && experiences[f.Attribute] && !hasHan(sent):

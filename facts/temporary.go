@@ -14,7 +14,7 @@ import (
 // expires when the period ends and never takes the place of a lasting
 // fact (where the user lives).
 var (
-	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
+	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|(?:for|over) (?:the )?(?:holidays|christmas|easter|summer|winter|semester|term|month)|for (?:a|one) month|for the (?:school|summer|christmas|easter) (?:holidays|break|vacation)|this month|on (?:a |my |our )?(?:work |business |family |road |short )?(?:trip|holiday|vacation|break)|on business|for (?:work|a conference|a wedding|a funeral)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
 	// presentEN: the sentence states how things are, not what happened.
 	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b|\b(?:my|our) [a-z\-]+(?: is|'s| are)\b`)
 	tempZH    = regexp.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
@@ -68,6 +68,23 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 	case strings.HasPrefix(m, "for ") && (strings.HasSuffix(m, " week") || strings.HasSuffix(m, " weeks")):
 		// "for the next two weeks", "for a week"
 		return day.AddDate(0, 0, 7*countIn(m, 1)), true
+	case strings.Contains(m, "summer"):
+		// "for the summer": to the end of August, or three months.
+		end := time.Date(day.Year(), time.September, 1, 0, 0, 0, 0, loc)
+		if !end.After(day) || end.Sub(day) > 100*24*time.Hour {
+			end = day.AddDate(0, 3, 0)
+		}
+		return end, true
+	case strings.Contains(m, "month") || strings.Contains(m, "semester") || strings.Contains(m, "term"):
+		if m == "this month" {
+			return time.Date(day.Year(), day.Month()+1, 1, 0, 0, 0, 0, loc), true
+		}
+		if strings.Contains(m, "month") {
+			return day.AddDate(0, 1, 0), true
+		}
+		return day.AddDate(0, 4, 0), true
+	case strings.Contains(m, "holidays") || strings.Contains(m, "christmas") || strings.Contains(m, "easter") || strings.Contains(m, "winter") || strings.Contains(m, "break") || strings.Contains(m, "vacation"):
+		return day.AddDate(0, 0, 21), true
 	case strings.HasPrefix(m, "until "):
 		w := strings.TrimPrefix(m, "until ")
 		if wd, ok := dayNames[w]; ok {
