@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -411,7 +412,7 @@ func extractEN(sent string) []Fact {
 		return fs
 	}
 	implicit := implicitRe.MatchString(sent)
-	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) {
+	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) && !newJobRe.MatchString(sent) {
 		return nil
 	}
 	var out []Fact
@@ -468,6 +469,10 @@ func extractEN(sent string) []Fact {
 			}
 		}
 	}
+	if !slices.ContainsFunc(out, func(f Fact) bool { return f.Attribute == "works_at" }) {
+		out = append(out, newJobAt(ts)...)
+	}
+	out = append(out, coordinated(ts, out)...)
 	out = append(out, insteadOf(sent, out)...)
 	if len(out) == 0 {
 		out = append(out, valueIsMine(ts)...)
@@ -507,7 +512,9 @@ var aboutRe = regexp.MustCompile(`(?i)\bis (?:now )?my (?:new |current |main |go
 // andVerbs are verbs the tagger may read as nouns after "and" ("I live
 // in Leeds and work at Initech").
 var andVerbs = map[string]bool{"work": true, "live": true, "study": true, "teach": true, "use": true, "speak": true,
-	"play": true, "drive": true, "own": true, "love": true, "run": true, "cook": true, "code": true, "volunteer": true}
+	"play": true, "drive": true, "own": true, "love": true, "run": true, "cook": true, "code": true, "volunteer": true,
+	"sing": true, "dance": true, "write": true, "paint": true, "draw": true, "swim": true, "read": true, "travel": true,
+	"surf": true, "bake": true, "knit": true, "hike": true, "climb": true, "ski": true}
 
 var pastVerbs = map[string]bool{"sold": true, "bought": true, "got": true, "moved": true, "switched": true, "started": true,
 	"quit": true, "joined": true, "adopted": true, "left": true, "dropped": true, "traded": true, "upgraded": true, "replaced": true}
@@ -1495,6 +1502,15 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		}
 	}
 	a, known := attrAlias[name]
+	newly := false
+	if first, rest, ok := strings.Cut(name, " "); !known && ok && currentAdj[first] {
+		// "My new employer is Globex", "my current job is nurse": the
+		// slot itself, "new" said as a change.
+		if b, ok := attrAlias[rest]; ok {
+			a, known, newly, name = b, true, first == "new", rest
+			words, orig = words[1:], orig[1:]
+		}
+	}
 	if !known {
 		a = favoriteKey(strings.ReplaceAll(name, " ", "_"))
 	}
@@ -1508,7 +1524,7 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		aw = strings.Join(orig, " ")
 	}
 	mk := func(v string) []Fact {
-		return []Fact{{Triple: tripleOf(subject, a, v), word: word, aword: aw, Open: !InVocabulary(a), Change: moved > 0}}
+		return []Fact{{Triple: tripleOf(subject, a, v), word: word, aword: aw, Open: !InVocabulary(a), Change: moved > 0 || newly}}
 	}
 	switch kind {
 	case "email":
@@ -1856,3 +1872,114 @@ func stayIn(ts []tok, j int) int {
 	}
 	return 0
 }
+
+// newJobRe: a sentence that names a job at an organisation ("New job at
+// Globex!", "a new position with Hooli").
+var newJobRe = regexp.MustCompile(`(?i)\b(?:job|position|role|gig|post)\b(?: as an? [\w ]+?)? (?:at|with) (?:the )?[A-Z]`)
+
+// notOwnJob are the words before a job that make it another's, a wish or
+// the past ("applied for a job at", "my sister's new job at", "my old job
+// at").
+var notOwnJob = map[string]bool{"applied": true, "apply": true, "applying": true, "interview": true, "interviewed": true,
+	"interviewing": true, "looking": true, "want": true, "wants": true, "hope": true, "hoping": true, "considering": true,
+	"offered": true, "might": true, "would": true, "could": true, "if": true, "he": true, "she": true,
+	"they": true, "his": true, "her": true, "their": true, "you": true, "your": true, "lost": true, "quit": true,
+	"left": true, "old": true, "former": true, "previous": true, "last": true, "dream": true, "not": true, "no": true,
+	"never": true, "rejected": true, "turned": true, "declined": true, "first": true, "summer": true, "part-time": true,
+	"second": true, "side": true}
+
+// newJobAt reads the user's job at an organisation said as a noun: "New
+// job at Globex!", "I got a new job as a nurse at St. Mary's", "I
+// accepted a position at Hooli": the employer (and the job), a change.
+func newJobAt(ts []tok) []Fact {
+	for i, t := range ts {
+		switch t.low {
+		case "job", "position", "role", "gig", "post":
+		default:
+			continue
+		}
+		for _, b := range ts[:i] {
+			if notOwnJob[b.low] || relations[b.low] != "" || b.tag == "." && b.low == "?" {
+				return nil
+			}
+		}
+		k := i + 1
+		var job string
+		if k+1 < len(ts) && ts[k].low == "as" {
+			v, end, ok := np(ts, k+1)
+			if !ok {
+				return nil
+			}
+			job, k = strings.ToLower(v), end
+		}
+		if k+1 >= len(ts) || (ts[k].low != "at" && ts[k].low != "with") || !nameAt(ts, k+1) {
+			continue
+		}
+		org, _, ok := np(ts, k+1)
+		if !ok {
+			return nil
+		}
+		out := []Fact{{Triple: tripleOf("user", "works_at", org), Change: true}}
+		if job != "" {
+			out = append(out, Fact{Triple: tripleOf("user", "job_title", job), Change: true})
+		}
+		return out
+	}
+	return nil
+}
+
+// coordinated reads the other values a multi-valued fact's value is
+// listed with: "I speak French and Spanish", "I play guitar, piano and
+// drums" are three values, not the first alone. A value listed must be
+// a noun phrase of the same case as the first (a name beside a name); a
+// verb, a pronoun or a possessive ("and my wife speaks Dutch") ends the
+// list.
+func coordinated(ts []tok, fs []Fact) []Fact {
+	var out []Fact
+	for _, f := range fs {
+		if !f.Multi || f.Ended || f.Note || f.Value == "" || f.Attribute == "pet" || f.Attribute == "child" {
+			continue
+		}
+		words := strings.Fields(strings.ToLower(f.Value))
+		p := -1
+		for i := 0; i+len(words) <= len(ts); i++ {
+			if ts[i].low == words[0] && strings.EqualFold(joinW(ts[i:i+len(words)]), f.Value) {
+				p = i + len(words)
+				break
+			}
+		}
+		if p < 0 {
+			continue
+		}
+		capital := ts[p-1].capital
+		for q := p; q+1 < len(ts); {
+			if ts[q].low != "and" && ts[q].low != "," {
+				break
+			}
+			r := q + 1
+			if ts[r].low == "and" {
+				r++
+			}
+			for r < len(ts) && (ts[r].low == "a" || ts[r].low == "an" || ts[r].low == "the" || ts[r].low == "also") {
+				r++
+			}
+			if r >= len(ts) || ts[r].capital != capital || !(strings.HasPrefix(ts[r].tag, "NN") || strings.HasPrefix(ts[r].tag, "JJ")) ||
+				stopNP[ts[r].low] || andVerbs[ts[r].low] {
+				break
+			}
+			v, end, ok := np(ts, r)
+			if !ok || end <= r {
+				break
+			}
+			g := f
+			g.Value, g.detail, g.qual = v, "", ""
+			out = append(out, g)
+			q = end
+		}
+	}
+	return out
+}
+
+// currentAdj are the words before an attribute that name its current
+// value ("my new employer", "my current job").
+var currentAdj = map[string]bool{"new": true, "current": true, "present": true, "latest": true}
