@@ -36,9 +36,11 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(?:住在|住|生活在|定居在|定居)` + zhVal + zhEnd), attr: "lives_in"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:生活|定居|安家)`), attr: "lives_in"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:出差|旅游|旅行|度假|开会|玩|参加|培训|访学)`), attr: "staying_in"},
-	{re: zh(`我` + zhFree + `搬(?:家)?(?:到|去|回)(?:了)?` + zhVal + zhEnd), attr: "lives_in"},
+	{re: zh(`我` + zhFree + `搬(?:家)?(?:到|去|回到|回|来到|来)(?:了)?` + zhVal + zhEnd), attr: "lives_in"},
+	{re: zh(`我` + zhFree + `(?:不在|没在)` + zhVal + `(?:住|生活)`), attr: "lives_in"},
+	{re: zh(`我` + zhFree + `在` + zhVal + `找到了?(?:一份)?(?:新的?)?(?:工作|工|差事)`), attr: "works_at"},
 	{re: zh(`我` + zhRels + zhFree + `(?:住在|搬到了?|搬去了?)` + zhVal + zhEnd), attr: "lives_in", rel: true},
-	{re: zh(`我` + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at"},
+	{re: zh(`我` + zhFree + `在` + `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)` + `(?:工作|上班)`), attr: "works_at"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)` + `[\p{Han}]{0,4}?` + zhJobs), attr: "works_at"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)(` + `[\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
 	{re: zh(`我` + zhFree + `(?:加入了?|入职了?|跳槽到了?|跳槽去了?)` + zhVal + zhEnd), attr: "works_at"},
@@ -63,7 +65,7 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年)?(\d{1,3})岁`), attr: "age"},
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是` + zhVal + `(?:[，。,.!！]|$)`), attr: "favorite_{a}", rel: true},
-	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
+	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区|公司|单位|雇主)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
 	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
@@ -73,7 +75,7 @@ var zhRules = []zhRule{
 }
 
 var zhAttrs = map[string]string{
-	"邮箱": "email", "电话": "phone", "手机号": "phone", "生日": "birthday", "地址": "address", "时区": "timezone",
+	"邮箱": "email", "电话": "phone", "手机号": "phone", "生日": "birthday", "地址": "address", "时区": "timezone", "公司": "works_at", "单位": "works_at", "雇主": "works_at",
 	"颜色": "color", "食物": "food", "电影": "movie", "运动": "sport", "书": "book", "歌": "song", "城市": "city",
 }
 
@@ -244,7 +246,10 @@ func extractZHClause(sent string) []Fact {
 				}
 			}
 		}
-		if r.attr == "avoids" && (strings.HasPrefix(val, "肉") || strings.HasPrefix(val, "荤") || strings.HasPrefix(val, "晚饭") || strings.HasPrefix(val, "早饭")) {
+		if strings.Contains(val, "了") || strings.Contains(val, "找到") {
+			continue // a verb phrase, not a value: "在京东找到了新工作"
+		}
+		if r.attr == "avoids" && (strings.HasPrefix(val, "素") || strings.HasPrefix(val, "肉") || strings.HasPrefix(val, "荤") || strings.HasPrefix(val, "晚饭") || strings.HasPrefix(val, "早饭")) {
 			continue // 不吃肉 is a diet; 不吃晚饭 a habit
 		}
 		subject, word, aword, a := "user", "", "", r.attr
@@ -280,6 +285,9 @@ func extractZHClause(sent string) []Fact {
 			if i >= len("不") && sent[i-len("不"):i] == "不" {
 				ended = true // "我现在不吃素了"
 			}
+			if j := strings.Index(m[0], val); val != "不吃肉" && j > 0 && zhNegated(m[0][:j]) {
+				ended = true // "我不再是素食者了"
+			}
 			switch val {
 			case "素食者", "不吃肉", "吃全素":
 				val = "吃素"
@@ -289,8 +297,16 @@ func extractZHClause(sent string) []Fact {
 				val = "吃纯素"
 			}
 		case "uses":
-			if strings.HasPrefix(val, "的") || zhNotUse(sent, m[0]) {
+			if strings.HasPrefix(val, "的") {
 				continue
+			}
+			if zhNotUse(sent, m[0]) {
+				// "我已经不用Python了": 不用 with a value and 了 ends it;
+				// 不用 alone is "no need".
+				if i := strings.Index(m[0], "用"); i < len("不") || m[0][i-len("不"):i] != "不" || !strings.Contains(sent[strings.Index(sent, m[0])+i:], "了") || val[0] >= 0x80 && ValueKind(val) == "" {
+					continue
+				}
+				ended = true
 			}
 		}
 		if val == "" || a == "" {

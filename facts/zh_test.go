@@ -1,6 +1,9 @@
 package facts
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestExtractZHClauses(t *testing.T) {
 	cases := []struct{ in, key, value string }{
@@ -47,6 +50,36 @@ func TestZHPlannedStart(t *testing.T) {
 			if f.Attribute == "works_at" && !f.Ended {
 				t.Errorf("%q: employer %q", in, f.Value)
 			}
+		}
+	}
+}
+
+// TestZHOtherWords: 搬来, 不在X住了, 在X找到了新工作, 我的新公司是X,
+// 不再是素食者, 不用X了 read as the slot they change; 不用担心 is none.
+func TestZHOtherWords(t *testing.T) {
+	at := time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		msg, key, value string
+		ended           bool
+	}{
+		{"我去年搬来了广州。", "user.lives_in", "广州", false},
+		{"我不在北京住了。", "user.lives_in", "北京", true},
+		{"我在京东找到了新工作。", "user.works_at", "京东", false},
+		{"我的新公司是小米。", "user.works_at", "小米", false},
+		{"我不再是素食者了。", "user.diet", "吃素", true},
+		{"我已经不用Python了。", "user.uses", "Python", true},
+		{"我不用担心了。", "", "", false},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if c.key == "" {
+			if len(fs) > 0 {
+				t.Errorf("%q: %+v, want nothing", c.msg, fs[0].Triple)
+			}
+			continue
+		}
+		if len(fs) != 1 || fs[0].Key() != c.key || fs[0].Value != c.value || fs[0].Ended != c.ended {
+			t.Errorf("%q: %+v, want %s=%s ended %v", c.msg, fs, c.key, c.value, c.ended)
 		}
 	}
 }
