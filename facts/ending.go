@@ -55,6 +55,11 @@ var endings = []*ending{
 			`^{A}(?:am|is|are) (?:now |officially )?(?:single|divorced|separated)\b`,
 			`^{A}(?:got|are getting|is getting|am getting) (?:a )?divorced?\b`,
 			`^{A}(?:broke up|split up) with {P} (?:\w+)\b`,
+			// "I'm not with Tom anymore", "Tom and I are no longer
+			// together", "I'm not seeing Tom any more", "… and I are done".
+			`^{A}no longer (?:together|with \w+|seeing \w+|dating \w+|in a relationship)\b`,
+			`^{A}not (?:together|with \w+|seeing \w+|dating \w+|in a relationship)(?: \w+)? any ?more\b`,
+			`^{A}done(?: for good| now)?[.!]*$`,
 		},
 		zh: []string{`^[^，,]{0,8}?(?:分手|离婚|离了婚|分开了|恢复单身|又单身|单身了)`}},
 	{attr: "studies_at", text: "%S is no longer a student.", zhText: "%S不再上学了。",
@@ -66,6 +71,9 @@ var endings = []*ending{
 		en: []string{
 			`^{A}(?:sold|scrapped|totaled|totalled|wrecked|crashed|got rid of|gave away|traded in) {P} (?:\w+ )?(?:car|vehicle)\b`,
 			`^{P} (?:\w+ )?car (?:was|got) (?:stolen|totaled|totalled|written off|scrapped|sold)\b`,
+			// "I no longer have a car", "I don't own a car anymore".
+			`^{A}(?:do not|does not|not) (?:have|own) (?:a|an|any|{P}) (?:\w+ )?(?:car|vehicle)\b`,
+			`^{A}no longer (?:have|own|drive) (?:a|an|any|{P}) (?:\w+ )?(?:car|vehicle)\b`,
 		},
 		zh: []string{`^[^，,]{0,6}?(?:把(?:我的|我们的)?车卖了|卖了车|卖掉了车|车卖了|车卖掉了|把车卖掉了|车被偷了|把车报废了|车报废了)`}},
 	{attr: "pet", text: "%S no longer has a pet.", zhText: "%S不再养宠物了。",

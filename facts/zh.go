@@ -26,7 +26,11 @@ const (
 	zhBrands = `(华为|小米|苹果|iPhone|OPPO|vivo|三星|荣耀|一加|魅族|Pixel|特斯拉|比亚迪|丰田|本田|宝马|奔驰|大众|奥迪|蔚来|理想|小鹏)`
 )
 
-var zhRelRe = regexp.MustCompile(`我(?:的)?` + zhRels)
+var (
+	zhRelRe = regexp.MustCompile(`我(?:的)?` + zhRels)
+	// zhRelLeadRe: a clause that starts with a kin word (老公叫李明).
+	zhRelLeadRe = regexp.MustCompile(`^` + zhRels)
+)
 
 func zh(pat string) *regexp.Regexp { return regexp.MustCompile(pat) }
 
@@ -89,6 +93,7 @@ func extractZH(sent string) []Fact {
 	mine := !strings.Contains(sent, "我") && !zhSubjectRe.MatchString(sent) && !zhOtherRe.MatchString(sent)
 	work := zhWorkRe.MatchString(sent)
 	rel, lastRel := "", ""
+	sawI := false
 	for _, c := range zhClauseRe.Split(sent, -1) {
 		c = strings.TrimRight(strings.TrimSpace(c), "。！!~～…")
 		if c == "" {
@@ -121,6 +126,13 @@ func extractZH(sent string) []Fact {
 			}
 		case mine && !zhSubjectRe.MatchString(c):
 			c = "我" + rel + c
+		case sawI && zhRelLeadRe.MatchString(c):
+			// "我结婚了，老公叫李明": a bare kin word after the user's
+			// clause is the user's own (我的老公).
+			c = "我" + c
+		}
+		if strings.HasPrefix(c, "我") {
+			sawI = true
 		}
 		starts := zhStartRe.MatchString(c)
 		if zhNotNowRe.MatchString(c) && (!starts || zhPlanRe.MatchString(c)) {

@@ -69,6 +69,7 @@ func TestZHOtherWords(t *testing.T) {
 		{"我不再是素食者了。", "user.diet", "吃素", true},
 		{"我已经不用Python了。", "user.uses", "Python", true},
 		{"我不用担心了。", "", "", false},
+		{"我结婚了，老公叫李明。", "user.partner", "李明", false},
 	}
 	for _, c := range cases {
 		fs := Extract(c.msg, Options{At: at})
