@@ -20,7 +20,14 @@ var (
 	correctEN = regexp.MustCompile(`(?i)\b(?:i meant|i mean|it's|it is|its|actually|correction|sorry|oops|no|make that|spelled|spelt|typo)\b[,:]?(?:[^.;!?]*?\b(?:is|on|at|spelled|spelt|be|it's|it is))?\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`)
 	// "not Y but X"
 	correctEN2 = regexp.MustCompile(`(?i)\bnot\s+(?:the\s+)?([\w@.'\-]+),?\s+but\s+(?:the\s+)?([\w@.'\-]+)\b`)
-	correctZH  = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	// "it's not Y, it's X", "Not Y, X!", "I said Y but I meant X": the
+	// old value first.
+	correctENOld = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:it's|it is|its|that's|that is)\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+(?:it's|it is|its|but|that's)\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`),
+		regexp.MustCompile(`(?i)^\W*(?:no,?\s+|sorry,?\s+|oops,?\s+)?not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),\s*(?:it's\s+|it is\s+)?(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\W*$`),
+		regexp.MustCompile(`(?i)\bi (?:said|wrote|typed)\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+but\s+i\s+meant\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`),
+	}
+	correctZH = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 	// "Oops, she's actually 8": an age corrected by a pronoun.
 	correctAge = regexp.MustCompile(`(?i)\b(?:oops|sorry|actually|correction|my mistake|i mean|i meant|wait)\b[^.!?]*?\b(?:she|he|they)(?:'s| is| are|’s)\s+(?:actually\s+|really\s+|now\s+)?(\d{1,3})\b(?:\s+years?\s+old)?`)
 	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|记错了|更正|纠正|其实|实际上)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
@@ -30,6 +37,16 @@ var (
 func ExtractCorrection(msg string) (Correction, bool) {
 	if m := correctAge.FindStringSubmatch(msg); m != nil {
 		return Correction{New: m[1], Old: "years old", age: true}, true
+	}
+	for i, re := range correctENOld {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			if i == 1 && !(nameOrNumber(m[1]) && nameOrNumber(m[2])) {
+				continue // "Not now, thanks."
+			}
+			if c, ok := clean(Correction{New: m[2], Old: m[1]}); ok {
+				return c, true
+			}
+		}
 	}
 	if !strings.Contains(msg, "不是") && !strings.Contains(strings.ToLower(msg), "not") {
 		return Correction{}, false // every pattern needs one of them
@@ -69,7 +86,7 @@ func clean(c Correction) (Correction, bool) {
 	}
 	for _, w := range []string{c.New, c.Old} {
 		switch strings.ToLower(w) {
-		case "i", "me", "you", "it", "that", "this", "sure", "really", "just":
+		case "i", "me", "you", "it", "that", "this", "sure", "really", "just", "it's", "its", "that's", "is", "was":
 			return c, false
 		}
 	}
@@ -131,3 +148,9 @@ func shiftDay(s, day string, n int) string {
 
 // ageTextRe finds the age in a stored fact ("… is 7 years old").
 var ageTextRe = regexp.MustCompile(`(\bis )\d{1,3} years old`)
+
+// nameOrNumber: a value that starts with a capital or a digit ("Braga",
+// "Tuesday", "4pm"), which a bare "Not X, Y" correction needs.
+func nameOrNumber(v string) bool {
+	return v != "" && (v[0] >= 'A' && v[0] <= 'Z' || v[0] >= '0' && v[0] <= '9')
+}

@@ -15,6 +15,9 @@ func TestCorrection(t *testing.T) {
 		{"我说错了，不是周一，是周二。", "用户周一去看牙医。", "用户周二去看牙医。"},
 		{"更正一下，聚会是周五晚上，不是周三。", "用户和同学的聚会在周三晚上。", "用户和同学的聚会在周五晚上。"},
 		{"其实我是周四的航班，不是周三。", "用户的航班在周三。", "用户的航班在周四。"},
+		{"Actually it's not Porto, it's Braga.", "The user's sister lives in Porto.", "The user's sister lives in Braga."},
+		{"Not Porto, Braga!", "The user's sister lives in Porto.", "The user's sister lives in Braga."},
+		{"I said Monday but I meant Tuesday.", "The user's dentist appointment is on Monday.", "The user's dentist appointment is on Tuesday."},
 	}
 	for _, c := range cases {
 		co, ok := ExtractCorrection(c.in)

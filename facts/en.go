@@ -1588,6 +1588,10 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	if i := strings.LastIndex(v, " in "); a == "lives_in" && i > 0 && i+4 < len(v) && v[i+4] >= 'A' && v[i+4] <= 'Z' {
 		v = v[i+4:] // "my home is a flat in Leeds": Leeds
 	}
+	// "My job is boring": a job is a noun, not how it feels.
+	if a == "job_title" && len(vw) == 1 && !jobHeads[strings.ToLower(vw[0])] && !strings.HasPrefix(ts[k-1].tag, "NN") {
+		return nil
+	}
 	// "My job is nurse at St. Mary's Hospital": the job and the employer.
 	if job, org, ok := strings.Cut(v, " at "); a == "job_title" && ok && job != "" && org != "" && org[0] >= 'A' && org[0] <= 'Z' {
 		return append(mk(job), Fact{Triple: tripleOf(subject, "works_at", org), word: word})

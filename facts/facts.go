@@ -199,6 +199,13 @@ func Extract(msg string, o Options) []Fact {
 			}
 			fs = append(fs, e)
 		}
+		if len(fs) == 0 && !hasHan(sent) {
+			// "I quit Acme. Now I'm at Globex.": where the user is, in a
+			// message about jobs, is the employer.
+			if m := atOrgRe.FindStringSubmatch(sent); m != nil && jobTalkRe.MatchString(msg+" "+asked) && !strings.EqualFold(m[1], "home") {
+				fs = []Fact{{Triple: tripleOf("user", "works_at", strings.TrimRight(m[1], ".'")), Change: true}}
+			}
+		}
 		refs := text.ResolveDates(sent, o.At, o.Loc)
 		until, temp := temporary(sent, o.At, o.Loc)
 		if len(fs) == 0 {
@@ -539,3 +546,11 @@ func endsHome(fs []Fact, subject string) bool {
 	}
 	return false
 }
+
+var (
+	// atOrgRe: a sentence that only says where the user is ("Now I'm at
+	// Globex.", "I'm at Hooli now").
+	atOrgRe = regexp.MustCompile(`^\W*(?i:(?:and|so|now|these days|today),?\s+)*(?i:i'm|i am|i’m)\s+(?i:now\s+|currently\s+|officially\s+)?at\s+([A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})(?:\s+now)?\W*$`)
+	// jobTalkRe: a message about jobs.
+	jobTalkRe = regexp.MustCompile(`(?i)\b(?:quit|job|jobs|company|employer|hired|startup|position|role|firm|offer|resigned|notice|laid off|new gig)\b`)
+)
