@@ -70,7 +70,11 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	if b == nil {
 		u := usage{}
 		u.add(sc, ids, t)
-		return sqlkit.Wrap("touch memories", s.joined(ctx, false, after, func(q dbtx) error { return u.write(ctx, q) }))
+		if err := u.write(ctx, s.db); err != nil {
+			return sqlkit.Wrap("touch memories", err)
+		}
+		after()
+		return nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -105,8 +109,8 @@ func (u usage) add(sc memory.Scope, ids []string, t time.Time) {
 	}
 }
 
-// write upserts the usage rows, in key order, so two writers lock them in
-// the same order.
+// write upserts the usage rows, in key order (the statement's ORDER BY),
+// so two writers lock them in the same order.
 func (u usage) write(ctx context.Context, q dbtx) error {
 	if len(u) == 0 {
 		return nil
