@@ -12,24 +12,14 @@ import (
 
 // Batch runs fn with a context under which the store's Insert, Touch,
 // AppendTurn, AppendAudit and AppendRecall join one transaction, committed
-// when fn returns: the recall path's background writer hands over the
-// touches and recall-log rows of a flush window at once
-// (recallpath.Batcher), with one commit (one WAL flush) instead of one per
-// write, and 15% less of memproxy's CPU per recall; ingest commits the
-// events and turn-log rows of the jobs that finish together
-// (background.Batcher). fn must not wait on writes outside the batch to
-// rows the batch wrote: they would wait for its commit.
-//
-// Each joined call runs in its own savepoint, so one that fails leaves
-// the others in place and returns its error as usual. A savepoint is a
-// subtransaction, and past 64 in one transaction the server's cache of
-// them overflows, after which every other session's visibility checks
-// look the transaction's rows up in pg_subtrans: so a batch commits every
-// maxJoined calls and goes on in a new transaction, and a failing fn
-// rolls back only the calls since the last of those commits. Touches add
-// up and are written as the batch commits (Touch). What a joined Touch
-// changes in this process's row cache is applied once its transaction
-// committed.
+// when fn returns (the recall path's flush window, the ingest jobs that
+// finish together: one WAL flush instead of one per write). fn must not
+// wait on writes outside the batch to rows the batch wrote. Each joined
+// call runs in its own savepoint, so one that fails leaves the others in
+// place. Past 64 savepoints the server's subtransaction cache overflows,
+// so a batch commits every maxJoined calls and goes on in a new
+// transaction; a failing fn rolls back only the calls since. Touches add
+// up and are written as the batch commits.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -138,16 +128,7 @@ func (s *conn) joined(ctx context.Context, several bool, after func(), fn func(q
 		return err
 	}
 	b.calls++
-	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT joined`); err != nil {
-		return err
-	}
-	if err := fn(b.tx); err != nil {
-		if _, rerr := b.tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT joined`); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
-	if _, err := b.tx.ExecContext(ctx, `RELEASE SAVEPOINT joined`); err != nil {
+	if err := sqlkit.Savepoint(ctx, b.tx, func(tx *sql.Tx) error { return fn(tx) }); err != nil {
 		return err
 	}
 	if after != nil {

@@ -118,13 +118,9 @@ DROP FUNCTION IF EXISTS memory_scoped_lex(text, text, tsvector);
 DROP FUNCTION IF EXISTS memory_scoped_query(text, text, tsquery);
 ` + memoryRowsView9
 
-// touchSchema leaves room on memories pages (fillfactor 85, for pages
-// written from now on) so that Touch, which rewrites hits and
-// last_used_at of every injected memory, can update in place (HOT):
-// on a full page each touch wrote a new row version into every index,
-// work that competed with recall for the CPU. A partitioned table takes no storage parameters,
-// so each partition gets it. ANALYZE samples, so it stays short on large
-// tables.
+// touchSchema leaves room on memories pages (fillfactor 85, set on each
+// partition: a partitioned table takes no storage parameters) so that
+// usage writes can update rows in place (HOT).
 const touchSchema = `
 DO $$
 DECLARE p regclass;
@@ -137,15 +133,10 @@ ANALYZE memories;
 `
 
 // stampSchema stamps every memories row with the transaction that last
-// changed what a search reads of it (xid) and a per-row version (ver), so
-// that each process can keep its in-process search indexes of a scope
-// coherent with every other writer (localindex.go): a search re-reads the
-// scope's rows stamped at or after the oldest transaction that was still
-// running at its previous read (pg_snapshot_xmin), whichever process
-// wrote them. ver orders two reads of one row, since transactions do not
-// commit in xid order. Touch (hits, last_used_at) is not in the column
-// list, so it neither restamps a row nor stops it being updated in place.
-// Existing rows keep xid 0: a first load reads a scope whole.
+// changed what a search reads of it (xid) and a per-row version (ver,
+// since transactions do not commit in xid order): the change feed of
+// feed.go. Usage columns are not watched, so a touch neither restamps a
+// row nor stops it being updated in place. Existing rows keep xid 0.
 const stampSchema = `
 ALTER TABLE memories ADD COLUMN xid xid8 NOT NULL DEFAULT '0', ADD COLUMN ver bigint NOT NULL DEFAULT 0;
 
@@ -163,12 +154,9 @@ CREATE INDEX memories_changed ON memories (user_id, namespace, xid);
 `
 
 // deletionSchema records each deleted memory's id with the deleting
-// transaction (memory_deletions), so that the processes caching a scope's
-// rows (localindex.go) drop them at their next search, as migration 7's
-// stamps bring them changed rows. A record holds no content and is kept a
-// day: a process re-reads any cached row after rowTTL anyway, so only
-// deletions newer than that need the record. The trigger is per
-// statement, so deleting a user's memories writes one INSERT.
+// transaction (memory_deletions), the change feed's deletions. A record
+// holds no content and is kept a day (a cached row is re-read sooner);
+// the trigger is per statement, one INSERT per DELETE.
 const deletionSchema = `
 CREATE TABLE memory_deletions (
 	user_id   text NOT NULL,
@@ -192,19 +180,11 @@ CREATE TRIGGER memory_deleted AFTER DELETE ON memories
 REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION memory_deleted();
 `
 
-// usageSchema moves the counters Touch writes out of memories:
-// memory_usage holds a touched memory's hits since its last Update and
-// its last use, and reads go through the view memory_rows, which adds
-// them to the memories row (hits = memories.hits + memory_usage.hits,
-// last_used_at = memory_usage's when present). Touch rewrote the whole
-// memories row, 1.5 KB with a 256-dimensional vector, and a fillfactor
-// 85 page has room for about one more such version: 43% of the touches of
-// the recall benchmark could not update in place and wrote new entries
-// into every index, the HNSW graph included, competing with recall for
-// the CPU. A memory_usage row is about 70 bytes, indexed only by its key,
-// so its updates stay in place. Update writes the sum back into memories
-// and drops the usage row in the same statement; a memory's deletion
-// takes its usage row with it (the foreign key).
+// usageSchema moves the counters Touch writes out of memories into the
+// small memory_usage rows (a touched memory's hits since its last Update
+// and its last use), which update in place; reads go through the view
+// memory_rows, which adds them to the row. Update folds them back
+// (Dialect.FoldUsage); a deletion takes them along (the foreign key).
 func usageSchema(int) string {
 	var b strings.Builder
 	b.WriteString(`
@@ -226,12 +206,9 @@ CREATE TABLE memory_usage (
 }
 
 // memoryRowsView is what every read of whole memories selects from
-// (usageSchema); re-embedding drops and recreates it around the
-// embedding column's retyping. Each row looks its usage up by its full
-// key: as a plain join the planner, knowing the scope from the query,
-// could scan the scope's usage rows for every memories row (it did when
-// memory_usage had no statistics yet), and the LIMIT keeps the lookup a
-// subquery it does not flatten into such a join.
+// (usageSchema); re-embedding recreates it around the column's retyping.
+// Each row looks its usage up by its full key (the LIMIT keeps it a key
+// lookup the planner does not flatten into a scan of the scope's usage).
 const memoryRowsView = `
 CREATE VIEW memory_rows AS
 SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.value, m.confidence, m.source,
@@ -242,7 +219,7 @@ SELECT m.user_id, m.namespace, m.id, m.tier, m.text, m.embedding, m.value, m.con
 FROM memories m LEFT JOIN LATERAL (
 	SELECT hits, last_used_at FROM memory_usage u
 	WHERE u.user_id = m.user_id AND u.namespace = m.namespace AND u.id = m.id
-	LIMIT 1 -- keeps the subquery a key lookup per row (see memoryRowsView)
+	LIMIT 1
 ) u ON true;
 `
 

@@ -27,12 +27,6 @@ type EmbedFunc = sqlkit.EmbedFunc
 // with them stopped. progress, when not nil, is called after each batch
 // with the memories done so far and the total.
 func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed EmbedFunc, progress func(done, total int)) error {
-	if err := to.Validate(); err != nil {
-		return fmt.Errorf("reembed: %w", err)
-	}
-	if to.Dim > maxHalfvecDim {
-		return fmt.Errorf("reembed: %w: %d dimensions: pgvector indexes at most %d", memory.ErrInvalid, to.Dim, maxHalfvecDim)
-	}
 	connector, err := pq.NewConnector(dsn)
 	if err != nil {
 		return fmt.Errorf("reembed: parse dsn: %w", err)
@@ -45,7 +39,8 @@ func Reembed(ctx context.Context, dsn string, to memory.OpenOptions, embed Embed
 	if err := ensureVector(ctx, db); err != nil {
 		return err
 	}
-	// A fresh database is created for to directly (nothing to re-embed).
+	// Migrate checks to; a fresh database is created for it directly
+	// (nothing to re-embed).
 	if _, err := Migrate(ctx, db, to); err != nil {
 		return fmt.Errorf("reembed: %w", err)
 	}

@@ -9,18 +9,12 @@ import (
 
 // Batch runs fn with a context under which the store's Touch, AppendRecall,
 // Insert, AppendTurn and AppendAudit join one write transaction, committed
-// when fn returns: the recall path's background writer hands over all the
-// touches and recall-log rows of a flush window at once, ingest the events
-// and turn-log rows of the jobs that finish together, and a memory goes in
-// with its audit row. A write transaction per
-// request made every other pooled connection empty its page cache at its
-// next read (SQLite does after another connection wrote), and a commit per
-// ingest job wrote the same table and index pages to the WAL once per job;
-// both cost more than the writes. Each joined call runs in its own
-// savepoint, so one that fails leaves the others in place and returns its
-// error as usual. Other writes made with the context fail at once instead
-// of waiting for the batch's lock. What a joined write changes in memory
-// (the row cache, the search indexes) is applied once the batch committed,
+// when fn returns (the recall path's flush window, the ingest jobs that
+// finish together, a memory with its audit row). Each joined call runs in
+// its own savepoint, so one that fails leaves the others in place and
+// returns its error. Other writes made with the context fail at once
+// instead of waiting for the batch's lock. What a joined write changes in
+// memory (row cache, search indexes) is applied once the batch committed,
 // before its lock is released.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	b := &batch{s: s.conn}
@@ -97,17 +91,7 @@ func (s *conn) joinWriteThen(ctx context.Context, fn func(tx *sql.Tx) error, com
 	if b == nil {
 		return s.writeThen(ctx, fn, committed)
 	}
-	// Prepared once per connection (sqlitestmt): parsing these was a
-	// tenth of a joined write.
-	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT joined`); err != nil {
-		return err
-	}
-	if err := fn(b.tx); err != nil {
-		_, _ = b.tx.ExecContext(ctx, `ROLLBACK TO joined`)
-		_, _ = b.tx.ExecContext(ctx, `RELEASE joined`)
-		return err
-	}
-	if _, err := b.tx.ExecContext(ctx, `RELEASE joined`); err != nil {
+	if err := sqlkit.Savepoint(ctx, b.tx, fn); err != nil {
 		return err
 	}
 	if committed != nil {

@@ -89,11 +89,8 @@ func dsn(path string) string {
 	// forgotten user's text is not readable from the file (the WAL keeps
 	// old page images until the next checkpoint).
 	q.Add("_pragma", "secure_delete(ON)")
-	// Recall reads a few dozen random rows per search: a larger page cache
-	// keeps them. No memory map: SQLite re-parses a mapped page's header at
-	// every access (pages outside its cache), which in the pure Go build
-	// cost more than the reads it saved (recall path benchmark, 8.5 → 5.5
-	// CPU ms per request at 10k).
+	// A larger page cache keeps recall's random rows; no memory map
+	// (docs/internals.md, "Why the SQL is written as it is").
 	q.Add("_pragma", "cache_size(-32768)")
 	q.Set("_txlock", "immediate")
 	return path + "?" + q.Encode()

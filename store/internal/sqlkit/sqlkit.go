@@ -84,17 +84,10 @@ var SQLite = Dialect{
 }
 
 // Postgres is the dialect of store/postgres: numbered placeholders,
-// timestamptz truncated to the server's microseconds.
-//
-// Its ByIDs locks the rows in id order first: an UPDATE locks them in
-// scan order, which for a sequential or bitmap scan is where each row's
-// current version lies, and that moves with every update, so two batches
-// sharing rows could each hold one the other waits for. The locked ids
-// go to the UPDATE as an array (the sub-select runs once, before it), a
-// primary-key lookup whatever the statistics say: as "id IN (locking
-// subquery)", a scope the statistics still thought empty was planned as
-// a nested loop re-running the subquery for each of its rows, 80-130 ms
-// for three ids among 200 (PostgreSQL ingest benchmark, auto_explain).
+// timestamptz truncated to the server's microseconds. Its ByIDs locks the
+// rows in id order first, so two batches sharing rows cannot deadlock, and
+// hands the locked ids to the UPDATE as an array (docs/internals.md,
+// "Why the SQL is written as it is").
 var Postgres = Dialect{Rebind: numbered, Time: func(t time.Time) any { return Micro(t) }, AuditSeq: "id",
 	Contains: "strpos(lower(text), lower(?)) > 0", Now: func() (string, []any) { return "now()", nil },
 	In:  func(col string, ids []string) (string, any) { return col + " = ANY(?)", pq.Array(ids) },
@@ -155,6 +148,21 @@ type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Savepoint runs fn inside a savepoint of tx, so a write that fails
+// leaves tx's earlier writes in place and returns its error.
+func Savepoint(ctx context.Context, tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT joined`); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT joined`)
+		_, xerr := tx.ExecContext(ctx, `RELEASE SAVEPOINT joined`)
+		return errors.Join(err, rerr, xerr)
+	}
+	_, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT joined`)
+	return err
 }
 
 // Wrap is err prefixed with op (as fmt.Errorf("op: %w", err)), or nil
