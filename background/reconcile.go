@@ -53,33 +53,49 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 	} else if !errors.Is(err, memory.ErrNotFound) {
 		return "", err
 	}
+	if f != nil && f.Succeeds {
+		// "I left Acme for Globex": the value takes the slot that holds
+		// the one it replaces live (the employer, the home, a school);
+		// with none, the employer when the user's memories know either
+		// name as an organisation; else there is nothing to tell.
+		attr, _, err := q.liveSlot(ctx, s, f.Subject, append([]string{f.Attribute}, f.Alts...), f.Prior, m.CreatedAt)
+		if err != nil {
+			return "", err
+		}
+		for _, v := range []string{f.Prior, f.Value} {
+			if attr != "" {
+				break
+			}
+			known, err := q.knownOrganisation(ctx, s, v, m.CreatedAt)
+			if err != nil {
+				return "", err
+			}
+			if known {
+				attr = "works_at"
+			}
+		}
+		if attr == "" {
+			return DecisionReinforce, nil
+		}
+		f.SucceedAs(attr)
+		m.Text, m.Key, m.Embedding = f.Text, f.Key(), nil
+		if facts.IsProfile(f.Subject, attr) {
+			m.Tier = memory.TierProfile
+		}
+	}
 	if f != nil && f.Ended && len(f.Alts) > 0 {
 		// "I left Acme": the named value ends in the slot that holds it
 		// live (the employer, a school, a club); about nothing stored,
 		// there is no slot to end.
-		attr, value := "", ""
-		for _, a := range append([]string{f.Attribute}, f.Alts...) {
-			hist, err := st.History(ctx, s, f.Subject+"."+a)
-			if err != nil {
-				return "", fmt.Errorf("history: %w", err)
-			}
-			for _, old := range hist {
-				if of := old.Fact(); of != nil && old.Live(m.CreatedAt) && !of.Ended && strings.EqualFold(of.Value, f.Value) {
-					attr, value = a, of.Value
-				}
-			}
-			if attr != "" {
-				break
-			}
+		attr, value, err := q.liveSlot(ctx, s, f.Subject, append([]string{f.Attribute}, f.Alts...), f.Value, m.CreatedAt)
+		if err != nil {
+			return "", err
 		}
 		if attr == "" {
 			return DecisionReinforce, nil
 		}
 		f.EndAs(attr, value)
 		m.Text, m.Key, m.Embedding = f.Text, f.Key(), nil
-		if facts.IsProfile(f.Subject, attr) && !f.Ended {
-			m.Tier = memory.TierProfile
-		}
 	}
 	if f != nil && f.Destination {
 		// "I moved to Globex": a destination the user's memories know as
@@ -402,6 +418,24 @@ func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correc
 	fixed.Embedding = v[0]
 	_, err = q.apply(ctx, s, &fixed, lifecycle.DecideCorrection(target, &fixed, t.Time), "background")
 	return err
+}
+
+// liveSlot is the first of the subject's attributes attrs whose slot
+// holds value live at t (case aside), with the value as stored; "" when
+// none does.
+func (q *reconciler) liveSlot(ctx context.Context, s memory.Scope, subject string, attrs []string, value string, t time.Time) (string, string, error) {
+	for _, a := range attrs {
+		hist, err := q.cfg.Store.History(ctx, s, subject+"."+a)
+		if err != nil {
+			return "", "", fmt.Errorf("history: %w", err)
+		}
+		for _, old := range hist {
+			if of := old.Fact(); of != nil && old.Live(t) && !of.Ended && strings.EqualFold(of.Value, value) {
+				return a, of.Value, nil
+			}
+		}
+	}
+	return "", "", nil
 }
 
 // knownOrganisation reports whether the scope's memories (any tier, any

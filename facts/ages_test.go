@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -20,7 +21,8 @@ func TestNamedAges(t *testing.T) {
 		{"Ava's 10 now.", "Ava", "10", "Ava is 10 years old."},
 		{"Our dog Rex is 3 years old.", "Rex", "3", "The user's dog Rex is 3 years old."},
 		{"My puppy Bean is 4 months old.", "Bean", "4 months", "The user's puppy Bean is 4 months old."},
-		{"My son's 12.", "child", "12", "The user's son is 12 years old."},
+		{"My son's 12.", "son", "12", "The user's son is 12 years old."},
+		{"My kid is 7.", "child", "7", "The user's kid is 7 years old."},
 		{"我家狗狗今年三岁了。", "狗", "三", "用户的狗狗三岁。"},
 		{"我的猫两岁了。", "猫", "两", "用户的猫两岁。"},
 		{"我女儿小美今年六岁。", "小美", "六", "用户的女儿小美六岁。"},
@@ -71,5 +73,33 @@ func TestFromTripleNamedAge(t *testing.T) {
 	}
 	if _, ok := FromTriple(memory.Triple{Subject: "ava", Attribute: "age", Value: "10"}, time.Now()); ok {
 		t.Error("a lowercase subject was kept")
+	}
+}
+
+// TestChildrenAges: the ages of two children said by relation word are
+// two slots ("son.age", "daughter.age"), so one never supersedes the
+// other; a word that names no child in particular keeps the relation.
+func TestChildrenAges(t *testing.T) {
+	at := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		msg  string
+		want []string
+	}{
+		{"My son is 12 and my daughter is 9.", []string{"son.age=12", "daughter.age=9"}},
+		{"My grandma is 90 and my grandpa is 93.", []string{"grandmother.age=90", "grandfather.age=93"}},
+		{"My son is 13 now.", []string{"son.age=13"}},
+		{"My kid is 5.", []string{"child.age=5"}},
+		{"My sister is 30.", []string{"sister.age=30"}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			if f.Attribute == "age" {
+				got = append(got, f.Key()+"="+f.Value)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: ages %v, want %v", c.msg, got, c.want)
+		}
 	}
 }

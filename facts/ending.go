@@ -136,8 +136,8 @@ func init() {
 
 var (
 	// enEndSubject: the subject a sentence starts with, past a leading
-	// interjection or time word.
-	enEndLead    = regexp.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +)*`)
+	// interjection, time word or lead-in ("big news:").
+	enEndLead    = regexp.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +|[a-z]+(?: [a-z]+){0,2}: +)*`)
 	enEndUser    = regexp.MustCompile(`^(?:i|we|[a-z]+ and i|(?:my|our) (?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancee|fiancé|fiancée|spouse)(?: [a-z]+)? and i)\b *`)
 	enEndRel     = regexp.MustCompile(`^(?:my|our) (?:little |older |younger |big |baby |twin |eldest |youngest |oldest )?([a-z-]+)\b *`)
 	zhEndSubject = regexp.MustCompile(`^(?:最近|上周|上个月|昨天|前天|今天|去年|其实|终于|已经|刚刚|刚)?(我们|我)(?:的)?` + zhRels + `?`)
@@ -200,7 +200,11 @@ func slotEndings(sent string) []Fact {
 			if m := re.FindStringSubmatch(cased); m != nil {
 				f := Fact{Triple: tripleOf(subject, n.attr, strings.TrimRight(m[1], ".")), word: word, Alts: n.alts}
 				f.Ended, f.Change = true, true
-				out = append(dropAttr(out, n.attr), f) // the name says which value ended
+				out = dropAttr(out, n.attr)
+				if s, ok := successor(f, cased[len(m[0]):], sent); ok {
+					out = append(out, s) // before the ending, which it makes redundant
+				}
+				out = append(out, f) // the name says which value ended
 				break
 			}
 		}
@@ -252,6 +256,53 @@ func slotEndingsZH(sent string) []Fact {
 		}
 	}
 	return out
+}
+
+// successorRe is what follows a named ending to say what replaced it:
+// "(I left Acme) for Globex", "… to join Globex".
+var successorRe = regexp.MustCompile(`^,?\s+(?:(for)|(to join|to work (?:at|for)|and joined|and started at|and now work (?:at|for)))\s+(?:the\s+)?` + enName)
+
+// successor is the new value a named ending's sentence names after it
+// (tail follows the ended name): the employer after "to join", else, for
+// "for X", the slot the name's own evidence says, or where the ended
+// value is live (Succeeds, for reconcile).
+func successor(ended Fact, tail, sent string) (Fact, bool) {
+	m := successorRe.FindStringSubmatch(tail)
+	if m == nil || ended.Attribute != "works_at" {
+		return Fact{}, false
+	}
+	v := strings.TrimRight(m[3], ".")
+	f := Fact{Triple: tripleOf(ended.Subject, "works_at", v), word: ended.word, Change: true, Prior: ended.Value}
+	switch {
+	case m[2] != "":
+	default:
+		switch destinationOf(v, sent, sent) {
+		case destCompany:
+		case destPlace:
+			f.Triple = tripleOf(ended.Subject, "lives_in", v)
+		case destInstitution:
+			f.Triple = tripleOf(ended.Subject, "studies_at", v)
+		default:
+			f.Succeeds, f.Alts = true, []string{"lives_in", "studies_at", "member_of"}
+		}
+	}
+	return f, true
+}
+
+// SucceedAs puts a Succeeds fact in slot a (its value replaces what a
+// holds) and renders its sentence again, keeping what followed the value
+// (a date).
+func (f *Fact) SucceedAs(a string) {
+	tail := ""
+	if b := strings.TrimSuffix(render(f, hasHan(f.Text)), "."); strings.HasPrefix(f.Text, b) {
+		tail = f.Text[len(b):]
+	}
+	f.Attribute, f.Multi, f.Alts, f.Succeeds, f.Destination = a, IsMulti(a), nil, false, false
+	f.Text = strings.TrimSuffix(render(f, false), ".") + tail
+	if tail == "" {
+		f.Text = render(f, false)
+	}
+	f.Context = kindWords(f)
 }
 
 // dropAttr leaves out the valueless endings of attribute a.

@@ -131,3 +131,42 @@ func TestNamedEndings(t *testing.T) {
 		t.Errorf("EndAs: %s %q", fs[0].Key(), fs[0].Text)
 	}
 }
+
+// TestSuccessor: "left X for Y" names the value that takes X's place:
+// the employer after "to join"; with "for", the slot the name's own
+// evidence says, or, with none, whichever slot holds X (Succeeds).
+func TestSuccessor(t *testing.T) {
+	at := time.Date(2026, 4, 2, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		msg, key, value string
+		succeeds        bool
+	}{
+		{"I left Acme for Globex last month.", "user.works_at", "Globex", true},
+		{"Big news: I left Acme to join Globex.", "user.works_at", "Globex", false},
+		{"We left Hamburg for Porto.", "user.works_at", "Porto", true},
+		{"I quit Initech for Hooli Labs.", "user.works_at", "Hooli Labs", false},
+		{"I left Acme.", "", "", false},
+		{"I left Acme for a startup.", "", "", false},
+	}
+	for _, c := range cases {
+		var got *Fact
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			if !f.Ended && !f.Note {
+				got = &f
+			}
+		}
+		switch {
+		case got == nil && c.key != "":
+			t.Errorf("%q: no successor", c.msg)
+		case got != nil && c.key == "":
+			t.Errorf("%q: successor %s=%s, want none", c.msg, got.Key(), got.Value)
+		case got != nil && (got.Key() != c.key || got.Value != c.value || got.Succeeds != c.succeeds || got.Prior == ""):
+			t.Errorf("%q: %s=%s succeeds=%v prior=%q, want %s=%s succeeds=%v", c.msg, got.Key(), got.Value, got.Succeeds, got.Prior, c.key, c.value, c.succeeds)
+		}
+	}
+	f := Extract("I left Berlin for Lisbon last month.", Options{At: at})[0]
+	f.SucceedAs("lives_in")
+	if f.Key() != "user.lives_in" || f.Text != "The user lives in Lisbon (since Mar 2026)." || f.Succeeds {
+		t.Errorf("SucceedAs: %s %q", f.Key(), f.Text)
+	}
+}

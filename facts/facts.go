@@ -91,6 +91,12 @@ type Fact struct {
 	// reconcile keeps only if the user's memories do not know the value
 	// as an organisation (KnownOrganisation).
 	Destination bool
+	// Succeeds: the value takes the place of Prior, in whichever slot
+	// holds Prior live ("I left Acme for Globex", "… left Berlin for
+	// Lisbon"): reconcile moves it from Attribute to that slot (of
+	// Attribute and Alts), to the employer when the user's memories know
+	// Prior or the value as an organisation, and drops it otherwise.
+	Succeeds bool
 }
 
 // Key is the fact's slot.
@@ -187,6 +193,12 @@ func Extract(msg string, o Options) []Fact {
 	ends:
 		for _, e := range slotEndings(sent) {
 			for i, f := range fs {
+				if !e.Ended && e.Prior != "" && f.Ended && strings.EqualFold(f.Value, e.Prior) {
+					// "I quit Initech for Hooli": what replaced the
+					// ended value, ahead of its ending.
+					fs = slices.Insert(fs, i, e)
+					continue ends
+				}
 				if !f.Note && f.Subject == e.Subject && f.Attribute == e.Attribute {
 					if f.appos && !f.Multi {
 						// "My girlfriend Priya and I broke up": the name
@@ -256,6 +268,9 @@ func Extract(msg string, o Options) []Fact {
 				if !valid(&g) {
 					continue
 				}
+			}
+			if f.word != "" && f.Subject == relations[f.word] {
+				f.Subject = personalSubject(f.Subject, f.word, f.Attribute)
 			}
 			k := f.Key() + "\x00" + strings.ToLower(f.Value)
 			if seen[k] {

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"cmp"
 	"strings"
 	"unicode"
 )
@@ -126,6 +127,28 @@ var relations = map[string]string{
 	"姥姥": "grandparent", "姥爷": "grandparent", "孙子": "grandchild", "孙女": "grandchild", "叔叔": "uncle", "舅舅": "uncle", "伯伯": "uncle",
 	"阿姨": "aunt", "姑姑": "aunt", "姨妈": "aunt", "表哥": "cousin", "表姐": "cousin", "表弟": "cousin", "表妹": "cousin",
 	"堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "室友": "roommate", "邻居": "neighbor",
+}
+
+// sharedRelations are the relations several of a user's people share
+// ("son" and "daughter" are both "child"), and the words that name
+// none of them in particular.
+var (
+	sharedRelations = map[string]bool{"child": true, "grandchild": true, "grandparent": true, "in_law": true}
+	genericRelWords = map[string]bool{"kid": true, "child": true, "baby": true, "孩子": true}
+	// sameRelWord folds the words of one person to one subject.
+	sameRelWord = map[string]string{"grandma": "grandmother", "granny": "grandmother", "grandpa": "grandfather"}
+)
+
+// personalSubject is the subject of a relative's own age or birthday
+// said with the relation word: the word itself when the relation is
+// shared and the word names one of its people ("My son is 12 and my
+// daughter is 9": son.age and daughter.age, not one child.age slot);
+// else the relation.
+func personalSubject(rel, word, attr string) string {
+	if (attr == "age" || attr == "birthday") && sharedRelations[rel] && word != rel && !genericRelWords[word] && relations[word] == rel {
+		return cmp.Or(sameRelWord[word], word)
+	}
+	return rel
 }
 
 // subjectEN is how a subject reads in an English sentence.
