@@ -139,7 +139,11 @@ func np(ts []tok, j int) (string, int, bool) {
 			// The tagger reads some object nouns as verbs ("peanuts/VB"):
 			// in object position the first word is taken unless it is a
 			// function word.
-			(len(words) == 0 && strings.HasPrefix(t.tag, "VB") && t.tag != "VBG")
+			(len(words) == 0 && strings.HasPrefix(t.tag, "VB") && t.tag != "VBG") ||
+			// … and, before a list, as an adverb ("guitar/RB , piano/NN
+			// and drums"): a word a noun is listed with is a noun.
+			(len(words) == 0 && t.tag == "RB" && j+2 < len(ts) && (ts[j+1].low == "," || ts[j+1].low == "and" || ts[j+1].low == "or") &&
+				strings.HasPrefix(ts[j+2].tag, "NN"))
 		if !(t.capital || nounish) || t.tag == "PRP" || t.tag == "." || t.tag == "," || t.tag == ":" {
 			break
 		}

@@ -50,6 +50,8 @@ func TestListedValues(t *testing.T) {
 		{"I'm allergic to peanuts and shellfish.", "user.allergy", []string{"peanuts", "shellfish"}},
 		{"I speak French and my wife speaks Dutch.", "user.speaks", []string{"French"}},
 		{"I play guitar and sing in a band.", "user.plays", []string{"guitar"}},
+		{"I play guitar, piano and drums.", "user.plays", []string{"guitar", "piano", "drums"}},
+		{"I play often and well.", "user.plays", nil},
 	}
 	for _, c := range cases {
 		var got []string
