@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,45 @@ func TestStartEmployerAndSubject(t *testing.T) {
 			if !strings.Contains(low, "the user") || theyRe.MatchString(strings.SplitN(low, "the user", 2)[0]) || strings.HasPrefix(low, "on ") && strings.Contains(low, " was ") {
 				t.Errorf("%q: %q names no user or starts without a subject", msg, f.Text)
 			}
+		}
+	}
+}
+
+// TestNoFragmentFacts: conversational turns that name no standing fact
+// store none, and a noun phrase keeps the noun an adjective wants.
+func TestNoFragmentFacts(t *testing.T) {
+	at := time.Date(2023, 5, 10, 0, 0, 0, 0, time.UTC)
+	none := []string{
+		"I love how you use it to tell your stories and teach people about trans folks.",
+		"We'll rock the dance floor and teach others to chase their dreams.",
+		"Painting landscapes and still life is my favorite!",
+		"That looks really good! I love the way the frosting turned out!",
+		"People will love the book even more.",
+	}
+	for _, msg := range none {
+		for _, f := range Extract(msg, Options{At: at}) {
+			if !f.Note {
+				t.Errorf("%q: stored %s=%q (%q)", msg, f.Key(), f.Value, f.Text)
+			}
+		}
+	}
+	keys := func(msg string) []string {
+		var out []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			if !f.Note {
+				out = append(out, f.Key()+"="+f.Value)
+			}
+		}
+		return out
+	}
+	for msg, want := range map[string][]string{
+		"I joined a service-focused online group last week.":        {"user.member_of=service-focused online group"},
+		"I love action and sci-fi movies, the effects are so cool!": {"user.likes=action", "user.likes=sci-fi movies"},
+		"I love the ocean.":             {"user.likes=ocean"},
+		"I teach math at Lincoln High.": {"user.job_title=math teacher", "user.works_at=Lincoln High"},
+	} {
+		if got := keys(msg); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", msg, got, want)
 		}
 	}
 }

@@ -131,7 +131,9 @@ func np(ts []tok, j int) (string, int, bool) {
 			j++
 			break
 		}
-		if stopNP[t.low] && !t.capital {
+		if stopNP[t.low] && !t.capital && !(len(words) > 0 && strings.HasPrefix(ts[j-1].tag, "JJ") && strings.HasPrefix(t.tag, "NN")) {
+			// (An adjective still wants its noun: "a service-focused
+			// online group".)
 			break
 		}
 		nounish := strings.HasPrefix(t.tag, "NN") || strings.HasPrefix(t.tag, "JJ") || t.tag == "CD" || t.tag == "FW" ||
@@ -1028,7 +1030,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "teach", "teaches":
 		val, end, ok := np(ts, j+1)
-		if !ok || neg {
+		if !ok || neg || learners[strings.ToLower(val)] || next(end, "how") || next(end, "to") || next(end, "about") {
+			// "teach people about trans folks", "teach others to chase
+			// their dreams": who learns, not a subject taught.
 			return nil
 		}
 		out := []Fact{mk("job_title", strings.ToLower(val)+" teacher")}
@@ -1936,6 +1940,12 @@ func newJobAt(ts []tok) []Fact {
 	return nil
 }
 
+// learners are who is taught, never what: "I teach people", "teach
+// others" name no subject.
+var learners = map[string]bool{"people": true, "others": true, "folks": true, "everyone": true, "everybody": true,
+	"someone": true, "anyone": true, "them": true, "him": true, "her": true, "us": true, "me": true, "kids": true,
+	"children": true, "students": true, "youth": true, "adults": true, "beginners": true}
+
 // coordinated reads the other values a multi-valued fact's value is
 // listed with: "I speak French and Spanish", "I play guitar, piano and
 // drums" are three values, not the first alone. A value listed must be
@@ -1976,8 +1986,8 @@ func coordinated(ts []tok, fs []Fact) []Fact {
 				break
 			}
 			v, end, ok := np(ts, r)
-			if !ok || end <= r {
-				break
+			if !ok || end <= r || end < len(ts) && (strings.HasPrefix(ts[end].tag, "VB") || ts[end].tag == "MD") {
+				break // ", the effects are so cool": a new clause's subject
 			}
 			g := f
 			g.Value, g.detail, g.qual = v, "", ""

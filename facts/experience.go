@@ -222,6 +222,15 @@ func likedNothing(ts []tok, k, end int) bool {
 	if ts[k+1].tag != "NN" || ts[k+1].capital {
 		return false
 	}
-	return end == k+2 && end < len(ts) && (ts[end].low == "of" || ts[end].low == "and") ||
+	return end == k+2 && end < len(ts) && (ts[end].low == "and" || theComplement[ts[end].low]) ||
 		end > k+2 && ts[k+2].capital
+}
+
+// theComplement are the words that, after "the <noun>", say which one
+// is meant ("the way the frosting turned out", "the book even more",
+// "the theme of the show"): a thing of the conversation, not a taste.
+var theComplement = map[string]bool{
+	"of": true, "that": true, "how": true, "when": true, "where": true, "which": true, "who": true, "you": true,
+	"he": true, "she": true, "they": true, "it": true, "we": true, "i": true, "the": true, "a": true, "an": true,
+	"my": true, "your": true, "his": true, "her": true, "their": true, "our": true, "this": true, "even": true, "so": true,
 }

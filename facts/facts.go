@@ -414,6 +414,9 @@ func valid(f *Fact) bool {
 	if v == "" || f.Attribute == "" || f.Subject == "" {
 		return false
 	}
+	if a := f.Attribute[strings.LastIndexByte(f.Attribute, '_')+1:]; strings.EqualFold(v, a) || strings.EqualFold(v, a+"s") {
+		return false // "still life is my favorite": "The user's favorite life is life."
+	}
 	for _, w := range strings.Fields(strings.ToLower(v)) {
 		switch strings.Trim(w, ".,!?;:'\"") {
 		case "i", "me", "my", "mine", "myself", "we", "us", "our", "you", "your", "it", "everything", "something",
