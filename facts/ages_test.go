@@ -89,6 +89,7 @@ func TestChildrenAges(t *testing.T) {
 		{"My grandma is 90 and my grandpa is 93.", []string{"grandmother.age=90", "grandfather.age=93"}},
 		{"My son is 13 now.", []string{"son.age=13"}},
 		{"My kid is 5.", []string{"child.age=5"}},
+		{"我儿子12岁，女儿9岁。", []string{"儿子.age=12", "女儿.age=9"}},
 		{"My sister is 30.", []string{"sister.age=30"}},
 	}
 	for _, c := range cases {

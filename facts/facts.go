@@ -246,6 +246,7 @@ func Extract(msg string, o Options) []Fact {
 			continue
 		}
 		change := HasChangeCue(sent, o.ChangeCues)
+		keyPersonal(fs)
 		for _, f := range fs {
 			if f.Note {
 				// The rest of a sentence no triple holds, as said.
@@ -268,9 +269,6 @@ func Extract(msg string, o Options) []Fact {
 				if !valid(&g) {
 					continue
 				}
-			}
-			if f.word != "" && f.Subject == relations[f.word] {
-				f.Subject = personalSubject(f.Subject, f.word, f.Attribute)
 			}
 			k := f.Key() + "\x00" + strings.ToLower(f.Value)
 			if seen[k] {

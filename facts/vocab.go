@@ -151,6 +151,16 @@ func personalSubject(rel, word, attr string) string {
 	return rel
 }
 
+// keyPersonal keys each relative's age or birthday in fs by its
+// relation word where personalSubject says so.
+func keyPersonal(fs []Fact) {
+	for i := range fs {
+		if f := &fs[i]; f.word != "" && f.Subject == relations[f.word] {
+			f.Subject = personalSubject(f.Subject, f.word, f.Attribute)
+		}
+	}
+}
+
 // subjectEN is how a subject reads in an English sentence.
 func subjectEN(subject, word string) string {
 	if subject == "user" {

@@ -166,6 +166,7 @@ func extractZH(sent string) []Fact {
 		}
 		out = append(out, fs...)
 	}
+	keyPersonal(out) // 我儿子12岁，女儿9岁: two ages, before the slots are deduplicated
 	return dedupAttr(out)
 }
 
