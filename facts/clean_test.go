@@ -155,3 +155,25 @@ func TestNoFragmentFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestStartedPastime: "I started <-ing>" is a pastime unless the word
+// names a change of life or work, or whom the user teaches.
+func TestStartedPastime(t *testing.T) {
+	at := time.Date(2023, 5, 10, 0, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I started doing aerial yoga.":                 "doing aerial yoga",
+		"I started surfing five years ago.":            "surfing",
+		"I started transitioning three years ago.":     "",
+		"I started teaching people how to make bread.": "",
+	} {
+		got := ""
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Attribute == "activity" {
+				got = f.Value
+			}
+		}
+		if got != want {
+			t.Errorf("%q: activity %q, want %q", msg, got, want)
+		}
+	}
+}

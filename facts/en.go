@@ -696,8 +696,11 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		if v == "started" && next(j+1, "eating") && j+2 < len(ts) && foods[ts[j+2].low] {
 			return []Fact{mk("diet", "eats "+ts[j+2].low)}
 		}
-		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && ts[j+1].low != "working" && ts[j+1].low != "using" {
+		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && !notPastime[ts[j+1].low] {
 			if val, end, ok := np(ts, j+1); ok {
+				if w := strings.Fields(val); len(w) > 1 && learners[strings.ToLower(w[1])] {
+					return nil // "started teaching people how to …": work, not a pastime
+				}
 				if val, _, ok = gerundValue(ts, j+1, val, end); ok {
 					return []Fact{mk("activity", val)}
 				}
@@ -1939,6 +1942,14 @@ func newJobAt(ts []tok) []Fact {
 	}
 	return nil
 }
+
+// notPastime are the -ing words of "I started …" that name a change of
+// life or work, not a pastime ("started transitioning", "started
+// working at").
+var notPastime = map[string]bool{"working": true, "using": true, "transitioning": true, "recovering": true,
+	"healing": true, "feeling": true, "thinking": true, "trying": true, "looking": true, "getting": true,
+	"seeing": true, "dating": true, "living": true, "planning": true, "preparing": true,
+	"saving": true, "wondering": true}
 
 // learners are who is taught, never what: "I teach people", "teach
 // others" name no subject.
