@@ -55,10 +55,10 @@ var notNames = map[string]bool{
 // extractor reads ("I switched to VS Code"); before is what the user said
 // before it (the exchange before the message, earlier sentences), reply
 // the assistant's reply in that exchange.
-// tradedFor: "I ditched Spotify for Apple Music", "swapped vim for
+// tradedFor: "I ditched (dropped) Spotify for Apple Music", "swapped vim for
 // Helix", "replaced my Kindle with a Kobo", "swapped my Brooks for a pair
 // of Hokas": a switch that names both (a measure word is not the value).
-var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and)\b)`)
+var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced|dropped|abandoned|gave up)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and)\b)`)
 
 func resolveSwitch(sent, before, reply string) string {
 	if m := switchPronoun.FindStringSubmatchIndex(sent); m != nil {

@@ -23,6 +23,10 @@ func TestSwitchResolved(t *testing.T) {
 		{"", "Swapped vim for Helix.", "uses", "Helix"},
 		{"", "I swapped my Brooks for a pair of Hoka Cliftons, my knees feel better.", "uses", "Hoka Cliftons"},
 		{"", "We swapped stories for an hour.", "", ""},
+		{"", "I dropped Spotify for Apple Music.", "uses", "Apple Music"},
+		{"", "I gave up coffee for tea.", "drinks", "tea"},
+		{"", "I gave up my seat for an old lady.", "", ""},
+		{"", "I dropped my kids off for school.", "", ""},
 		{"", "There was a Coldplay concert and I went to it.", "", ""},
 		{"", "We found a flat in Camden and moved to it.", "", ""},
 	} {
