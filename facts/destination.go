@@ -55,7 +55,7 @@ var (
 	moveHomeWordRe = regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating)\s+(?:back|abroad|home|house|overseas|across the (?:country|world|pond)|cities|countries|flats?|apartments?)\b`)
 	// motiveRe: why a move was made: a job or studies are reasons to
 	// move to a place, never to an employer.
-	motiveRe = regexp.MustCompile(`(?i)\bfor (?:a |the |my |his |her |their |our )?(?:new |better |great |dream )?(?:job|work|role|position|career|school|university|uni|college|studies|degree|master'?s|phd|residency|posting)\b`)
+	motiveRe = regexp.MustCompile(`(?i)\bfor (?:a |the |my |his |her |their |our )?(?:[a-z]+'s )?(?:new |better |great |dream )?(?:job|work|role|position|career|school|university|uni|college|studies|degree|master'?s|phd|residency|posting)\b`)
 	// moveJobRe: a move said with the words of a job change.
 	moveJobRe = regexp.MustCompile(`(?i)\b(?:moved|moving|switched)\s+(?:jobs|companies|employers|teams)\b`)
 	homeWords = regexp.MustCompile(`(?i)\b(?:flat|apartment|house|neighbou?rhood|unpack(?:ing|ed)?|boxes|rent|landlord|weather|rain|rainy|winters?|summers?|beach|mountains?|sea|seaside|ocean|river|locals|city|country|streets|climate|snow|sunshine|time zone|timezone|eastern time|pacific time|new place|cost of living|accent|language)\b`)

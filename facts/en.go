@@ -173,7 +173,8 @@ func skipAdv(ts []tok, j int) (int, bool) {
 			j++
 		case l == "also" || l == "now" || l == "just" || l == "really" || l == "mostly" || l == "mainly" || l == "currently" ||
 			l == "still" || l == "recently" || l == "finally" || l == "actually" || l == "totally" || l == "absolutely" ||
-			l == "usually" || l == "always" || l == "only" || l == "both" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely":
+			l == "usually" || l == "always" || l == "only" || l == "both" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely" ||
+			l == "originally":
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
 		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
 		case l == "been" && j+1 < len(ts) && ts[j+1].tag == "VBG":
@@ -427,7 +428,8 @@ func extractEN(sent string) []Fact {
 	}
 	ts := tagEN(sent)
 	// userClause reads the user's verb phrase at k and the ones after
-	// "and" that share its subject ("I quit Acme and joined Globex").
+	// "and" or "but" that share its subject ("I quit Acme and joined
+	// Globex", "I'm from Kyoto but live in Osaka").
 	userClause := func(k int) {
 		out = append(out, clause(ts, k, "user", "")...)
 		for m := k; m+1 < len(ts); m++ {
@@ -440,7 +442,7 @@ func extractEN(sent string) []Fact {
 			if (ts[m].low == "my" || ts[m].low == "our") && m > k && (ts[m-1].low == "and" || ts[m-1].low == "but" || ts[m-1].low == "so" || ts[m-1].tag == ",") {
 				break
 			}
-			if ts[m].low == "and" && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low] || andVerbs[ts[m+1].low]) {
+			if (ts[m].low == "and" || ts[m].low == "but") && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low] || andVerbs[ts[m+1].low]) {
 				out = append(out, clause(ts, m+1, "user", "")...)
 			}
 		}
@@ -1223,8 +1225,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if !neg {
 			return []Fact{mk("age", t.w)}
 		}
-	case (t.low == "based" || t.low == "located") && j+1 < len(ts) && ts[j+1].low == "in":
-		if val, _, ok := np(ts, j+2); ok {
+	case (t.low == "based" || t.low == "located") && j+1 < len(ts) && ts[j+1].low == "in",
+		t.low == "based" && j+3 < len(ts) && ts[j+1].low == "out" && ts[j+2].low == "of" && ts[j+3].capital:
+		k := j + 2
+		if ts[j+1].low == "out" {
+			k = j + 3 // "based out of Austin"
+		}
+		if val, _, ok := np(ts, k); ok {
 			return []Fact{mk("lives_in", val)}
 		}
 	case t.low == "from" && j+1 < len(ts) && ts[j+1].capital:

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -25,6 +26,30 @@ func TestHomeSaidOtherWays(t *testing.T) {
 			if f.Attribute == "lives_in" {
 				t.Errorf("%q: lives_in %q", msg, f.Value)
 			}
+		}
+	}
+}
+
+// TestHomeOtherWords: a home and a hometown said with an adverb, "based
+// out of", a move whose motive is someone's job, or a "but" clause that
+// shares the user's subject.
+func TestHomeOtherWords(t *testing.T) {
+	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	for msg, want := range map[string][]string{
+		"I'm originally from Kyoto.":                  {"user.from=Kyoto"},
+		"I'm from Kyoto but live in Osaka now.":       {"user.from=Kyoto", "user.lives_in=Osaka"},
+		"These days I'm based out of Austin.":         {"user.lives_in=Austin"},
+		"I relocated to Denver for my partner's job.": {"user.lives_in=Denver"},
+		"I like tea but my husband drinks coffee.":    {"user.likes=tea"},
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			if !f.Note {
+				got = append(got, f.Key()+"="+f.Value)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", msg, got, want)
 		}
 	}
 }
