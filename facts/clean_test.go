@@ -177,3 +177,27 @@ func TestStartedPastime(t *testing.T) {
 		}
 	}
 }
+
+// TestInstrumentsAndDiets: an instrument learned or taken up is one the
+// user plays; plant-based is a diet.
+func TestInstrumentsAndDiets(t *testing.T) {
+	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I'm learning to play the violin.":      "user.plays=violin",
+		"I took up the ukulele last year.":      "user.plays=ukulele",
+		"I'm learning piano.":                   "user.plays=piano",
+		"I went plant-based last year.":         "user.diet=plant-based",
+		"I took the piano lessons off my list.": "",
+		"I'm learning Korean.":                  "user.studies=Korean",
+	} {
+		got := ""
+		for _, f := range Extract(msg, Options{At: at}) {
+			if !f.Note {
+				got = f.Key() + "=" + f.Value
+			}
+		}
+		if got != want {
+			t.Errorf("%q: %q, want %q", msg, got, want)
+		}
+	}
+}

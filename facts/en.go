@@ -38,7 +38,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -227,7 +227,7 @@ var jobHeads = map[string]bool{
 	"underwriter": true, "paralegal": true, "surveyor": true, "illustrator": true, "animator": true, "copywriter": true,
 }
 
-var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": true, "keto": true, "gluten-free": true, "paleo": true}
+var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": true, "keto": true, "gluten-free": true, "paleo": true, "plant-based": true}
 
 var pets = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten": true, "parrot": true, "hamster": true, "rabbit": true,
 	"bunny": true, "turtle": true, "tortoise": true, "fish": true, "horse": true, "snake": true, "lizard": true, "guinea": true, "bird": true}
@@ -694,6 +694,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{f}
 		}
 	case "started", "took", "picked":
+		if w := instrumentAt(ts, j+1); w != "" && v != "started" && !neg {
+			return []Fact{mk("plays", w)} // "I took up the violin", "picked up the ukulele"
+		}
 		// "I've started eating meat again": a diet, not a hobby.
 		if v == "started" && next(j+1, "eating") && j+2 < len(ts) && foods[ts[j+2].low] {
 			return []Fact{mk("diet", "eats "+ts[j+2].low)}
@@ -1052,6 +1055,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{mk("speaks", val)}
 		}
 	case "learning", "learn":
+		if w := instrumentAt(ts, j+1); w != "" && !neg {
+			return []Fact{mk("plays", w)} // "I'm learning (to play) the violin"
+		}
 		// "I'm learning Korean": a language (a capital) the user studies.
 		if j+1 < len(ts) && ts[j+1].capital && !neg {
 			if val, _, ok := np(ts, j+1); ok {
@@ -1948,6 +1954,30 @@ func newJobAt(ts []tok) []Fact {
 		return out
 	}
 	return nil
+}
+
+// instruments are the musical instruments "learning the violin" and
+// "took up the ukulele" name.
+var instruments = map[string]bool{"violin": true, "viola": true, "cello": true, "piano": true, "guitar": true,
+	"drums": true, "bass": true, "ukulele": true, "flute": true, "saxophone": true, "sax": true, "trumpet": true,
+	"clarinet": true, "harp": true, "banjo": true, "oboe": true, "trombone": true, "accordion": true,
+	"harmonica": true, "mandolin": true, "keyboard": true, "synth": true, "bagpipes": true, "tuba": true}
+
+// instrumentAt is the instrument at ts[j] past "up", "to play", "how to
+// play" and an article ("took up the violin", "learning to play the
+// cello"), or "".
+func instrumentAt(ts []tok, j int) string {
+	for j < len(ts) {
+		switch l := ts[j].low; {
+		case l == "up" || l == "to" || l == "how" || l == "play" || l == "the" || l == "a" || l == "an":
+			j++
+			continue
+		case instruments[l] && (j+1 == len(ts) || !strings.HasPrefix(ts[j+1].tag, "NN")):
+			return l
+		}
+		return ""
+	}
+	return ""
 }
 
 // notPastime are the -ing words of "I started …" that name a change of
