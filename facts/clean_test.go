@@ -135,69 +135,49 @@ func TestNoFragmentFacts(t *testing.T) {
 			}
 		}
 	}
-	keys := func(msg string) []string {
-		var out []string
-		for _, f := range Extract(msg, Options{At: at}) {
-			if !f.Note {
-				out = append(out, f.Key()+"="+f.Value)
-			}
-		}
-		return out
-	}
 	for msg, want := range map[string][]string{
 		"I joined a service-focused online group last week.":        {"user.member_of=service-focused online group"},
 		"I love action and sci-fi movies, the effects are so cool!": {"user.likes=action", "user.likes=sci-fi movies"},
 		"I love the ocean.":             {"user.likes=ocean"},
 		"I teach math at Lincoln High.": {"user.job_title=math teacher", "user.works_at=Lincoln High"},
 	} {
-		if got := keys(msg); !slices.Equal(got, want) {
+		if got := stated(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q: %v, want %v", msg, got, want)
 		}
 	}
 }
 
-// TestStartedPastime: "I started <-ing>" is a pastime unless the word
-// names a change of life or work, or whom the user teaches.
-func TestStartedPastime(t *testing.T) {
-	at := time.Date(2023, 5, 10, 0, 0, 0, 0, time.UTC)
+// TestPastimesAndDiets: "I started <-ing>" is a pastime unless the word
+// names a change of life or work, or whom the user teaches; an
+// instrument learned or taken up is one the user plays; plant-based is a
+// diet.
+func TestPastimesAndDiets(t *testing.T) {
+	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	for msg, want := range map[string]string{
-		"I started doing aerial yoga.":                 "doing aerial yoga",
-		"I started surfing five years ago.":            "surfing",
+		"I started doing aerial yoga.":                 "user.activity=doing aerial yoga",
+		"I started surfing five years ago.":            "user.activity=surfing",
 		"I started transitioning three years ago.":     "",
 		"I started teaching people how to make bread.": "",
+		"I'm learning to play the violin.":             "user.plays=violin",
+		"I took up the ukulele last year.":             "user.plays=ukulele",
+		"I'm learning piano.":                          "user.plays=piano",
+		"I went plant-based last year.":                "user.diet=plant-based",
+		"I took the piano lessons off my list.":        "",
+		"I'm learning Korean.":                         "user.studies=Korean",
 	} {
-		got := ""
-		for _, f := range Extract(msg, Options{At: at}) {
-			if f.Attribute == "activity" {
-				got = f.Value
-			}
-		}
-		if got != want {
-			t.Errorf("%q: activity %q, want %q", msg, got, want)
+		if got := strings.Join(stated(msg, at), " "); got != want {
+			t.Errorf("%q: %q, want %q", msg, got, want)
 		}
 	}
 }
 
-// TestInstrumentsAndDiets: an instrument learned or taken up is one the
-// user plays; plant-based is a diet.
-func TestInstrumentsAndDiets(t *testing.T) {
-	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
-	for msg, want := range map[string]string{
-		"I'm learning to play the violin.":      "user.plays=violin",
-		"I took up the ukulele last year.":      "user.plays=ukulele",
-		"I'm learning piano.":                   "user.plays=piano",
-		"I went plant-based last year.":         "user.diet=plant-based",
-		"I took the piano lessons off my list.": "",
-		"I'm learning Korean.":                  "user.studies=Korean",
-	} {
-		got := ""
-		for _, f := range Extract(msg, Options{At: at}) {
-			if !f.Note {
-				got = f.Key() + "=" + f.Value
-			}
-		}
-		if got != want {
-			t.Errorf("%q: %q, want %q", msg, got, want)
+// stated is what Extract stores of msg as key=value, notes left out.
+func stated(msg string, at time.Time) []string {
+	var out []string
+	for _, f := range Extract(msg, Options{At: at}) {
+		if !f.Note {
+			out = append(out, f.Key()+"="+f.Value)
 		}
 	}
+	return out
 }

@@ -42,13 +42,7 @@ func TestHomeOtherWords(t *testing.T) {
 		"I relocated to Denver for my partner's job.": {"user.lives_in=Denver"},
 		"I like tea but my husband drinks coffee.":    {"user.likes=tea"},
 	} {
-		var got []string
-		for _, f := range Extract(msg, Options{At: at}) {
-			if !f.Note {
-				got = append(got, f.Key()+"="+f.Value)
-			}
-		}
-		if !slices.Equal(got, want) {
+		if got := stated(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q: %v, want %v", msg, got, want)
 		}
 	}
