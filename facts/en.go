@@ -644,6 +644,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			}
 		}
 	case "work", "works", "working":
+		if next(j+1, "remotely", "full-time", "part-time", "freelance") {
+			j++ // "I work remotely for …"
+		}
 		switch {
 		case next(j+1, "from") && j+2 < len(ts) && ts[j+2].capital && ts[j+2].tag == "NNP":
 			// "I'm working from Lisbon for two weeks": where the user is.
@@ -651,6 +654,10 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("staying_in", val)}
 			}
 		case next(j+1, "at", "for"):
+			if name, ok := calledName(ts, j+2); ok && !neg {
+				// "for a fintech startup called Brightpay": the name.
+				return []Fact{mk("works_at", name)}
+			}
 			if val, end, ok := np(ts, j+2); ok && nameAt(ts, j+2) {
 				f := mk("works_at", val)
 				f.Ended = neg
@@ -1954,6 +1961,24 @@ func newJobAt(ts []tok) []Fact {
 		return out
 	}
 	return nil
+}
+
+// calledName reads "a <common noun phrase> called/named <Name>" at
+// ts[j] ("a fintech startup called Brightpay"): the name.
+func calledName(ts []tok, j int) (string, bool) {
+	if j >= len(ts) || ts[j].low != "a" && ts[j].low != "an" && ts[j].low != "the" {
+		return "", false
+	}
+	for k := j + 1; k < len(ts) && k < j+5; k++ {
+		switch {
+		case (ts[k].low == "called" || ts[k].low == "named") && k+1 < len(ts) && ts[k+1].capital:
+			v, _, ok := np(ts, k+1)
+			return v, ok
+		case ts[k].capital || !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")):
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // instruments are the musical instruments "learning the violin" and

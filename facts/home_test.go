@@ -32,15 +32,18 @@ func TestHomeSaidOtherWays(t *testing.T) {
 
 // TestHomeOtherWords: a home and a hometown said with an adverb, "based
 // out of", a move whose motive is someone's job, or a "but" clause that
-// shares the user's subject.
+// shares the user's subject; an employer named after "a … called".
 func TestHomeOtherWords(t *testing.T) {
 	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	for msg, want := range map[string][]string{
-		"I'm originally from Kyoto.":                  {"user.from=Kyoto"},
-		"I'm from Kyoto but live in Osaka now.":       {"user.from=Kyoto", "user.lives_in=Osaka"},
-		"These days I'm based out of Austin.":         {"user.lives_in=Austin"},
-		"I relocated to Denver for my partner's job.": {"user.lives_in=Denver"},
-		"I like tea but my husband drinks coffee.":    {"user.likes=tea"},
+		"I'm originally from Kyoto.":                              {"user.from=Kyoto"},
+		"I'm from Kyoto but live in Osaka now.":                   {"user.from=Kyoto", "user.lives_in=Osaka"},
+		"These days I'm based out of Austin.":                     {"user.lives_in=Austin"},
+		"I relocated to Denver for my partner's job.":             {"user.lives_in=Denver"},
+		"I like tea but my husband drinks coffee.":                {"user.likes=tea"},
+		"I work remotely for a fintech startup called Brightpay.": {"user.works_at=Brightpay"},
+		"I work for a company called Initech as a tester.":        {"user.works_at=Initech"},
+		"I work for a big bank.":                                  nil,
 	} {
 		if got := stated(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q: %v, want %v", msg, got, want)
