@@ -174,14 +174,6 @@ func KnownOrganisation(value string, slotValues []string, texts []string) bool {
 // AsEmployer makes a move's destination that the user's memories know as
 // an organisation the new employer ("I moved to Globex": works at Globex).
 func (f *Fact) AsEmployer() {
-	tail := ""
-	if b := strings.TrimSuffix(render(f, hasHan(f.Text)), "."); strings.HasPrefix(f.Text, b) {
-		tail = f.Text[len(b):]
-	}
-	f.Attribute, f.Multi, f.Change, f.Destination, f.Prior = "works_at", false, true, false, ""
-	f.Text = strings.TrimSuffix(render(f, false), ".") + tail
-	if tail == "" {
-		f.Text = render(f, false)
-	}
-	f.Context = kindWords(f)
+	f.Change, f.Prior = true, ""
+	f.SucceedAs("works_at")
 }
