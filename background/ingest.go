@@ -113,6 +113,10 @@ func (q *ingester) isForget(t *memory.Turn) bool {
 // done and how many turns failed on their own.
 func (q *ingester) ingestRound(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, int, error) {
 	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
+	if err := q.usageFeedback(ctx, s, turns); err != nil {
+		// Nothing of the round is written yet: it is retried whole.
+		return nil, 0, fmt.Errorf("usage feedback: %w", err)
+	}
 	var done []memory.Turn
 	var firstErr error
 	failed := 0
@@ -171,11 +175,6 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		t.Time = q.now()
 	}
 	s := t.Scope
-	if len(t.Injected) > 0 {
-		if err := q.usageFeedback(ctx, t); err != nil {
-			return fmt.Errorf("usage feedback: %w", err)
-		}
-	}
 	intent := t.Intent
 	if intent == memory.IntentNone {
 		intent = q.gate.Intent(t.User)
@@ -702,39 +701,92 @@ func withSiblings(ev *memory.Memory, near []memory.Candidate, batch []*memory.Me
 	return out
 }
 
-// usageFeedback reinforces injected memories the reply used and counts a
-// miss for the others by moving the scope's adaptive gate threshold.
-func (q *ingester) usageFeedback(ctx context.Context, t *memory.Turn) error {
-	ms, err := q.cfg.Store.GetMany(ctx, t.Scope, t.Injected)
+// usageFeedback reinforces the injected memories each reply of a round
+// used and counts a miss for the others by moving the scope's adaptive
+// gate threshold, for the whole round at once: one read of the memories,
+// one touch per number of uses (a memory three replies used gains three
+// hits), one threshold update. A touch records the latest use of the
+// round's memories, which may be a few seconds later than a memory's own
+// last use (decay works in days).
+func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*memory.Turn) error {
+	var ids []string
+	seen := map[string]bool{}
+	for _, t := range turns {
+		for _, id := range t.Injected {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ms, err := q.cfg.Store.GetMany(ctx, s, ids)
 	if err != nil {
 		return err
 	}
-	var used []string
-	misses := 0
-	var replyVec []float32
+	byID := make(map[string]*memory.Memory, len(ms))
 	for _, m := range ms {
-		u := coverage(m.Text, t.Assistant) >= q.pol.Ingest.UsedThreshold
-		if !u && len(m.Embedding) > 0 && t.Assistant != "" {
-			if replyVec == nil {
-				v, err := q.cfg.Embedder.Embed(ctx, []string{t.Assistant})
-				if err != nil {
-					return err
-				}
-				replyVec = v[0]
-			}
-			u = memory.Cosine(m.Embedding, replyVec) >= max(q.pol.Ingest.UsedThreshold, q.reconcileDup())
-		}
-		if u {
-			used = append(used, m.ID)
-		} else {
-			misses++
-		}
+		byID[m.ID] = m
 	}
-	if len(used) > 0 {
-		if err := q.cfg.Store.Touch(ctx, t.Scope, used, t.Time); err != nil {
+	uses := map[string]int{}
+	var layers []time.Time // layers[k]: latest time of a (k+1)-th use
+	var usage []gate.Usage
+	for _, t := range turns {
+		if len(t.Injected) == 0 {
+			continue
+		}
+		reply := StripFence(t.Assistant)
+		at := cmp.Or(t.Time, q.now())
+		var words map[string]bool
+		var replyVec []float32
+		u := gate.Usage{}
+		for _, id := range t.Injected {
+			m := byID[id]
+			if m == nil {
+				continue
+			}
+			if words == nil {
+				words = text.WordSet(reply)
+			}
+			used := text.CoverageIn(m.Text, words) >= q.pol.Ingest.UsedThreshold
+			if !used && len(m.Embedding) > 0 && reply != "" {
+				if replyVec == nil {
+					v, err := q.cfg.Embedder.Embed(ctx, []string{reply})
+					if err != nil {
+						return err
+					}
+					replyVec = v[0]
+				}
+				used = memory.Cosine(m.Embedding, replyVec) >= max(q.pol.Ingest.UsedThreshold, q.reconcileDup())
+			}
+			if !used {
+				u.Unused++
+				continue
+			}
+			u.Used++
+			k := uses[id]
+			uses[id] = k + 1
+			if k == len(layers) {
+				layers = append(layers, at)
+			} else if at.After(layers[k]) {
+				layers[k] = at
+			}
+		}
+		usage = append(usage, u)
+	}
+	for k, at := range layers {
+		var touch []string
+		for _, id := range ids {
+			if uses[id] > k {
+				touch = append(touch, id)
+			}
+		}
+		if err := q.cfg.Store.Touch(ctx, s, touch, at); err != nil {
 			return err
 		}
-		q.met.reinforced.Add(float64(len(used)))
+		q.met.reinforced.Add(float64(len(touch)))
 	}
 	a := q.pol.Gate.Adaptive
 	if !a.Enabled || len(ms) == 0 {
@@ -743,20 +795,23 @@ func (q *ingester) usageFeedback(ctx context.Context, t *memory.Turn) error {
 	if q.cfg.Thresholds != nil {
 		// Through the request path's cache, so this process sees the new
 		// threshold at once.
-		return q.cfg.Thresholds.Feedback(ctx, t.Scope, len(used), misses)
+		return q.cfg.Thresholds.FeedbackAll(ctx, s, usage)
 	}
-	th, ok, err := q.cfg.Store.Threshold(ctx, t.Scope)
+	th, ok, err := q.cfg.Store.Threshold(ctx, s)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		th = q.pol.Gate.MinScore
 	}
-	nt := gate.Adaptive{}.Next(th, len(used), misses, a)
+	nt := th
+	for _, u := range usage {
+		nt = gate.Adaptive{}.Next(nt, u.Used, u.Unused, a)
+	}
 	if nt == th {
 		return nil
 	}
-	return q.cfg.Store.SetThreshold(ctx, t.Scope, nt)
+	return q.cfg.Store.SetThreshold(ctx, s, nt)
 }
 
 // dedupEvents leaves out the events that repeat a live one (the same

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/memory"
 )
 
@@ -178,6 +179,66 @@ func TestUsageFeedback(t *testing.T) {
 	}
 	a := e.pol.Gate.Adaptive
 	if want := e.pol.Gate.MinScore - a.StepDown + a.StepUp; abs(th-want) > 1e-9 {
+		t.Errorf("threshold %v, want %v", th, want)
+	}
+}
+
+// TestUsageFeedbackRound: a round's replies are fed back together, with
+// the effect of feeding them back one by one: a memory two replies used
+// gains two hits and the latest use, one no reply used gains none, and
+// the threshold takes every reply's step in turn.
+func TestUsageFeedbackRound(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	s := scope("dora")
+	ctx := context.Background()
+	e.say(s, "I live in Porto.")
+	e.say(s, "I like tennis.")
+	e.wait()
+	var porto, tennis *memory.Memory
+	for _, f := range e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile) {
+		if strings.Contains(f.Text, "Porto") {
+			porto = f
+		} else {
+			tennis = f
+		}
+	}
+	if porto == nil || tennis == nil {
+		t.Fatal("facts not extracted")
+	}
+	used := e.turn(s, "Restaurant tips near home?", "Since you live in Porto, try the francesinha.")
+	missed := e.turn(s, "What should I read?", "Try a novel by Saramago.")
+	again := e.turn(s, "And for dinner tomorrow?", "You live in Porto: grilled sardines by the river.")
+	round := []*memory.Turn{used, missed, again}
+	for _, tu := range round[:2] {
+		tu.Injected = []string{porto.ID, tennis.ID}
+	}
+	again.Injected = []string{porto.ID}
+	if done, err := e.q.ing.ingestTurns(ctx, s, round); err != nil || len(done) != 3 {
+		t.Fatalf("ingest: %v, %d done", err, len(done))
+	}
+	got, err := e.st.Get(ctx, s, porto.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Hits != porto.Hits+2 {
+		t.Errorf("memory used by two replies: hits %d → %d, want +2", porto.Hits, got.Hits)
+	}
+	if !got.LastUsedAt.Equal(again.Time) {
+		t.Errorf("last used %v, want the latest use %v", got.LastUsedAt, again.Time)
+	}
+	if got, _ := e.st.Get(ctx, s, tennis.ID); got.Hits != tennis.Hits {
+		t.Errorf("unused memory reinforced: hits %d → %d", tennis.Hits, got.Hits)
+	}
+	th, ok, err := e.st.Threshold(ctx, s)
+	if err != nil || !ok {
+		t.Fatalf("threshold not stored: %v %v", ok, err)
+	}
+	a := e.pol.Gate.Adaptive
+	want := e.pol.Gate.MinScore
+	for _, u := range []gate.Usage{{Used: 1, Unused: 1}, {Unused: 2}, {Used: 1}} {
+		want = gate.Adaptive{}.Next(want, u.Used, u.Unused, a)
+	}
+	if abs(th-want) > 1e-9 {
 		t.Errorf("threshold %v, want %v", th, want)
 	}
 }

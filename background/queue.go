@@ -48,7 +48,7 @@ func (q *core) invalidate(s memory.Scope) {
 
 // ThresholdFeedback moves a scope's adaptive recall threshold.
 type ThresholdFeedback interface {
-	Feedback(ctx context.Context, s memory.Scope, used, unused int) error
+	FeedbackAll(ctx context.Context, s memory.Scope, us []gate.Usage) error
 }
 
 // Config wires a Queue. Store, DB, Driver and Embedder are required; every

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -121,12 +122,23 @@ func (t *Thresholds) Default() float64 {
 	return clamp(t.gate.MinScore, t.gate.Adaptive)
 }
 
+// Usage is what one reply made of the memories injected into its
+// request: Used of them went into it, Unused did not.
+type Usage struct{ Used, Unused int }
+
 // Feedback records that, of the memories injected into one request, used
 // were used by the reply and unused were not, and moves the scope's
 // threshold by Adaptive.Next. It reads the stored value (not the cache) so
 // feedback from several workers composes.
 func (t *Thresholds) Feedback(ctx context.Context, s memory.Scope, used, unused int) error {
-	if !t.gate.Adaptive.Enabled || used <= 0 && unused <= 0 {
+	return t.FeedbackAll(ctx, s, []Usage{{Used: used, Unused: unused}})
+}
+
+// FeedbackAll is Feedback for several requests of one scope in turn (an
+// ingest round's replies): each moves the threshold from where the one
+// before left it, with one read and at most one write of the store.
+func (t *Thresholds) FeedbackAll(ctx context.Context, s memory.Scope, us []Usage) error {
+	if !t.gate.Adaptive.Enabled || !slices.ContainsFunc(us, func(u Usage) bool { return u.Used > 0 || u.Unused > 0 }) {
 		return nil
 	}
 	k := scopeKey(s)
@@ -140,7 +152,10 @@ func (t *Thresholds) Feedback(ctx context.Context, s memory.Scope, used, unused 
 	if !ok {
 		cur = t.Default()
 	}
-	next := Adaptive{}.Next(cur, used, unused, t.gate.Adaptive)
+	next := cur
+	for _, u := range us {
+		next = Adaptive{}.Next(next, u.Used, u.Unused, t.gate.Adaptive)
+	}
 	// A stored threshold the feedback leaves where it is (at a bound) is
 	// not written again: a write per ingested turn on the store's single
 	// writer, for nothing.

@@ -31,14 +31,23 @@ func ContentWords(s string) []string {
 }
 
 // Coverage is the share of a's content words present in b.
-func Coverage(a, b string) float64 {
+func Coverage(a, b string) float64 { return CoverageIn(a, WordSet(b)) }
+
+// WordSet is the set of s's content words (ContentWords), for measuring
+// the Coverage of several texts in one.
+func WordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range ContentWords(s) {
+		set[t] = true
+	}
+	return set
+}
+
+// CoverageIn is Coverage(a, b) given b's WordSet.
+func CoverageIn(a string, bs map[string]bool) float64 {
 	at := ContentWords(a)
 	if len(at) == 0 {
 		return 0
-	}
-	bs := map[string]bool{}
-	for _, t := range ContentWords(b) {
-		bs[t] = true
 	}
 	n := 0
 	for _, t := range at {
