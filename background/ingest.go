@@ -704,10 +704,7 @@ func withSiblings(ev *memory.Memory, near []memory.Candidate, batch []*memory.Me
 // usageFeedback reinforces the injected memories each reply of a round
 // used and counts a miss for the others by moving the scope's adaptive
 // gate threshold, for the whole round at once: one read of the memories,
-// one touch per number of uses (a memory three replies used gains three
-// hits), one threshold update. A touch records the latest use of the
-// round's memories, which may be a few seconds later than a memory's own
-// last use (decay works in days).
+// a touch per number of uses (memory.Uses), one threshold update.
 func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*memory.Turn) error {
 	var ids []string
 	seen := map[string]bool{}
@@ -730,8 +727,7 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 	for _, m := range ms {
 		byID[m.ID] = m
 	}
-	uses := map[string]int{}
-	var layers []time.Time // layers[k]: latest time of a (k+1)-th use
+	var uses memory.Uses
 	var usage []gate.Usage
 	for _, t := range turns {
 		if len(t.Injected) == 0 {
@@ -766,23 +762,11 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 				continue
 			}
 			u.Used++
-			k := uses[id]
-			uses[id] = k + 1
-			if k == len(layers) {
-				layers = append(layers, at)
-			} else if at.After(layers[k]) {
-				layers[k] = at
-			}
+			uses.Add([]string{id}, at)
 		}
 		usage = append(usage, u)
 	}
-	for k, at := range layers {
-		var touch []string
-		for _, id := range ids {
-			if uses[id] > k {
-				touch = append(touch, id)
-			}
-		}
+	for touch, at := range uses.Touches {
 		if err := q.cfg.Store.Touch(ctx, s, touch, at); err != nil {
 			return err
 		}
