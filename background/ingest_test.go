@@ -141,21 +141,7 @@ func TestUsageFeedback(t *testing.T) {
 	e := newEnv(t, "sqlite", envOpts{})
 	s := scope("carol")
 	ctx := context.Background()
-	e.say(s, "I live in Porto.")
-	e.say(s, "I like tennis.")
-	e.wait()
-	facts := e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)
-	if len(facts) != 2 {
-		t.Fatalf("%d facts", len(facts))
-	}
-	var porto, tennis *memory.Memory
-	for _, f := range facts {
-		if strings.Contains(f.Text, "Porto") {
-			porto = f
-		} else {
-			tennis = f
-		}
-	}
+	porto, tennis := portoAndTennis(t, e, s)
 	tu := e.turn(s, "Any restaurant tips near home?", "Since you live in Porto, try the francesinha at Café Santiago.")
 	tu.Injected = []string{porto.ID, tennis.ID}
 	if err := e.q.Enqueue(ctx, tu); err != nil {
@@ -183,6 +169,30 @@ func TestUsageFeedback(t *testing.T) {
 	}
 }
 
+// portoAndTennis has the user say where they live and what they like,
+// and returns the two facts.
+func portoAndTennis(t *testing.T, e *env, s memory.Scope) (porto, tennis *memory.Memory) {
+	t.Helper()
+	e.say(s, "I live in Porto.")
+	e.say(s, "I like tennis.")
+	e.wait()
+	facts := e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile)
+	if len(facts) != 2 {
+		t.Fatalf("%d facts", len(facts))
+	}
+	for _, f := range facts {
+		if strings.Contains(f.Text, "Porto") {
+			porto = f
+		} else {
+			tennis = f
+		}
+	}
+	if porto == nil {
+		t.Fatal("no fact about Porto")
+	}
+	return porto, tennis
+}
+
 // TestUsageFeedbackRound: a round's replies are fed back together, with
 // the effect of feeding them back one by one: a memory two replies used
 // gains two hits and the latest use, one no reply used gains none, and
@@ -191,20 +201,7 @@ func TestUsageFeedbackRound(t *testing.T) {
 	e := newEnv(t, "sqlite", envOpts{})
 	s := scope("dora")
 	ctx := context.Background()
-	e.say(s, "I live in Porto.")
-	e.say(s, "I like tennis.")
-	e.wait()
-	var porto, tennis *memory.Memory
-	for _, f := range e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile) {
-		if strings.Contains(f.Text, "Porto") {
-			porto = f
-		} else {
-			tennis = f
-		}
-	}
-	if porto == nil || tennis == nil {
-		t.Fatal("facts not extracted")
-	}
+	porto, tennis := portoAndTennis(t, e, s)
 	used := e.turn(s, "Restaurant tips near home?", "Since you live in Porto, try the francesinha.")
 	missed := e.turn(s, "What should I read?", "Try a novel by Saramago.")
 	again := e.turn(s, "And for dinner tomorrow?", "You live in Porto: grilled sardines by the river.")
