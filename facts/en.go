@@ -579,6 +579,15 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{f}
 			}
 		}
+		if next(j+1, "with") {
+			// "I live with my girlfriend in Berlin", "with our kids in a
+			// flat in Lyon": the place after whom the user lives with.
+			if val := placeAfterWith(ts, j+2); val != "" {
+				f := mk("lives_in", val)
+				f.Ended = neg
+				return []Fact{f}
+			}
+		}
 	case "moved", "relocated", "move":
 		// "I moved my gym days to Tuesdays": the slot is what was moved.
 		if next(j+1, "my", "our") {
@@ -874,6 +883,14 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			k++
 		}
 		if f, ok := givenUp(ts, k, mk); ok && !neg {
+			return []Fact{f}
+		}
+	case "retired":
+		// "I retired last year", "I retired from teaching in 2020" (not
+		// "I retired my old laptop").
+		if subject == "user" && !neg && !next(j+1, "my", "our", "the", "a", "an", "his", "her", "their", "it", "them") {
+			f := mk("job_title", "retired")
+			f.Change = true
 			return []Fact{f}
 		}
 	case "quit", "left":
@@ -1262,6 +1279,16 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			f.the = ts[j+3].low == "the"
 			return []Fact{f}
 		}
+	case (t.low == "a" || t.low == "an") && fanOf(ts, j+1) > 0:
+		// "I'm a huge fan of the Celtics": what the user is a fan of.
+		if val, _, ok := np(ts, fanOf(ts, j+1)); ok {
+			if neg { // "I'm not a fan of horror films"
+				return []Fact{mk("dislikes", val)}
+			}
+			f := mk("fan_of", val)
+			f.the = ts[fanOf(ts, j+1)].low == "the"
+			return []Fact{f}
+		}
 	case t.low == "a" || t.low == "an":
 		val, end, ok := np(ts, j)
 		if !ok {
@@ -1288,6 +1315,21 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	}
 	return nil
 }
+
+// fanOf is where the object of "(huge, big, …) fan of X" starts when ts
+// from j says that, else 0.
+func fanOf(ts []tok, j int) int {
+	for j < len(ts) && fanDegree[ts[j].low] {
+		j++
+	}
+	if j+2 < len(ts) && (ts[j].low == "fan" || ts[j].low == "fans") && ts[j+1].low == "of" {
+		return j + 2
+	}
+	return 0
+}
+
+var fanDegree = map[string]bool{"huge": true, "big": true, "massive": true, "great": true, "real": true, "longtime": true,
+	"long-time": true, "lifelong": true, "die-hard": true, "diehard": true, "devoted": true, "total": true, "avid": true}
 
 func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	k := j
@@ -1764,6 +1806,27 @@ func dateWords(d []string) bool {
 
 // homeIn is the place of a home the user bought or moved into at ts[j]:
 // "a house in Leith", "a flat in Bristol"; "" when the object is no home.
+// placeAfterWith reads the place of "with <people> in <Place>" from ts[j]
+// (after "with"): "" when the clause says none.
+func placeAfterWith(ts []tok, j int) string {
+	if h := homeIn(ts, j); h != "" {
+		return h
+	}
+	for k := j; k+1 < len(ts) && k < j+8; k++ {
+		switch {
+		case ts[k].tag == "." || ts[k].low == "but" || ts[k].low == "because",
+			ts[k].low == "and" && (ts[k+1].low == "i" || ts[k+1].low == "we"):
+			return ""
+		case ts[k].low == "in" && ts[k+1].capital && !dateWords([]string{ts[k+1].w}):
+			if v, _, ok := np(ts, k+1); ok {
+				return v
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
 func homeIn(ts []tok, j int) string {
 	home := false
 	for k := j; k < len(ts) && k < j+8; k++ {
@@ -1959,6 +2022,34 @@ func newJobAt(ts []tok) []Fact {
 			out = append(out, Fact{Triple: tripleOf("user", "job_title", job), Change: true})
 		}
 		return out
+	}
+	return acceptedOffer(ts)
+}
+
+// acceptedOffer reads an offer from an organisation the user took: "I got
+// a job offer from Meta and took it", "accepted an offer from Globex". An
+// offer alone ("got an offer from Meta, still deciding") says nothing of
+// where the user works.
+func acceptedOffer(ts []tok) []Fact {
+	accepted := false
+	for i, t := range ts {
+		switch {
+		case notOwnJob[t.low] && t.low != "first" || relations[t.low] != "":
+			return nil
+		case t.low == "accepted" || t.low == "accept" || t.low == "signed",
+			(t.low == "took" || t.low == "take" || t.low == "taking") && i+1 < len(ts) && ts[i+1].low == "it":
+			accepted = true
+		}
+	}
+	if !accepted {
+		return nil
+	}
+	for i := 0; i+2 < len(ts); i++ {
+		if (ts[i].low == "offer" || ts[i].low == "offers") && ts[i+1].low == "from" && nameAt(ts, i+2) {
+			if org, _, ok := np(ts, i+2); ok {
+				return []Fact{{Triple: tripleOf("user", "works_at", org), Change: true}}
+			}
+		}
 	}
 	return nil
 }

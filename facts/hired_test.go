@@ -5,12 +5,20 @@ import (
 	"time"
 )
 
-// TestHiredAndPartnerWords: other verbs for a new employer and a partner.
+// TestHiredAndPartnerWords: other verbs for a new employer and a partner,
+// and what a fan likes.
 func TestHiredAndPartnerWords(t *testing.T) {
 	cases := []struct{ msg, attr, value string }{
 		{"I've been hired by Globex as a data scientist.", "works_at", "Globex"},
 		{"I got hired at Globex.", "works_at", "Globex"},
 		{"I accepted an offer from Globex.", "works_at", "Globex"},
+		{"I got a job offer from Meta and took it.", "works_at", "Meta"},
+		{"We got the offer from Initech and I accepted it.", "works_at", "Initech"},
+		{"I'm a huge fan of the Boston Celtics.", "fan_of", "Boston Celtics"},
+		{"I am a long-time fan of Studio Ghibli films.", "fan_of", "Studio Ghibli films"},
+		{"I'm not a fan of horror movies.", "dislikes", "horror movies"},
+		{"I retired last year.", "job_title", "retired"},
+		{"I retired from teaching in 2020.", "job_title", "retired"},
 		{"I accepted a job at Globex last week.", "works_at", "Globex"},
 		{"I'm now working for Globex.", "works_at", "Globex"},
 		{"I'm currently working at Globex as a designer.", "job_title", "designer"},
@@ -22,6 +30,12 @@ func TestHiredAndPartnerWords(t *testing.T) {
 		// none of these names an employer or a partner
 		{"I got an offer from Globex but I'm not sure yet.", "works_at", ""},
 		{"I accepted the invitation from Sam.", "works_at", ""},
+		{"I got a job offer from Meta and I'm still deciding.", "works_at", ""},
+		{"I got an offer from Meta, would you take it?", "works_at", ""},
+		{"My husband got an offer from Meta and took it.", "works_at", ""},
+		{"I'm a fan.", "fan_of", ""},
+		{"I retired my old laptop.", "job_title", ""},
+		{"My dad retired last year.", "job_title", ""},
 		{"I'm dating again.", "partner", ""},
 	}
 	for _, c := range cases {
@@ -69,5 +83,18 @@ func TestMoreEverydayWords(t *testing.T) {
 	fs := Extract("My husband and I separated in July.", Options{At: time.Now()})
 	if len(fs) != 1 || fs[0].Attribute != "partner" || !fs[0].Ended {
 		t.Errorf("separated: %+v", fs)
+	}
+}
+
+// TestFanOfText: what a fan likes reads as said, article kept.
+func TestFanOfText(t *testing.T) {
+	for msg, want := range map[string]string{
+		"I'm a huge fan of the Boston Celtics.":        "The user is a fan of the Boston Celtics.",
+		"I am a long-time fan of Studio Ghibli films.": "The user is a fan of Studio Ghibli films.",
+	} {
+		fs := Extract(msg, Options{At: time.Now()})
+		if len(fs) != 1 || fs[0].Text != want {
+			t.Errorf("%q: %v, want one fact %q", msg, fs, want)
+		}
 	}
 }

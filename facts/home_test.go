@@ -10,7 +10,8 @@ import (
 func TestHomeSaidOtherWays(t *testing.T) {
 	for _, msg := range []string{"Home for me is Lisbon now.", "Home's Lisbon these days.", "Lisbon is home now.",
 		"Lisbon is my new home!", "I call Lisbon home now.", "I've settled in Lisbon.", "I'm based in Lisbon these days.",
-		"I relocated to Lisbon."} {
+		"I relocated to Lisbon.", "I live with my girlfriend in Lisbon.", "We live with our two kids in a small flat in Lisbon.",
+		"I live with Sam in a cottage in Lisbon."} {
 		got := ""
 		for _, f := range Extract(msg, Options{At: time.Now()}) {
 			if f.Attribute == "lives_in" && !f.Ended {
@@ -21,7 +22,8 @@ func TestHomeSaidOtherWays(t *testing.T) {
 			t.Errorf("%q: lives_in %q, want Lisbon", msg, got)
 		}
 	}
-	for _, msg := range []string{"Home is where the heart is.", "I'm home now."} {
+	for _, msg := range []string{"Home is where the heart is.", "I'm home now.", "I live with my sister in January.",
+		"I live with my dog but I work in London."} {
 		for _, f := range Extract(msg, Options{At: time.Now()}) {
 			if f.Attribute == "lives_in" {
 				t.Errorf("%q: lives_in %q", msg, f.Value)

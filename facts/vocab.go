@@ -42,6 +42,7 @@ var vocab = map[string]attr{
 	"drinks":      {multi: true, en: "%S drinks %v.", ended: "%S no longer drinks %v.", zh: "%S喝%v。"},
 	"likes":       {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
 	"dislikes":    {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
+	"fan_of":      {multi: true, en: "%S is a fan of %v.", ended: "%S is no longer a fan of %v.", zh: "%S是%v的粉丝。"},
 	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
 	"member_of":   {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
 	"avoids":      {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
@@ -265,7 +266,9 @@ func render(f *Fact, zh bool) string {
 	}
 	if f.Attribute == "member_of" && !zh && f.Value != "" && unicode.IsLower([]rune(f.Value)[0]) {
 		out = strings.Replace(out, "of %v", "of %a %v", 1) // "a member of a climbing gym", not "of climbing gym"
-	} else if f.Attribute == "member_of" && !zh && (f.the || namedGroup(f.Value)) {
+	} else if (f.Attribute == "member_of" || f.Attribute == "fan_of") && !zh && f.the {
+		out = strings.Replace(out, "of %v", "of the %v", 1) // "a fan of the Boston Celtics"
+	} else if f.Attribute == "member_of" && !zh && namedGroup(f.Value) {
 		out = strings.Replace(out, "of %v", "of the %v", 1) // "a member of the Sierra Club"
 	}
 	if f.Attribute == "age" && strings.HasSuffix(f.Value, " months") {
