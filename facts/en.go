@@ -38,7 +38,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -655,6 +655,8 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	case "work", "works", "working":
 		if next(j+1, "remotely", "full-time", "part-time", "freelance") {
 			j++ // "I work remotely for …"
+		} else if next(j+1, "from") && next(j+2, "home") && next(j+3, "for", "at") {
+			j += 2 // "I work from home for Shopify"
 		}
 		switch {
 		case next(j+1, "from") && j+2 < len(ts) && ts[j+2].capital && ts[j+2].tag == "NNP":
@@ -884,6 +886,13 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 		if f, ok := givenUp(ts, k, mk); ok && !neg {
 			return []Fact{f}
+		}
+	case "grew":
+		// "I grew up in Manchester": the hometown.
+		if next(j+1, "up") && next(j+2, "in") && j+3 < len(ts) && ts[j+3].capital && !neg {
+			if val, _, ok := np(ts, j+3); ok {
+				return []Fact{mk("from", val)}
+			}
 		}
 	case "retired":
 		// "I retired last year", "I retired from teaching in 2020" (not
@@ -1301,6 +1310,16 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			}
 			return nil
 		}
+		if studentHeads[head] {
+			// "I'm a student at UCLA", "a PhD student at ETH": a school,
+			// not an employer.
+			if end+1 < len(ts) && ts[end].low == "at" && ts[end+1].capital && !neg {
+				if school, _, ok := np(ts, end+1); ok {
+					return []Fact{mk("studies_at", school)}
+				}
+			}
+			return nil
+		}
 		f := mk("job_title", strings.ToLower(val))
 		f.Ended = neg
 		out := []Fact{f}
@@ -1315,6 +1334,11 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	}
 	return nil
 }
+
+// studentHeads are the job-like heads that name a student: at a school,
+// not an employer.
+var studentHeads = map[string]bool{"student": true, "undergrad": true, "undergraduate": true, "postgrad": true,
+	"freshman": true, "sophomore": true, "pupil": true}
 
 // fanOf is where the object of "(huge, big, …) fan of X" starts when ts
 // from j says that, else 0.

@@ -340,6 +340,13 @@ func kindWords(f *Fact) string {
 		return "movie movies film films show watching 看过"
 	case f.Attribute == "visited":
 		return "travel travelled trip visited place places 去过"
+	case f.Attribute == "from" && f.Subject == "user":
+		// "Where did I grow up?", "What's my hometown?"
+		return "hometown grew grow up raised born originally 家乡 老家"
+	case f.Attribute == "fan_of":
+		return "fan support supporter team 粉丝"
+	case f.Attribute == "studies_at":
+		return "study studying student school university college 学校 上学"
 	}
 	return ""
 }

@@ -63,7 +63,7 @@ var zhRules = []zhRule{
 	{re: zh(`我(?:现在|也)?(?:很|非常|特别)?(?:喜欢|爱|偏好|更喜欢)` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "likes"},
 	{re: zh(`我(?:不再|不|讨厌)喜欢` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
 	{re: zh(`我(?:很)?讨厌` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
-	{re: zh(`我` + zhFree + `(吃素|吃纯素|纯素食者|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
+	{re: zh(`我` + zhFree + `(吃素|吃纯素|纯素食者|纯素主义者|素食主义者|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
 	{re: zh(`我` + zhFree + `(?:不吃|不能吃|忌口)` + `([\p{Han}]{1,4}?)(?:了)?(?:[，。,.!！；;]|$)`), attr: "avoids"},
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
@@ -302,11 +302,11 @@ func extractZHClause(sent string) []Fact {
 				ended = true // "我不再是素食者了"
 			}
 			switch val {
-			case "素食者", "不吃肉", "吃全素":
+			case "素食者", "素食主义者", "不吃肉", "吃全素":
 				val = "吃素"
 			case "吃荤":
 				val = "吃肉"
-			case "纯素食者":
+			case "纯素食者", "纯素主义者":
 				val = "吃纯素"
 			}
 		case "uses":
