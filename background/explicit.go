@@ -77,9 +77,33 @@ func explicitNote(msg, payload string, intent func(string) memory.Intent, cues [
 				continue
 			}
 		}
+		if instructionOnly(s[i:], cues) {
+			// "I changed my name to Alex, please use that from now on":
+			// the clause only asks to keep what came before.
+			return strings.TrimRight(strings.TrimSpace(before), ",;:—- ")
+		}
 		return strings.TrimSpace(strings.TrimSpace(before) + " " + s[i:])
 	}
 	return payload
+}
+
+// instructionOnly reports whether clause, its cues left out, is only an
+// instruction about what was said before it ("please use that from now
+// on", "so keep it in mind"), with nothing of its own to remember.
+func instructionOnly(clause string, cues []string) bool {
+	low := strings.ToLower(clause)
+	for _, c := range cues {
+		low = strings.ReplaceAll(low, strings.ToLower(c), " ")
+	}
+	for _, w := range strings.Fields(low) {
+		switch strings.Trim(w, ".,;:!?'\"") {
+		case "", "please", "pls", "kindly", "use", "that", "this", "it", "so", "and", "just", "going", "do", "the",
+			"same", "then", "ok", "okay", "thanks", "thank", "you", "keep", "in", "mind", "on":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // cutCue drops the last instruction cue of s and what follows it, with
@@ -124,7 +148,7 @@ func leans(clause string) bool {
 	}
 	for _, x := range w {
 		switch strings.Trim(x, ".,;:!?'\"") {
-		case "it", "them", "they", "there", "he", "she", "him", "her", "these", "those":
+		case "it", "them", "they", "there", "he", "she", "him", "her", "these", "those", "that", "this":
 			return true
 		}
 	}

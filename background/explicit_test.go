@@ -19,6 +19,7 @@ func TestExplicitNoteText(t *testing.T) {
 		"My nutritionist said to skip dairy, so please remember I'm avoiding it for now.": "The user's nutritionist said to skip dairy, so the user is avoiding it for now.",
 		"Please remember that I drink my coffee black.":                                   "The user drinks their coffee black.",
 		"Remember that my sister's birthday is May 3.":                                    "The user's sister's birthday is May 3.",
+		"I changed my name to Alex, please use that from now on.":                         "The user changed their name to Alex.",
 		"记住我对猫毛过敏，所以别推荐养猫。":                                                               "用户对猫毛过敏，所以别推荐养猫。",
 	} {
 		note := explicitNote(msg, g.ExplicitContent(msg), g.Intent, p.Explicit.RememberCues)

@@ -551,6 +551,13 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	if f, ok := experienced(ts, j, mk, neg); ok {
 		return []Fact{f}
 	}
+	if (v == "eat" || v == "eats") && next(j+1, "meat", "fish") && !neg && slices.ContainsFunc(ts[j+2:], func(t tok) bool { return t.low == "again" || t.low == "now" }) {
+		// "I eat meat again": the diet changed back, as "started eating
+		// meat again" says.
+		f := mk("diet", "eats "+ts[j+1].low)
+		f.Change = true
+		return []Fact{f}
+	}
 	if (v == "staying" || v == "visiting" || v == "spending") && stayIn(ts, j+1) > 0 && !neg {
 		// "I'm staying with my parents in Leeds", "visiting my sister
 		// in Madrid": where the user is for now, not where they live.
@@ -625,6 +632,13 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 					to, dest = h, false // "moved to a new flat in Leeds"
 				}
 				break
+			}
+			if ts[k].low == "into" && k == j+1 {
+				// "We moved into a new place in Brooklyn"
+				if h := homeIn(ts, k+1); h != "" {
+					to = h
+					break
+				}
 			}
 			// "I've moved in with my boyfriend in Camden": the place
 			// the user moved in, not a month ("moved in March").
@@ -937,6 +951,12 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{f}
 		}
 	case "switched", "changed", "migrated", "moving":
+		if v == "changed" && next(j+1, "my") && next(j+2, "name") && next(j+3, "to") && j+4 < len(ts) && ts[j+4].capital && !neg {
+			// "I changed my name to Alex": the name, not a tool.
+			f := mk("name", ts[j+4].w)
+			f.Change = true
+			return []Fact{f}
+		}
 		var prior, to string
 		for k := j + 1; k < len(ts) && k < j+10; k++ {
 			if ts[k].low == "from" {

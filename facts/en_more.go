@@ -171,7 +171,10 @@ func possessivePet(ts []tok, j int) []Fact {
 			f.detail = article(what) + " " + what
 		}
 	}
-	if k < len(ts) && (ts[k].low == "died" || ts[k].low == "passed") {
+	if k < len(ts) && (ts[k].low == "died" || ts[k].low == "passed") ||
+		k+1 < len(ts) && (ts[k].low == "ran" && ts[k+1].low == "away" || ts[k].low == "went" && ts[k+1].low == "missing" ||
+			ts[k].low == "was" && ts[k+1].low == "put") {
+		// "Our cat Mochi died", "… ran away", "… was put down".
 		f.Ended = true
 	}
 	out := []Fact{f}

@@ -302,7 +302,7 @@ func Extract(msg string, o Options) []Fact {
 				// new home.
 				f.Attribute, f.Multi, f.Change = "lives_in", false, true
 			}
-			if f.Attribute == "staying_in" || temp && f.Attribute == "lives_in" {
+			if f.Attribute == "staying_in" || temp && f.Attribute == "lives_in" && !(f.Destination && purposeOnly(sent)) {
 				// A temporary state: where the user is this week is not
 				// where they live.
 				if f.Attribute == "lives_in" {

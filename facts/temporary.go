@@ -22,6 +22,21 @@ var (
 	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
 )
 
+// purposeOnly reports whether the only temporary cue of sent is why
+// something was done ("for work", "on business"), not how long it lasts:
+// "I've relocated to Austin for work" is a move, "I'm in Austin for work"
+// a stay.
+func purposeOnly(sent string) bool {
+	for _, m := range tempEN.FindAllString(sent, -1) {
+		switch strings.ToLower(m) {
+		case "for work", "for a conference", "for a wedding", "for a funeral", "on business":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 var dayNames = map[string]time.Weekday{
 	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
 	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
