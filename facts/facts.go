@@ -331,7 +331,7 @@ func Extract(msg string, o Options) []Fact {
 			case f.Attribute == "staying_in" && temp && !hasHan(sent) && strings.HasSuffix(f.Text, f.Value+"."):
 				// "… in Leeds for the holidays.": the period, as said.
 				if p := tempEN.FindString(sent); p != "" {
-					f.Text = strings.TrimSuffix(f.Text, ".") + " " + strings.ToLower(p) + "."
+					f.Text = strings.TrimSuffix(f.Text, ".") + " " + untilDay(p, until) + "."
 				}
 			case future:
 				f.Text = startSuffix(f.Text, refs[0], hasHan(sent))
@@ -468,6 +468,16 @@ func periodSuffix(s string, d text.DateRef, zh bool) string {
 // value as the date it resolved to ("in two weeks" → "on 18 May 2026",
 // 下周五 → 2026年5月15日), so the stored value stays true after the week
 // it was said in.
+// endsWithWord reports whether s is one of words or ends with " "+one.
+func endsWithWord(s string, words ...string) bool {
+	for _, w := range words {
+		if s == w || strings.HasSuffix(s, " "+w) {
+			return true
+		}
+	}
+	return false
+}
+
 func resolveValueDates(v string, refs []text.DateRef, zh bool) string {
 	for _, r := range refs {
 		i := strings.Index(strings.ToLower(v), strings.ToLower(r.Text))
@@ -477,8 +487,8 @@ func resolveValueDates(v string, refs []text.DateRef, zh bool) string {
 		rep := r.In()
 		if zh || r.CJK() {
 			rep = r.FormatZH()
-		} else if pre := strings.ToLower(strings.TrimSpace(v[:i])); strings.HasSuffix(pre, " on") || strings.HasSuffix(pre, " in") || pre == "on" || pre == "in" {
-			rep = r.Format()
+		} else if pre := strings.ToLower(strings.TrimSpace(v[:i])); endsWithWord(pre, "on", "in", "until", "till", "by", "since", "from", "before", "after") {
+			rep = r.Format() // "until tomorrow" → "until 11 Mar 2026", not "until on …"
 		}
 		if !zh && !r.CJK() && r.Precision == text.Day && weekdayRe.MatchString(r.Text) {
 			// "next Monday" → "on Monday 9 Mar 2026": the day keeps its

@@ -22,6 +22,30 @@ var (
 	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
 )
 
+// untilDay writes a period as said ("for the holidays", "this weekend"),
+// lowercased, except that a day it names is written as the day it is:
+// "until Friday" said on Tuesday 10 Mar 2026 is "until Friday 13 Mar
+// 2026", "until tomorrow" "until 11 Mar 2026"; until is the end temporary
+// gave (midnight after that day).
+func untilDay(p string, until time.Time) string {
+	low := strings.ToLower(p)
+	w, ok := strings.CutPrefix(low, "until ")
+	if !ok || until.IsZero() {
+		return low
+	}
+	day := until.AddDate(0, 0, -1)
+	if w == "tomorrow" {
+		return "until " + day.Format("2 Jan 2006")
+	}
+	if wd, ok := dayNames[w]; ok && wd == day.Weekday() {
+		return "until " + day.Format("Monday 2 Jan 2006")
+	}
+	if mo, err := time.Parse("January", strings.ToUpper(w[:1])+w[1:]); err == nil {
+		return "until " + mo.Month().String() // "until June"
+	}
+	return low
+}
+
 // purposeOnly reports whether the only temporary cue of sent is why
 // something was done ("for work", "on business"), not how long it lasts:
 // "I've relocated to Austin for work" is a move, "I'm in Austin for work"

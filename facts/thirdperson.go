@@ -57,7 +57,10 @@ func datedStatement(sent string, refs []text.DateRef) string {
 		// "on Wednesday evenings last week": keep the sentence's own
 		// preposition out of the way ("in the week of …").
 		pre := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-4):r.Start]))
-		if strings.HasSuffix(pre, "on") || strings.HasSuffix(pre, "in") || copulaNext(sent[r.End:]) {
+		wide := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-8):r.Start]))
+		if strings.HasSuffix(pre, "on") || strings.HasSuffix(pre, "in") || copulaNext(sent[r.End:]) ||
+			endsWithWord(wide, "until", "till", "by", "since", "from", "before", "after") {
+			// "until tomorrow" → "until 11 Mar 2026", not "until on …"
 			in = r.Format() // "Last Friday was …": the date is the subject
 		}
 		b.WriteString(in)

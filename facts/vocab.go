@@ -230,6 +230,8 @@ func render(f *Fact, zh bool) string {
 			name = f.aword
 		}
 		switch {
+		case zh && strings.HasPrefix(f.Attribute, "favorite_") && hasHan(name):
+			tmpl = "%S最喜欢的" + name + "是%v。" // not 用户的favorite movie是…
 		case zh:
 			tmpl = "%S的" + name + "是%v。"
 		case strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss"):

@@ -69,6 +69,10 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年)?(\d{1,3})岁`), attr: "age"},
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是` + zhVal + `(?:[，。,.!！]|$)`), attr: "favorite_{a}", rel: true},
+	// 我最喜欢的电影是《肖申克的救赎》: a title in its brackets.
+	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是《([^》]{1,30})》`), attr: "favorite_{a}", rel: true},
+	// 我老家是四川的, 我的家乡在大理: the hometown.
+	{re: zh(`我(?:的)?(?:老家|家乡|故乡)(?:是|在)` + zhVal + `(?:的)?(?:人)?(?:[，。,.!！；;]|$)`), attr: "from"},
 	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区|公司|单位|雇主)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
 	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
@@ -274,7 +278,7 @@ func extractZHClause(sent string) []Fact {
 				if k == "" {
 					k = m[1]
 				}
-				a = "favorite_" + k
+				a, aword = "favorite_"+k, m[1] // rendered 用户最喜欢的电影是…
 			case a == "{a}":
 				a = zhAttrs[m[1]]
 			case a == "{relname}":
