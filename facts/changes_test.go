@@ -46,7 +46,7 @@ func TestMoreChangeWords(t *testing.T) {
 }
 
 // TestUntilWritesTheDay: a stay until a named day is written with the
-// day it is, and the day keeps its capital.
+// day it is, and the day keeps its capital; a date gets its preposition.
 func TestUntilWritesTheDay(t *testing.T) {
 	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC) // a Tuesday
 	for msg, want := range map[string]string{
@@ -54,6 +54,8 @@ func TestUntilWritesTheDay(t *testing.T) {
 		"I'm in Oslo until Tuesday.":         "The user is in Oslo until Tuesday 17 Mar 2026.",
 		"I'm at my parents' until tomorrow.": "The user is at their parents' until 11 Mar 2026.",
 		"I'm in Leeds for the holidays.":     "The user is in Leeds for the holidays.",
+		// a word ending in "on" is no preposition
+		"I ran my first marathon last Sunday.": "The user ran their first marathon on 8 Mar 2026.",
 	} {
 		fs := Extract(msg, Options{At: at})
 		if len(fs) != 1 || fs[0].Text != want {

@@ -56,10 +56,9 @@ func datedStatement(sent string, refs []text.DateRef) string {
 		in := r.In()
 		// "on Wednesday evenings last week": keep the sentence's own
 		// preposition out of the way ("in the week of …").
-		pre := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-4):r.Start]))
-		wide := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-8):r.Start]))
-		if strings.HasSuffix(pre, "on") || strings.HasSuffix(pre, "in") || copulaNext(sent[r.End:]) ||
-			endsWithWord(wide, "until", "till", "by", "since", "from", "before", "after") {
+		// (a word of its own: "my first marathon last Sunday" is no "on")
+		pre := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-8):r.Start]))
+		if endsWithWord(pre, "on", "in", "until", "till", "by", "since", "from", "before", "after") || copulaNext(sent[r.End:]) {
 			// "until tomorrow" → "until 11 Mar 2026", not "until on …"
 			in = r.Format() // "Last Friday was …": the date is the subject
 		}
