@@ -138,10 +138,8 @@ func TestExplicitForget(t *testing.T) {
 }
 
 func TestUsageFeedback(t *testing.T) {
-	e := newEnv(t, "sqlite", envOpts{})
-	s := scope("carol")
+	e, s, porto, tennis := portoAndTennis(t, "carol")
 	ctx := context.Background()
-	porto, tennis := portoAndTennis(t, e, s)
 	tu := e.turn(s, "Any restaurant tips near home?", "Since you live in Porto, try the francesinha at Café Santiago.")
 	tu.Injected = []string{porto.ID, tennis.ID}
 	if err := e.q.Enqueue(ctx, tu); err != nil {
@@ -169,10 +167,11 @@ func TestUsageFeedback(t *testing.T) {
 	}
 }
 
-// portoAndTennis has the user say where they live and what they like,
-// and returns the two facts.
-func portoAndTennis(t *testing.T, e *env, s memory.Scope) (porto, tennis *memory.Memory) {
+// portoAndTennis has a new user say where they live and what they like
+// (SQLite), and returns the store, the scope and the two facts.
+func portoAndTennis(t *testing.T, user string) (e *env, s memory.Scope, porto, tennis *memory.Memory) {
 	t.Helper()
+	e, s = newEnv(t, "sqlite", envOpts{}), scope(user)
 	e.say(s, "I live in Porto.")
 	e.say(s, "I like tennis.")
 	e.wait()
@@ -190,7 +189,7 @@ func portoAndTennis(t *testing.T, e *env, s memory.Scope) (porto, tennis *memory
 	if porto == nil {
 		t.Fatal("no fact about Porto")
 	}
-	return porto, tennis
+	return e, s, porto, tennis
 }
 
 // TestUsageFeedbackRound: a round's replies are fed back together, with
@@ -198,10 +197,8 @@ func portoAndTennis(t *testing.T, e *env, s memory.Scope) (porto, tennis *memory
 // gains two hits and the latest use, one no reply used gains none, and
 // the threshold takes every reply's step in turn.
 func TestUsageFeedbackRound(t *testing.T) {
-	e := newEnv(t, "sqlite", envOpts{})
-	s := scope("dora")
+	e, s, porto, tennis := portoAndTennis(t, "dora")
 	ctx := context.Background()
-	porto, tennis := portoAndTennis(t, e, s)
 	used := e.turn(s, "Restaurant tips near home?", "Since you live in Porto, try the francesinha.")
 	missed := e.turn(s, "What should I read?", "Try a novel by Saramago.")
 	again := e.turn(s, "And for dinner tomorrow?", "You live in Porto: grilled sardines by the river.")

@@ -45,41 +45,39 @@ func TestMoreChangeWords(t *testing.T) {
 	}
 }
 
-// TestUntilWritesTheDay: a stay until a named day is written with the
-// day it is, and the day keeps its capital; a date gets its preposition.
-func TestUntilWritesTheDay(t *testing.T) {
-	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC) // a Tuesday
-	for msg, want := range map[string]string{
-		"I'm in Tokyo until Sunday.":         "The user is in Tokyo until Sunday 15 Mar 2026.",
-		"I'm in Oslo until Tuesday.":         "The user is in Oslo until Tuesday 17 Mar 2026.",
-		"I'm at my parents' until tomorrow.": "The user is at their parents' until 11 Mar 2026.",
-		"I'm in Leeds for the holidays.":     "The user is in Leeds for the holidays.",
-		// a word ending in "on" is no preposition
-		"I ran my first marathon last Sunday.": "The user ran their first marathon on 8 Mar 2026.",
-	} {
+// oneFactText checks that each message, said at at, is stored as one fact
+// whose sentence is the one given.
+func oneFactText(t *testing.T, at time.Time, cases map[string]string) {
+	t.Helper()
+	for msg, want := range cases {
 		fs := Extract(msg, Options{At: at})
 		if len(fs) != 1 || fs[0].Text != want {
 			var got []string
 			for _, f := range fs {
 				got = append(got, f.Text)
 			}
-			t.Errorf("%q: %q, want %q", msg, got, want)
+			t.Errorf("%q: %q, want one fact %q", msg, got, want)
 		}
 	}
 }
 
-// TestChineseHometownAndFavourites: 老家/家乡 is the hometown; a favourite
-// reads 用户最喜欢的…, a title without its brackets.
-func TestChineseHometownAndFavourites(t *testing.T) {
-	for msg, want := range map[string]string{
-		"我老家是四川的。":          "用户来自四川。",
-		"我的家乡在大理。":          "用户来自大理。",
-		"我最喜欢的电影是《肖申克的救赎》。": "用户最喜欢的电影是肖申克的救赎。",
-		"我最喜欢的水果是芒果。":       "用户最喜欢的水果是芒果。",
-	} {
-		fs := Extract(msg, Options{At: time.Now()})
-		if len(fs) != 1 || fs[0].Text != want {
-			t.Errorf("%q: %v, want one fact %q", msg, fs, want)
-		}
-	}
+// TestFactTexts: a stay until a named day is written with the day it is,
+// the day keeping its capital, and a date gets its preposition; 老家/家乡
+// is the hometown and a favourite reads 用户最喜欢的…, a title without its
+// brackets; what a fan likes reads as said, article kept.
+func TestFactTexts(t *testing.T) {
+	oneFactText(t, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC), map[string]string{ // a Tuesday
+		"I'm in Tokyo until Sunday.":         "The user is in Tokyo until Sunday 15 Mar 2026.",
+		"I'm in Oslo until Tuesday.":         "The user is in Oslo until Tuesday 17 Mar 2026.",
+		"I'm at my parents' until tomorrow.": "The user is at their parents' until 11 Mar 2026.",
+		"I'm in Leeds for the holidays.":     "The user is in Leeds for the holidays.",
+		// a word ending in "on" is no preposition
+		"I ran my first marathon last Sunday.":         "The user ran their first marathon on 8 Mar 2026.",
+		"我老家是四川的。":                                     "用户来自四川。",
+		"我的家乡在大理。":                                     "用户来自大理。",
+		"我最喜欢的电影是《肖申克的救赎》。":                            "用户最喜欢的电影是肖申克的救赎。",
+		"我最喜欢的水果是芒果。":                                  "用户最喜欢的水果是芒果。",
+		"I'm a huge fan of the Boston Celtics.":        "The user is a fan of the Boston Celtics.",
+		"I am a long-time fan of Studio Ghibli films.": "The user is a fan of Studio Ghibli films.",
+	})
 }

@@ -91,16 +91,3 @@ func TestMoreEverydayWords(t *testing.T) {
 		t.Errorf("separated: %+v", fs)
 	}
 }
-
-// TestFanOfText: what a fan likes reads as said, article kept.
-func TestFanOfText(t *testing.T) {
-	for msg, want := range map[string]string{
-		"I'm a huge fan of the Boston Celtics.":        "The user is a fan of the Boston Celtics.",
-		"I am a long-time fan of Studio Ghibli films.": "The user is a fan of Studio Ghibli films.",
-	} {
-		fs := Extract(msg, Options{At: time.Now()})
-		if len(fs) != 1 || fs[0].Text != want {
-			t.Errorf("%q: %v, want one fact %q", msg, fs, want)
-		}
-	}
-}
