@@ -185,7 +185,7 @@ func payloadAfter(text string, p phrase, end int) string {
 	if strings.HasSuffix(p.s, "记") && strings.HasPrefix(rest, "住") {
 		rest = rest[len("住"):] // "不要记" + "住我的地址"
 	}
-	for _, lead := range []string{"that ", "this:", "this：", "一下", "下来"} {
+	for _, lead := range []string{"that ", "this:", "this：", "这个：", "这个:", "这件事：", "这件事:", "以下：", "以下:", "一下", "下来"} {
 		if len(rest) >= len(lead) && strings.EqualFold(rest[:len(lead)], lead) {
 			rest = rest[skipSeparators(rest, len(lead)):]
 			break
