@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// TestMoreChangeWords: more ways of saying a new home, name, diet and a
-// pet gone, each read as the slot's new value (or its end).
+// TestMoreChangeWords: more ways of saying a new home, name, diet, pets
+// and a pet gone, each read as the slot's new value (or its end).
 func TestMoreChangeWords(t *testing.T) {
 	cases := []struct {
 		msg, key, value string
@@ -18,6 +18,10 @@ func TestMoreChangeWords(t *testing.T) {
 		{"I eat meat again.", "user.diet", "eats meat", false},
 		{"Our cat Mochi ran away.", "user.pet", "cat named Mochi", true},
 		{"Our dog Rex was put down last week.", "user.pet", "dog named Rex", true},
+		{"I have two cats, Luna and Milo.", "user.pet", "cat named Luna", false},
+		{"I have two cats, Luna and Milo.", "user.pet", "cat named Milo", false},
+		{"We have three dogs named Rex, Bella and Max.", "user.pet", "dog named Bella", false},
+		{"I've got two puppies, Biscuit and Gravy!", "user.pet", "puppy named Gravy", false},
 	}
 	for _, c := range cases {
 		found := false

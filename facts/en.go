@@ -1375,6 +1375,44 @@ func fanOf(ts []tok, j int) int {
 var fanDegree = map[string]bool{"huge": true, "big": true, "massive": true, "great": true, "real": true, "longtime": true,
 	"long-time": true, "lifelong": true, "die-hard": true, "diehard": true, "devoted": true, "total": true, "avid": true}
 
+// namedPets reads several pets of a kind named together at ts[k]: "two
+// cats, Luna and Milo", "three dogs named Rex, Bella and Max": a pet
+// each.
+func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
+	if k+2 >= len(ts) || petCounts[ts[k].low] == 0 {
+		return nil
+	}
+	kind, plural := strings.TrimSuffix(ts[k+1].low, "s"), strings.HasSuffix(ts[k+1].low, "s")
+	if strings.HasSuffix(ts[k+1].low, "ies") {
+		kind = strings.TrimSuffix(ts[k+1].low, "ies") + "y" // puppies
+	}
+	if !plural || !pets[kind] {
+		return nil
+	}
+	m := k + 2
+	if ts[m].low == "," || ts[m].low == "named" || ts[m].low == "called" {
+		m++
+	}
+	var out []Fact
+	for ; m < len(ts); m++ {
+		switch t := ts[m]; {
+		case t.capital:
+			f := Fact{Triple: tripleOf(subject, "pet", kind+" named "+t.w), word: word}
+			f.Ended = neg
+			out = append(out, f)
+		case t.low == "," || t.low == "and":
+		default:
+			m = len(ts)
+		}
+	}
+	if len(out) < 2 {
+		return nil // one name for several pets says too little
+	}
+	return out
+}
+
+var petCounts = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
+
 func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	k := j
 	if k < len(ts) && (ts[k].low == "him" || ts[k].low == "her" || ts[k].low == "them") {
@@ -1388,6 +1426,9 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	}
 	if k >= len(ts) {
 		return nil
+	}
+	if fs := namedPets(ts, k, subject, word, neg); fs != nil {
+		return fs
 	}
 	kind := ts[k].low
 	if !pets[strings.TrimSuffix(kind, "s")] {
