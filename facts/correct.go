@@ -64,13 +64,17 @@ func ExtractCorrection(msg string) (Correction, bool) {
 	return Correction{}, false
 }
 
+// zhCountRe is a number and its unit at the end of a Chinese value (8岁).
+var zhCountRe = regexp.MustCompile(`(\d+)(岁|个|点|号|月|天|年|只|次|楼|层)$`)
+
 func clean(c Correction) (Correction, bool) {
 	c.New, c.Old = strings.Trim(c.New, " .,'"), strings.Trim(c.Old, " .,'")
 	// The words before the value are not the value: "it's spelled
 	// Kathryn", "is at 3pm" (the old value sits after the same words).
 	for again := true; again; {
 		again = false
-		for _, w := range []string{"it's ", "it is ", "its ", "spelled ", "spelt ", "is ", "at ", "on ", "be "} {
+		for _, w := range []string{"it's ", "it is ", "its ", "spelled ", "spelt ", "is ", "at ", "on ", "be ",
+			"i'm ", "i am ", "we're ", "we are ", "he's ", "she's ", "they're "} { // "Actually I'm 34, not 33"
 			if len(c.New) > len(w) && strings.EqualFold(c.New[:len(w)], w) {
 				c.New, again = c.New[len(w):], true
 			}
@@ -80,6 +84,13 @@ func clean(c Correction) (Correction, bool) {
 	// qualifies.
 	if i := strings.Index(c.New, "的"); i > 0 && hasHan(c.New) && !strings.Contains(c.Old, "的") {
 		c.New = c.New[:i]
+	}
+	// 我女儿9岁，不是8岁: a number with its unit corrects the same unit's
+	// number, not the words before it.
+	if m := zhCountRe.FindStringSubmatch(c.Old); m != nil {
+		if n := zhCountRe.FindStringSubmatch(c.New); n != nil && n[2] == m[2] {
+			c.New = n[0]
+		}
 	}
 	if c.New == "" || c.Old == "" || strings.EqualFold(c.New, c.Old) {
 		return c, false

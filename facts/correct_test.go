@@ -18,6 +18,8 @@ func TestCorrection(t *testing.T) {
 		{"Actually it's not Porto, it's Braga.", "The user's sister lives in Porto.", "The user's sister lives in Braga."},
 		{"Not Porto, Braga!", "The user's sister lives in Porto.", "The user's sister lives in Braga."},
 		{"I said Monday but I meant Tuesday.", "The user's dentist appointment is on Monday.", "The user's dentist appointment is on Tuesday."},
+		{"Actually I'm 34, not 33.", "The user is 33 years old.", "The user is 34 years old."},
+		{"更正一下，我女儿9岁，不是8岁。", "用户的女儿8岁。", "用户的女儿9岁。"},
 	}
 	for _, c := range cases {
 		co, ok := ExtractCorrection(c.in)
