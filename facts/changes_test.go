@@ -71,10 +71,13 @@ func oneFactText(t *testing.T, at time.Time, cases map[string]string) {
 // brackets; what a fan likes reads as said, article kept.
 func TestFactTexts(t *testing.T) {
 	oneFactText(t, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC), map[string]string{ // a Tuesday
-		"I'm in Tokyo until Sunday.":         "The user is in Tokyo until Sunday 15 Mar 2026.",
-		"I'm in Oslo until Tuesday.":         "The user is in Oslo until Tuesday 17 Mar 2026.",
-		"I'm at my parents' until tomorrow.": "The user is at their parents' until 11 Mar 2026.",
-		"I'm in Leeds for the holidays.":     "The user is in Leeds for the holidays.",
+		"I'm in Tokyo until Sunday.":                     "The user is in Tokyo until Sunday 15 Mar 2026.",
+		"I'm in Oslo until Tuesday.":                     "The user is in Oslo until Tuesday 17 Mar 2026.",
+		"I'm at my parents' until tomorrow.":             "The user is at their parents' until 11 Mar 2026.",
+		"I'm in Leeds for the holidays.":                 "The user is in Leeds for the holidays.",
+		"I'm in Paris for the next three days.":          "The user is in Paris for the next three days (until 12 Mar 2026).",
+		"I'm visiting my parents in Ohio for two weeks.": "The user is in Ohio for two weeks (until 23 Mar 2026).",
+		"I'm on vacation until Monday.":                  "The user is on vacation until Monday 16 Mar 2026.",
 		// a word ending in "on" is no preposition
 		"I ran my first marathon last Sunday.":         "The user ran their first marathon on 8 Mar 2026.",
 		"我老家是四川的。":                                     "用户来自四川。",
@@ -84,4 +87,15 @@ func TestFactTexts(t *testing.T) {
 		"I'm a huge fan of the Boston Celtics.":        "The user is a fan of the Boston Celtics.",
 		"I am a long-time fan of Studio Ghibli films.": "The user is a fan of Studio Ghibli films.",
 	})
+}
+
+// TestPeriodThatNamesItsEnd: of two periods, the one that names the end
+// decides when a state expires ("on vacation until Monday": after
+// Monday, not three weeks of vacation).
+func TestPeriodThatNamesItsEnd(t *testing.T) {
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC) // a Tuesday
+	fs := Extract("I'm on vacation until Monday.", Options{At: at})
+	if want := time.Date(2026, 3, 17, 0, 0, 0, 0, time.UTC); len(fs) != 1 || !fs[0].Expires.Equal(want) {
+		t.Errorf("%v, want one memory expiring %v", fs, want)
+	}
 }

@@ -240,6 +240,14 @@ func Extract(msg string, o Options) []Fact {
 				}
 				if temp {
 					f.Expires = until
+					if p := tempPeriod(sent); !hasHan(sent) && strings.HasPrefix(strings.ToLower(p), "until ") {
+						// "… on vacation until Monday" → "… until Monday 16 Mar 2026"
+						if i := strings.Index(strings.ToLower(f.Text), strings.ToLower(p)); i >= 0 {
+							if d := untilDay(p, until); d != strings.ToLower(p) {
+								f.Text = f.Text[:i] + d + f.Text[i+len(p):]
+							}
+						}
+					}
 				}
 				out = append(out, f)
 			}
@@ -330,7 +338,7 @@ func Extract(msg string, o Options) []Fact {
 				f.Text = periodSuffix(f.Text, refs[0], hasHan(sent))
 			case f.Attribute == "staying_in" && temp && !hasHan(sent) && strings.HasSuffix(f.Text, f.Value+"."):
 				// "… in Leeds for the holidays.": the period, as said.
-				if p := tempEN.FindString(sent); p != "" {
+				if p := tempPeriod(sent); p != "" {
 					f.Text = strings.TrimSuffix(f.Text, ".") + " " + untilDay(p, until) + "."
 				}
 			case future:

@@ -22,18 +22,42 @@ var (
 	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
 )
 
+// tempPeriod is the period sent says a state lasts: the one that names
+// its end when there is one ("on vacation until Monday": until Monday),
+// else the first.
+func tempPeriod(sent string) string {
+	ms := tempEN.FindAllString(sent, -1)
+	for _, m := range ms {
+		if strings.HasPrefix(strings.ToLower(m), "until ") {
+			return m
+		}
+	}
+	if len(ms) == 0 {
+		return ""
+	}
+	return ms[0]
+}
+
 // untilDay writes a period as said ("for the holidays", "this weekend"),
-// lowercased, except that a day it names is written as the day it is:
+// lowercased, a number of days or weeks with the day it ends, and a day
+// it names as the day it is:
 // "until Friday" said on Tuesday 10 Mar 2026 is "until Friday 13 Mar
 // 2026", "until tomorrow" "until 11 Mar 2026"; until is the end temporary
 // gave (midnight after that day).
 func untilDay(p string, until time.Time) string {
 	low := strings.ToLower(p)
-	w, ok := strings.CutPrefix(low, "until ")
-	if !ok || until.IsZero() {
+	if until.IsZero() {
 		return low
 	}
 	day := until.AddDate(0, 0, -1)
+	w, ok := strings.CutPrefix(low, "until ")
+	if !ok {
+		if strings.HasPrefix(low, "for ") && (strings.HasSuffix(low, " days") || strings.HasSuffix(low, " week") || strings.HasSuffix(low, " weeks")) {
+			// "for the next three days (until 12 Mar 2026)"
+			return low + " (until " + day.Format("2 Jan 2006") + ")"
+		}
+		return low
+	}
 	if w == "tomorrow" {
 		return "until " + day.Format("2 Jan 2006")
 	}
@@ -94,7 +118,7 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 		}
 		return nextMonday, true
 	}
-	m := tempEN.FindString(sent)
+	m := tempPeriod(sent)
 	if m == "" || !presentEN.MatchString(contractions.Replace(sent)) && !presentEN.MatchString(sent) {
 		return time.Time{}, false
 	}
