@@ -63,11 +63,16 @@ func TestChildMemproxy(t *testing.T) {
 	fmt.Printf("addr=%s\n", ln.Addr())
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
-		if sc.Text() != "idle" {
+		wait := a.Queue.WaitIdle
+		switch sc.Text() {
+		case "idle":
+		case "ingested":
+			wait = a.Queue.WaitIngested
+		default:
 			continue
 		}
 		wctx, wcancel := context.WithTimeout(ctx, 60*time.Second)
-		err := a.Queue.WaitIdle(wctx)
+		err := wait(wctx)
 		wcancel()
 		hwm, rss := procMem("VmHWM"), procMem("VmRSS")
 		fmt.Printf("hwm=%d rss=%d err=%v\n", hwm, rss, err)
@@ -133,13 +138,25 @@ func startChildIn(t *testing.T, upstream, dir string, env ...string) *child {
 // current resident size in bytes.
 func (c *child) idle() (hwm, rss int64) {
 	c.t.Helper()
-	fmt.Fprintln(c.in, "idle")
+	return c.wait("idle")
+}
+
+// ingested waits, at most 60 s, for every turn the child accepted to be
+// ingested (Queue.WaitIngested), and returns what idle returns.
+func (c *child) ingested() (hwm, rss int64) {
+	c.t.Helper()
+	return c.wait("ingested")
+}
+
+func (c *child) wait(what string) (hwm, rss int64) {
+	c.t.Helper()
+	fmt.Fprintln(c.in, what)
 	for c.out.Scan() {
 		var h, r int64
 		line, e, _ := strings.Cut(c.out.Text(), " err=")
 		if n, _ := fmt.Sscanf(line, "hwm=%d rss=%d", &h, &r); n == 2 {
 			if e != "<nil>" {
-				c.t.Errorf("child queue not idle: %s (peak resident %d MB)", e, h>>10)
+				c.t.Errorf("child queue not %s: %s (peak resident %d MB)", what, e, h>>10)
 			}
 			return h << 10, r << 10
 		}

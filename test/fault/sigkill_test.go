@@ -85,9 +85,11 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 			got := append([]int(nil), received...)
 			mu.Unlock()
 
-			// Restarted on the same store: it finishes what was spooled.
+			// Restarted on the same store: it finishes what was spooled,
+			// within 60 s. (A consolidation the kill interrupted waits
+			// for River's stuck-job rescuer: WaitIdle would wait for it.)
 			c2 := startChildIn(t, up, dir, env...)
-			c2.idle()
+			c2.ingested()
 			c2.in.Close()
 			if err := c2.cmd.Wait(); err != nil {
 				t.Fatalf("restarted child: %v", err)
