@@ -22,6 +22,11 @@ func TestMoreChangeWords(t *testing.T) {
 		{"I have two cats, Luna and Milo.", "user.pet", "cat named Milo", false},
 		{"We have three dogs named Rex, Bella and Max.", "user.pet", "dog named Bella", false},
 		{"I've got two puppies, Biscuit and Gravy!", "user.pet", "puppy named Gravy", false},
+		{"Honestly I've gone back to my iPhone.", "user.phone_model", "iPhone", false},
+		{"I went back to coffee.", "user.drinks", "coffee", false},
+		{"We replaced Slack with Teams at work.", "user.uses", "Teams", false},
+		{"I use both Vim and VS Code.", "user.uses", "Vim", false},
+		{"I use both Vim and VS Code.", "user.uses", "VS Code", false},
 	}
 	for _, c := range cases {
 		found := false
@@ -40,6 +45,7 @@ func TestMoreChangeWords(t *testing.T) {
 		"I changed my password to something long.":   "user.name",
 		"I eat meat.":                                "user.diet",
 		"I changed the name of my project to Atlas.": "user.name",
+		"We went back to the hotel early.":           "user.uses",
 	} {
 		for _, f := range Extract(msg, Options{At: time.Now()}) {
 			if f.Key() == key && !f.Ended {

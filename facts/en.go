@@ -103,7 +103,8 @@ var stopNP = map[string]bool{
 // article and stops at a preposition, a conjunction, a clause word, a
 // verb or a date word. ok is false for a first-person or missing value.
 func np(ts []tok, j int) (string, int, bool) {
-	for j < len(ts) && (ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "the" || ts[j].low == "some") {
+	for j < len(ts) && (ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "the" || ts[j].low == "some" ||
+		ts[j].low == "both" && j+1 < len(ts) && ts[j+1].capital) { // "I use both Vim and VS Code"
 		j++
 	}
 	start := j

@@ -26,6 +26,10 @@ var switchPronoun = regexp.MustCompile(`(?i)\b((?:switched|switching|switch)(?:\
 
 // backTo: "back to vim", "Nope, back to vim.", "and back to tea": a
 // subject-less return to a value.
+// wentBack: "I've gone back to my iPhone", "we went back to Slack":
+// a switch back said with the user's own verb.
+var wentBack = regexp.MustCompile(`(?i)\b(?:i|we)(?:'ve|'m|’ve|’m| have| am)?\s+(?:just\s+|finally\s+)?(?:went|gone|got|switched|moved|come|came|going)\s+back\s+(?:to|on)\s+(?:my\s+|our\s+|the\s+|using\s+)?([A-Za-z][^,;.!?]*)`)
+
 var backTo = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas)[,!.]?\s+)*back\s+(?:to|on)\s+([A-Za-z][^,;.!?]*)`)
 
 // nowItIs: "it's only herbal tea for me now", "these days it's Rust for
@@ -58,7 +62,7 @@ var notNames = map[string]bool{
 // tradedFor: "I ditched (dropped) Spotify for Apple Music", "swapped vim for
 // Helix", "replaced my Kindle with a Kobo", "swapped my Brooks for a pair
 // of Hokas": a switch that names both (a measure word is not the value).
-var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced|dropped|abandoned|gave up)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and)\b)`)
+var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced|dropped|abandoned|gave up)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and|at|in|on|from)\b)`)
 
 func resolveSwitch(sent, before, reply string) string {
 	if m := switchPronoun.FindStringSubmatchIndex(sent); m != nil {
@@ -76,6 +80,11 @@ func resolveSwitch(sent, before, reply string) string {
 		from, to := sent[m[2]:m[3]], sent[m[4]:m[5]]
 		if kindSlot(to) != "" || nameRe.FindString(to) == to {
 			return sent[:m[0]] + "switched from " + from + " to " + to + sent[m[5]:]
+		}
+	}
+	if m := wentBack.FindStringSubmatch(sent); m != nil {
+		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
+			return "I switched back to " + v + "."
 		}
 	}
 	if m := backTo.FindStringSubmatch(sent); m != nil {
