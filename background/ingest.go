@@ -737,6 +737,7 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 		at := cmp.Or(t.Time, q.now())
 		var words map[string]bool
 		var replyVec []float32
+		var used []string
 		u := gate.Usage{}
 		for _, id := range t.Injected {
 			m := byID[id]
@@ -746,8 +747,8 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 			if words == nil {
 				words = text.WordSet(reply)
 			}
-			used := text.CoverageIn(m.Text, words) >= q.pol.Ingest.UsedThreshold
-			if !used && len(m.Embedding) > 0 && reply != "" {
+			ok := text.CoverageIn(m.Text, words) >= q.pol.Ingest.UsedThreshold
+			if !ok && len(m.Embedding) > 0 && reply != "" {
 				if replyVec == nil {
 					v, err := q.cfg.Embedder.Embed(ctx, []string{reply})
 					if err != nil {
@@ -755,15 +756,16 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 					}
 					replyVec = v[0]
 				}
-				used = memory.Cosine(m.Embedding, replyVec) >= max(q.pol.Ingest.UsedThreshold, q.reconcileDup())
+				ok = memory.Cosine(m.Embedding, replyVec) >= max(q.pol.Ingest.UsedThreshold, q.reconcileDup())
 			}
-			if !used {
+			if ok {
+				used = append(used, id)
+			} else {
 				u.Unused++
-				continue
 			}
-			u.Used++
-			uses.Add([]string{id}, at)
 		}
+		u.Used = len(used)
+		uses.Add(used, at)
 		usage = append(usage, u)
 	}
 	for touch, at := range uses.Touches {

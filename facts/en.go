@@ -1311,12 +1311,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		}
 	case (t.low == "a" || t.low == "an") && fanOf(ts, j+1) > 0:
 		// "I'm a huge fan of the Celtics": what the user is a fan of.
-		if val, _, ok := np(ts, fanOf(ts, j+1)); ok {
+		k := fanOf(ts, j+1)
+		if val, _, ok := np(ts, k); ok {
 			if neg { // "I'm not a fan of horror films"
 				return []Fact{mk("dislikes", val)}
 			}
 			f := mk("fan_of", val)
-			f.the = ts[fanOf(ts, j+1)].low == "the"
+			f.the = ts[k].low == "the"
 			return []Fact{f}
 		}
 	case t.low == "a" || t.low == "an":
@@ -1380,7 +1381,7 @@ var fanDegree = map[string]bool{"huge": true, "big": true, "massive": true, "gre
 // cats, Luna and Milo", "three dogs named Rex, Bella and Max": a pet
 // each.
 func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
-	if k+2 >= len(ts) || petCounts[ts[k].low] == 0 {
+	if k+2 >= len(ts) || !petCounts[ts[k].low] {
 		return nil
 	}
 	kind, plural := strings.TrimSuffix(ts[k+1].low, "s"), strings.HasSuffix(ts[k+1].low, "s")
@@ -1412,7 +1413,8 @@ func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
 	return out
 }
 
-var petCounts = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
+// petCounts are the numbers of "two cats, Luna and Milo".
+var petCounts = map[string]bool{"two": true, "three": true, "four": true, "five": true, "2": true, "3": true, "4": true, "5": true}
 
 func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	k := j
@@ -1890,8 +1892,6 @@ func dateWords(d []string) bool {
 	return false
 }
 
-// homeIn is the place of a home the user bought or moved into at ts[j]:
-// "a house in Leith", "a flat in Bristol"; "" when the object is no home.
 // placeAfterWith reads the place of "with <people> in <Place>" from ts[j]
 // (after "with"): "" when the clause says none.
 func placeAfterWith(ts []tok, j int) string {
@@ -1913,6 +1913,8 @@ func placeAfterWith(ts []tok, j int) string {
 	return ""
 }
 
+// homeIn is the place of a home the user bought or moved into at ts[j]:
+// "a house in Leith", "a flat in Bristol"; "" when the object is no home.
 func homeIn(ts []tok, j int) string {
 	home := false
 	for k := j; k < len(ts) && k < j+8; k++ {

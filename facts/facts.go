@@ -242,10 +242,8 @@ func Extract(msg string, o Options) []Fact {
 					f.Expires = until
 					if p := tempPeriod(sent); !hasHan(sent) && strings.HasPrefix(strings.ToLower(p), "until ") {
 						// "… on vacation until Monday" → "… until Monday 16 Mar 2026"
-						if i := strings.Index(strings.ToLower(f.Text), strings.ToLower(p)); i >= 0 {
-							if d := untilDay(p, until); d != strings.ToLower(p) {
-								f.Text = f.Text[:i] + d + f.Text[i+len(p):]
-							}
+						if d := untilDay(p, until); d != strings.ToLower(p) {
+							f.Text = strings.Replace(f.Text, p, d, 1)
 						}
 					}
 				}
@@ -470,12 +468,6 @@ func periodSuffix(s string, d text.DateRef, zh bool) string {
 	return strings.TrimSuffix(s, ".") + " " + strings.ToLower(d.Text) + " (" + d.Format() + ")."
 }
 
-// dateSuffix adds when the value became true to the sentence: "The user
-// lives in Lisbon (since Feb 2026)."
-// resolveValueDates writes each relative date expression of a triple's
-// value as the date it resolved to ("in two weeks" → "on 18 May 2026",
-// 下周五 → 2026年5月15日), so the stored value stays true after the week
-// it was said in.
 // endsWithWord reports whether s is one of words or ends with " "+one.
 func endsWithWord(s string, words ...string) bool {
 	for _, w := range words {
@@ -486,6 +478,10 @@ func endsWithWord(s string, words ...string) bool {
 	return false
 }
 
+// resolveValueDates writes each relative date expression of a triple's
+// value as the date it resolved to ("in two weeks" → "on 18 May 2026",
+// 下周五 → 2026年5月15日), so the stored value stays true after the week
+// it was said in.
 func resolveValueDates(v string, refs []text.DateRef, zh bool) string {
 	for _, r := range refs {
 		i := strings.Index(strings.ToLower(v), strings.ToLower(r.Text))
@@ -509,6 +505,8 @@ func resolveValueDates(v string, refs []text.DateRef, zh bool) string {
 	return v
 }
 
+// dateSuffix adds when the value became true to the sentence: "The user
+// lives in Lisbon (since Feb 2026)."
 func dateSuffix(s string, d text.DateRef, zh bool) string {
 	if zh {
 		return strings.TrimSuffix(s, "。") + "（自" + d.FormatZH() + "起）。"

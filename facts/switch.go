@@ -24,12 +24,12 @@ import (
 // count with "over" only.
 var switchPronoun = regexp.MustCompile(`(?i)\b((?:switched|switching|switch)(?:\s+(?:over|back|right))?\s+to|(?:moved|moving|changed|migrated|migrating)\s+over\s+to|(?:started|start|been|now|am|i'm)\s+using|stuck\s+with|sticking\s+with)\s+(it|that|this|them|that one|this one)\b`)
 
-// backTo: "back to vim", "Nope, back to vim.", "and back to tea": a
-// subject-less return to a value.
 // wentBack: "I've gone back to my iPhone", "we went back to Slack":
 // a switch back said with the user's own verb.
 var wentBack = regexp.MustCompile(`(?i)\b(?:i|we)(?:'ve|'m|’ve|’m| have| am)?\s+(?:just\s+|finally\s+)?(?:went|gone|got|switched|moved|come|came|going)\s+back\s+(?:to|on)\s+(?:my\s+|our\s+|the\s+|using\s+)?([A-Za-z][^,;.!?]*)`)
 
+// backTo: "back to vim", "Nope, back to vim.", "and back to tea": a
+// subject-less return to a value.
 var backTo = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas)[,!.]?\s+)*back\s+(?:to|on)\s+([A-Za-z][^,;.!?]*)`)
 
 // nowItIs: "it's only herbal tea for me now", "these days it's Rust for

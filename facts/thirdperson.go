@@ -54,13 +54,14 @@ func datedStatement(sent string, refs []text.DateRef) string {
 		}
 		b.WriteString(sent[last:r.Start])
 		in := r.In()
-		// "on Wednesday evenings last week": keep the sentence's own
-		// preposition out of the way ("in the week of …").
-		// (a word of its own: "my first marathon last Sunday" is no "on")
+		// "on Wednesday evenings last week", "until tomorrow": keep the
+		// sentence's own preposition out of the way ("in the week of …",
+		// not "until on …"), a word of its own ("my first marathon last
+		// Sunday" says no "on"); "Last Friday was …": the date is the
+		// subject.
 		pre := strings.ToLower(strings.TrimSpace(sent[max(0, r.Start-8):r.Start]))
 		if endsWithWord(pre, "on", "in", "until", "till", "by", "since", "from", "before", "after") || copulaNext(sent[r.End:]) {
-			// "until tomorrow" → "until 11 Mar 2026", not "until on …"
-			in = r.Format() // "Last Friday was …": the date is the subject
+			in = r.Format()
 		}
 		b.WriteString(in)
 		last = r.End

@@ -3,7 +3,7 @@ package memory
 import "time"
 
 // Uses gathers the accesses of one scope's memories that are written
-// together (a recall writer's window, an ingest round's replies) so they
+// together (an ingest round's replies) so they
 // take a few Touch calls instead of one each, with the same effect on
 // hits: a memory used k times is in the first k calls. Each call records
 // the latest time among the uses it stands for, which may be later than a
