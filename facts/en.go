@@ -38,7 +38,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked)`)
+var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -146,7 +146,10 @@ func np(ts []tok, j int) (string, int, bool) {
 			// … and, before a list, as an adverb ("guitar/RB , piano/NN
 			// and drums"): a word a noun is listed with is a noun.
 			(len(words) == 0 && t.tag == "RB" && j+2 < len(ts) && (ts[j+1].low == "," || ts[j+1].low == "and" || ts[j+1].low == "or") &&
-				strings.HasPrefix(ts[j+2].tag, "NN"))
+				strings.HasPrefix(ts[j+2].tag, "NN")) ||
+			// … and before a time phrase ("tennis/RB every Sunday"): a
+			// word that is no adverb is the object.
+			(len(words) == 0 && t.tag == "RB" && objectAdverb(ts, j))
 		if !(t.capital || nounish) || t.tag == "PRP" || t.tag == "." || t.tag == "," || t.tag == ":" {
 			break
 		}
@@ -160,6 +163,49 @@ func np(ts []tok, j int) (string, int, bool) {
 	v = strings.ReplaceAll(v, " - ", "-")
 	return v, j, true
 }
+
+// objectAdverb: ts[j], tagged an adverb, is an object noun the tagger
+// misread: not a word that is an adverb ("well", "often", "-ly") and
+// followed by a time or place phrase or the end of the clause.
+func objectAdverb(ts []tok, j int) bool {
+	l := ts[j].low
+	if strings.HasSuffix(l, "ly") || trueAdverbs[l] || !isLetters(l) {
+		return false
+	}
+	if j+1 == len(ts) {
+		return true
+	}
+	switch n := ts[j+1]; {
+	case n.tag == "." || n.tag == ",":
+		return true
+	case n.low == "every" || n.low == "each" || n.low == "on" || n.low == "at" || n.low == "with" || n.low == "in" || n.low == "twice" || n.low == "once":
+		return true
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// trueAdverbs are words that are adverbs wherever they stand.
+var trueAdverbs = map[string]bool{"well": true, "often": true, "again": true, "together": true, "now": true, "too": true, "there": true,
+	"here": true, "alone": true, "online": true, "outside": true, "inside": true, "hard": true, "sometimes": true, "always": true,
+	"never": true, "soon": true, "later": true, "today": true, "tonight": true, "tomorrow": true, "yesterday": true, "already": true,
+	"still": true, "also": true, "even": true, "just": true, "very": true, "so": true, "much": true, "more": true, "most": true,
+	"less": true, "back": true, "away": true, "home": true, "abroad": true, "ever": true, "once": true, "twice": true, "anymore": true,
+	"instead": true, "though": true, "then": true, "out": true, "up": true, "down": true, "off": true, "over": true, "around": true,
+	"about": true, "almost": true, "enough": true, "far": true, "fast": true, "late": true, "early": true, "long": true, "right": true,
+	"first": true, "last": true, "maybe": true, "perhaps": true, "quite": true, "rather": true, "not": true, "yet": true, "else": true,
+	"anyway": true, "anywhere": true, "somewhere": true, "everywhere": true, "nowhere": true, "lot": true, "lots": true,
+	"ago": true, "before": true, "after": true, "since": true, "forward": true, "ahead": true, "apart": true, "indoors": true,
+	"outdoors": true, "upstairs": true, "downstairs": true, "overseas": true, "nearby": true, "meanwhile": true, "otherwise": true,
+	"either": true, "neither": true, "best": true, "better": true, "worse": true, "least": true}
 
 // skipAdv moves past adverbs and auxiliaries between a subject and its
 // verb, noting a negation.
@@ -697,10 +743,17 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return out
 			}
 		case next(j+1, "as"):
-			if val, _, ok := np(ts, j+2); ok {
+			if val, end, ok := np(ts, j+2); ok {
 				f := mk("job_title", val)
 				f.Ended = neg
-				return []Fact{f}
+				out := []Fact{f}
+				// "I work as a nurse at St Mary's": the employer too.
+				if next(end, "at", "for") && !neg && nameAt(ts, end+1) {
+					if org, _, ok := np(ts, end+1); ok {
+						out = append(out, mk("works_at", org))
+					}
+				}
+				return out
 			}
 		}
 	case "joined":
@@ -783,6 +836,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				f.Change = true
 				return []Fact{f}
 			}
+		}
+		if a := allergyNoun(ts, j+1); a != "" && !neg {
+			return []Fact{mk("allergy", allergens(a))} // "I have a peanut allergy"
 		}
 		if kids := children(ts, j+1, subject); len(kids) > 0 && !neg {
 			return kids
@@ -1250,6 +1306,19 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if val, _, ok := np(ts, j+2); ok {
 			return []Fact{mk("allergy", val)}
 		}
+	case t.low == "back" && j+1 < len(ts) && ts[j+1].low == "on" && j+2 < len(ts) && ts[j+2].capital:
+		// "I'm back on Vim after a year of VS Code": the user uses it again.
+		fs := copula(ts, j+1, subject, word, neg)
+		for i := range fs {
+			fs[i].Change = true
+		}
+		return fs
+	case degreeIn(ts, j) > 0 && subject == "user":
+		// "I'm doing a PhD in chemistry", "working on a master's in
+		// nursing": what the user studies.
+		if val, _, ok := np(ts, degreeIn(ts, j)); ok && !neg {
+			return []Fact{mk("studies", strings.ToLower(val))}
+		}
 	case t.low == "back" && j+1 < len(ts) && ts[j+1].low == "to":
 		// "I'm back to being vegetarian"
 		k := j + 2
@@ -1279,6 +1348,12 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 				val += " time"
 			}
 			return []Fact{mk("timezone", val)}
+		}
+	case t.low == "on" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && !weekdayOrMonth[ts[j+1].low] && subject == "user":
+		// "I'm on Android", "I've been on Linux for years": what the
+		// user runs.
+		if val, _, ok := np(ts, j+1); ok && !neg {
+			return []Fact{mk("uses", val)}
 		}
 	case t.tag == "CD" && atoi(t.w) > 0 && atoi(t.w) < 120 && (j+1 == len(ts) || !strings.HasPrefix(ts[j+1].tag, "NN") || ts[j+1].low == "years"):
 		// "My daughter is 7", "I'm 34"
@@ -1326,6 +1401,14 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			return nil
 		}
 		head := strings.ToLower(val[strings.LastIndexByte(val, ' ')+1:])
+		if d := drinkerOf(val); d != "" && !neg {
+			return []Fact{mk("drinks", d)} // "I'm a big coffee drinker"
+		}
+		if strings.HasPrefix(strings.ToLower(val), "stay-at-home ") && parentWords[head] {
+			f := mk("job_title", strings.ToLower(val)) // "I'm a stay-at-home dad"
+			f.Ended = neg
+			return []Fact{f}
+		}
 		if !jobHeads[head] {
 			if diets[head] && !neg {
 				return []Fact{mk("diet", head)}
@@ -1355,6 +1438,109 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		return []Fact{mk("name", t.w)}
 	}
 	return nil
+}
+
+// parentWords head a "stay-at-home" role.
+var parentWords = map[string]bool{"dad": true, "mom": true, "mum": true, "parent": true, "father": true, "mother": true}
+
+// drinkerOf is what "a (big) coffee drinker" drinks, "" when val is no
+// such phrase.
+func drinkerOf(val string) string {
+	w := strings.Fields(strings.ToLower(val))
+	if len(w) < 2 || (w[len(w)-1] != "drinker" && w[len(w)-1] != "drinkers") {
+		return ""
+	}
+	w = w[:len(w)-1]
+	for len(w) > 1 && (fanDegree[w[0]] || w[0] == "heavy" || w[0] == "daily" || w[0] == "serious") {
+		w = w[1:]
+	}
+	if fanDegree[w[0]] || w[0] == "heavy" || w[0] == "social" || w[0] == "light" || w[0] == "occasional" {
+		return ""
+	}
+	return strings.Join(w, " ")
+}
+
+// degreeWords are the degrees a user can be "doing … in" a subject.
+var degreeWords = map[string]bool{"phd": true, "ph.d": true, "ph.d.": true, "doctorate": true, "master's": true, "masters": true,
+	"master": true, "bachelor's": true, "bachelors": true, "degree": true, "mba": true, "msc": true, "ma": true, "bsc": true, "ba": true, "diploma": true}
+
+// degreeIn is where the subject of "doing (a) PhD in X" starts when ts
+// from j says that ("doing", "pursuing", "working on", "studying for",
+// "halfway through" a degree in), else 0.
+func degreeIn(ts []tok, j int) int {
+	switch {
+	case j < len(ts) && (ts[j].low == "doing" || ts[j].low == "pursuing" || ts[j].low == "completing" || ts[j].low == "finishing"):
+		j++
+	case j+1 < len(ts) && (ts[j].low == "working" && ts[j+1].low == "on" || ts[j].low == "studying" && ts[j+1].low == "for"):
+		j += 2
+	default:
+		return 0
+	}
+	for j < len(ts) && (ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "my") {
+		j++
+	}
+	k := j
+	for k < len(ts) && k < j+3 && !degreeWords[ts[k].low] {
+		k++
+	}
+	if k >= len(ts) || !degreeWords[ts[k].low] {
+		return 0
+	}
+	// The tagger splits "master's" into "master" and "'s".
+	if k+1 < len(ts) && ts[k+1].low == "'s" {
+		k++
+	}
+	if k+2 < len(ts) && ts[k+1].low == "in" {
+		return k + 2
+	}
+	return 0
+}
+
+// allergyNoun is X in "(a / an / bad) X allergy" at ts[j] ("I have a
+// peanut allergy", "a severe shellfish allergy"), "" otherwise.
+func allergyNoun(ts []tok, j int) string {
+	for j < len(ts) && (ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "severe" || ts[j].low == "bad" || ts[j].low == "mild" ||
+		ts[j].low == "serious" || ts[j].low == "slight") {
+		j++
+	}
+	var w []string
+	for k := j; k < len(ts) && k < j+3; k++ {
+		if l := ts[k].low; l == "allergy" || l == "allergies" {
+			if len(w) == 0 {
+				return ""
+			}
+			return strings.Join(w, " ")
+		}
+		if !strings.HasPrefix(ts[k].tag, "NN") && !strings.HasPrefix(ts[k].tag, "JJ") || fanDegree[ts[k].low] || vagueAllergy[ts[k].low] {
+			return ""
+		}
+		w = append(w, ts[k].low)
+	}
+	return ""
+}
+
+// vagueAllergy are the words before "allergy" that name no allergen.
+var vagueAllergy = map[string]bool{"big": true, "little": true, "small": true, "terrible": true, "awful": true, "strong": true,
+	"food": true, "seasonal": true, "skin": true, "weird": true, "new": true, "known": true, "life-threatening": true}
+
+// countAllergens are the allergens named in the plural ("allergic to
+// peanuts") but said in the singular before "allergy".
+var countAllergens = map[string]bool{"peanut": true, "nut": true, "tree nut": true, "egg": true, "almond": true, "cashew": true,
+	"walnut": true, "strawberry": true, "bee sting": true, "wasp sting": true, "cat": true, "dog": true, "tomato": true}
+
+// allergens is the allergen of "a peanut allergy" as "allergic to" names
+// it: "peanuts", "shellfish".
+func allergens(a string) string {
+	if !countAllergens[a] {
+		return a
+	}
+	if strings.HasSuffix(a, "y") && !strings.HasSuffix(a, "ey") {
+		return a[:len(a)-1] + "ies"
+	}
+	if strings.HasSuffix(a, "o") {
+		return a + "es"
+	}
+	return a + "s"
 }
 
 // studentHeads are the job-like heads that name a student: at a school,

@@ -259,6 +259,10 @@ func render(f *Fact, zh bool) string {
 	}
 	out := strings.Replace(tmpl, "%S", subj, 1)
 	out = strings.Replace(out, "%A", aw, 1)
+	if f.Attribute == "job_title" && zh && f.Value == "退休" {
+		out = strings.Replace(out, "不再的职业是%v", "不再退休", 1)
+		out = strings.Replace(out, "的职业是%v", "已退休", 1) // 用户已退休。
+	}
 	if f.Attribute == "job_title" && !zh && f.Value == "retired" {
 		out = strings.Replace(out, "no longer works as %a %v", "is no longer %v", 1)
 		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired."

@@ -79,6 +79,8 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at", rel: true},
 	{re: zh(`我` + zhFree + `(?:开始学|开始练|在学|学起了|迷上了|爱上了)` + zhVal + zhEnd), attr: "activity"},
+	// 我退休了, 我去年退休了: the user is retired.
+	{re: zh(`我` + zhFree + `(退休)(?:了|[，。,.!！；;]|$)`), attr: "job_title"},
 	{re: zh(`我` + zhRels + `(?:今年)?(\d{1,3}|[一二两三四五六七八九十]{1,3})岁`), attr: "age", rel: true},
 }
 
@@ -266,6 +268,11 @@ func extractZHClause(sent string) []Fact {
 		if strings.Contains(val, "了") || strings.Contains(val, "找到") {
 			continue // a verb phrase, not a value: "在京东找到了新工作"
 		}
+		if r.attr == "activity" && zhLanguage(val) {
+			a := "studies" // 我开始学日语了: a language the user studies, not a pastime
+			out = append(out, Fact{Triple: tripleOf("user", a, val)})
+			continue
+		}
 		if r.attr == "avoids" && (strings.HasPrefix(val, "素") || strings.HasPrefix(val, "肉") || strings.HasPrefix(val, "荤") || strings.HasPrefix(val, "晚饭") || strings.HasPrefix(val, "早饭")) {
 			continue // 不吃肉 is a diet; 不吃晚饭 a habit
 		}
@@ -428,3 +435,8 @@ func zhAge(c string) []Fact {
 // zhHasRelRe: a clause that introduces a relative ("我有女朋友了", "我们
 // 有了一个儿子"), whose name the next clause may give.
 var zhHasRelRe = regexp.MustCompile(`^我(?:们)?(?:现在|终于|也)?有(?:了)?(?:一个|个|一位)?(?:新)?` + zhRels + `(?:了)?$`)
+
+// zhLanguage: v names a language (日语, 西班牙语, 中文, 法文).
+func zhLanguage(v string) bool {
+	return (strings.HasSuffix(v, "语") || strings.HasSuffix(v, "文")) && len([]rune(v)) <= 5 && !strings.HasSuffix(v, "作文") && !strings.HasSuffix(v, "论文")
+}

@@ -1,0 +1,69 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRolesAndHabits: an age the user turned, an allergy said as a noun,
+// a job with its employer, a stay-at-home parent, a drinker, a platform
+// the user is on, a degree in a subject, a hobby with its time phrase,
+// and in Chinese retirement and a language being learnt. The rest state
+// no such value.
+func TestRolesAndHabits(t *testing.T) {
+	cases := []struct{ msg, attr, value string }{
+		{"I just turned 40.", "age", "40"},
+		{"I have a peanut allergy.", "allergy", "peanuts"},
+		{"I have a severe shellfish allergy.", "allergy", "shellfish"},
+		{"I work as a nurse at St Mary's.", "job_title", "nurse"},
+		{"I work as a nurse at St Mary's.", "works_at", "St Mary's"},
+		{"I'm a stay-at-home dad.", "job_title", "stay-at-home dad"},
+		{"I'm a big coffee drinker.", "drinks", "coffee"},
+		{"I'm a tea drinker.", "drinks", "tea"},
+		{"I'm back on Vim after a year of VS Code.", "uses", "Vim"},
+		{"I've been on Android for a year.", "uses", "Android"},
+		{"I'm doing a PhD in chemistry.", "studies", "chemistry"},
+		{"I'm doing a master's in nursing.", "studies", "nursing"},
+		{"I play tennis every Sunday.", "plays", "tennis"},
+		{"我退休了。", "job_title", "退休"},
+		{"我开始学日语了。", "studies", "日语"},
+		{"我开始学日语了。", "activity", ""},
+		{"我开始学游泳了。", "activity", "游泳"},
+		// none of these states the value
+		{"I'm a social drinker.", "drinks", ""},
+		{"I'm not a big coffee drinker.", "drinks", ""},
+		{"I'm on Monday shift.", "uses", ""},
+		{"I have a big allergy.", "allergy", ""},
+		{"I play well.", "plays", ""},
+		{"I work as a nurse.", "works_at", ""},
+		{"My dad just turned 70.", "age", ""},
+		{"I'm doing a PhD.", "studies", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: time.Now()}) {
+			if f.Attribute == c.attr && f.Subject == "user" && !f.Ended {
+				got = f.Value
+			}
+		}
+		if got != c.value {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
+	}
+}
+
+// TestRolesRender: the sentences stored for these values read as said.
+func TestRolesRender(t *testing.T) {
+	cases := map[string]string{
+		"I have a peanut allergy.":  "The user is allergic to peanuts.",
+		"我退休了。":                     "用户已退休。",
+		"我开始学日语了。":                  "用户学日语。",
+		"I'm a big coffee drinker.": "The user drinks coffee.",
+	}
+	for msg, want := range cases {
+		fs := Extract(msg, Options{At: time.Now()})
+		if len(fs) != 1 || fs[0].Text != want {
+			t.Errorf("%q: got %+v, want one fact %q", msg, fs, want)
+		}
+	}
+}
