@@ -219,6 +219,11 @@ func Extract(msg string, o Options) []Fact {
 			}
 		}
 		refs := text.ResolveDates(sent, o.At, o.Loc)
+		if len(refs) == 0 {
+			// "I got married in 2019", 我2019年结婚了: a date said
+			// outright dates the statement the same way.
+			refs = text.ExplicitDates(sent, o.At, o.Loc)
+		}
 		until, temp := temporary(sent, o.At, o.Loc)
 		if len(fs) == 0 {
 			n := datedStatement(sent, refs)

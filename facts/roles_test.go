@@ -67,3 +67,21 @@ func TestRolesRender(t *testing.T) {
 		}
 	}
 }
+
+// TestExplicitDatesDate: a year or month said outright dates the fact or
+// the note as a relative date does.
+func TestExplicitDatesDate(t *testing.T) {
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text, from string }{
+		{"I got married in 2019.", "The user got married in 2019.", "2019-01-01"},
+		{"I moved to Lisbon in 2019.", "The user lives in Lisbon (since 2019).", "2019-01-01"},
+		{"I've lived in Lisbon since March 2021.", "The user lives in Lisbon (since Mar 2021).", "2021-03-01"},
+		{"我2024年3月搬到了上海。", "用户住在上海（自2024年3月起）。", "2024-03-01"},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Text != c.text || fs[0].ValidFrom.Format("2006-01-02") != c.from || !fs[0].Dated {
+			t.Errorf("%q: got %+v, want %q from %s", c.msg, fs, c.text, c.from)
+		}
+	}
+}

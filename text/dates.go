@@ -316,3 +316,72 @@ func AnnotateDates(s string, at time.Time, loc *time.Location) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+var (
+	enExplicitRe = regexp.MustCompile(`(?i)\b(?:in|since|from|during|until|till|by)\s+(?:(?:early|late|mid)[- ])?(?:(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+)?((?:19|20)\d\d)\b`)
+	zhExplicitRe = regexp.MustCompile(`((?:19|20)\d\d)年(?:(\d{1,2})月(?:(\d{1,2})[日号])?)?`)
+)
+
+// ExplicitDates finds the dates s names outright, a year or a month of a
+// year after a preposition ("in 2019", "since March 2024", "back in
+// 2016") or written the Chinese way (2019年, 2024年3月, 2024年3月5日),
+// each as a DateRef at its precision. Years from 1900 to ten years after
+// at count; a number is no year otherwise. ResolveDates leaves these
+// alone, since they need no resolving; what reads a text for when a
+// statement became true (facts) takes them where no relative date is
+// said.
+func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
+	if !strings.Contains(s, "19") && !strings.Contains(s, "20") {
+		return nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	top := at.In(loc).Year() + 10
+	var out []DateRef
+	for _, m := range enExplicitRe.FindAllStringSubmatchIndex(s, -1) {
+		y, _ := strconv.Atoi(s[m[4]:m[5]])
+		if y > top {
+			continue
+		}
+		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Date: time.Date(y, 1, 1, 0, 0, 0, 0, loc), Precision: Year}
+		if m[2] >= 0 {
+			mo := strings.ToLower(s[m[2]:m[3]])
+			for i := time.January; i <= time.December; i++ {
+				if strings.HasPrefix(strings.ToLower(i.String()), mo[:3]) {
+					r.Date, r.Precision = time.Date(y, i, 1, 0, 0, 0, 0, loc), Month
+				}
+			}
+		}
+		// The expression is the date, not its preposition: "in 2019" is
+		// written "in 2019" again by DateRef.In.
+		sp := strings.IndexAny(r.Text, " \t")
+		r.Start += sp + 1
+		r.Text = s[r.Start:r.End]
+		out = append(out, r)
+	}
+	for _, m := range zhExplicitRe.FindAllStringSubmatchIndex(s, -1) {
+		y, _ := strconv.Atoi(s[m[2]:m[3]])
+		if y > top {
+			continue
+		}
+		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Date: time.Date(y, 1, 1, 0, 0, 0, 0, loc), Precision: Year}
+		if m[4] >= 0 {
+			mo, _ := strconv.Atoi(s[m[4]:m[5]])
+			if mo < 1 || mo > 12 {
+				continue
+			}
+			r.Date, r.Precision = time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, loc), Month
+			if m[6] >= 0 {
+				d, _ := strconv.Atoi(s[m[6]:m[7]])
+				if d < 1 || d > 31 {
+					continue
+				}
+				r.Date, r.Precision = time.Date(y, time.Month(mo), d, 0, 0, 0, 0, loc), Day
+			}
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
