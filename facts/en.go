@@ -1602,6 +1602,26 @@ func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
 // petCounts are the numbers of "two cats, Luna and Milo".
 var petCounts = map[string]bool{"two": true, "three": true, "four": true, "five": true, "2": true, "3": true, "4": true, "5": true}
 
+// countedPets is "two cats" when ts[k:] says a number of pets of a kind
+// and names none of them, "" otherwise.
+func countedPets(ts []tok, k int) string {
+	if k+1 >= len(ts) || !petCounts[ts[k].low] {
+		return ""
+	}
+	kind := ts[k+1].low
+	sing := strings.TrimSuffix(kind, "s")
+	if strings.HasSuffix(kind, "ies") {
+		sing = strings.TrimSuffix(kind, "ies") + "y"
+	}
+	if sing == kind || !pets[sing] {
+		return ""
+	}
+	if k+2 < len(ts) && (ts[k+2].low == "named" || ts[k+2].low == "called" || ts[k+2].capital) {
+		return ""
+	}
+	return ts[k].low + " " + kind
+}
+
 func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	k := j
 	if k < len(ts) && (ts[k].low == "him" || ts[k].low == "her" || ts[k].low == "them") {
@@ -1618,6 +1638,12 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	}
 	if fs := namedPets(ts, k, subject, word, neg); fs != nil {
 		return fs
+	}
+	if n := countedPets(ts, k); n != "" {
+		// "I have two cats": how many, no names.
+		f := Fact{Triple: tripleOf(subject, "pet", n), word: word}
+		f.Ended = neg
+		return []Fact{f}
 	}
 	kind := ts[k].low
 	if !pets[strings.TrimSuffix(kind, "s")] {

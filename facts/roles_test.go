@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,6 +83,28 @@ func TestExplicitDatesDate(t *testing.T) {
 		fs := Extract(c.msg, Options{At: at})
 		if len(fs) != 1 || fs[0].Text != c.text || fs[0].ValidFrom.Format("2006-01-02") != c.from || !fs[0].Dated {
 			t.Errorf("%q: got %+v, want %q from %s", c.msg, fs, c.text, c.from)
+		}
+	}
+}
+
+// TestCountedPets: pets counted but not named are one fact that says
+// how many; named ones stay a fact each.
+func TestCountedPets(t *testing.T) {
+	cases := map[string][]string{
+		"I have two cats.":                   {"The user has two cats."},
+		"We have three dogs and a big yard.": {"The user has three dogs."},
+		"I have two cats, Luna and Milo.":    {"The user has a pet cat named Luna.", "The user has a pet cat named Milo."},
+		"I have two kids.":                   nil,
+	}
+	for msg, want := range cases {
+		var got []string
+		for _, f := range Extract(msg, Options{At: time.Now()}) {
+			if f.Attribute == "pet" {
+				got = append(got, f.Text)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: got %q, want %q", msg, got, want)
 		}
 	}
 }

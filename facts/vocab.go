@@ -259,6 +259,9 @@ func render(f *Fact, zh bool) string {
 	}
 	out := strings.Replace(tmpl, "%S", subj, 1)
 	out = strings.Replace(out, "%A", aw, 1)
+	if f.Attribute == "pet" && !zh && petCounts[firstWord(f.Value)] {
+		out = strings.Replace(out, "has a pet %v", "has %v", 1) // "The user has two cats."
+	}
 	if f.Attribute == "job_title" && zh && f.Value == "退休" {
 		out = strings.Replace(out, "不再的职业是%v", "不再退休", 1)
 		out = strings.Replace(out, "的职业是%v", "已退休", 1) // 用户已退休。
