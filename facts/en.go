@@ -871,6 +871,15 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("name", val)} // "I go by Alex"
 			}
 		}
+		// "My son goes to Lincoln Elementary", "I go to Carver High":
+		// a school.
+		if next(j+1, "to") && (v != "going" || subject != "user") && nameAt(ts, j+2) && !neg {
+			// The user's own sentence says nothing more ("… every morning
+			// to drop off my son" is a parent's errand).
+			if val, end, ok := np(ts, j+2); ok && schoolName(val) && (subject != "user" || end == len(ts) || ts[end].tag == "." || next(end, "now")) {
+				return []Fact{mk("studies_at", val)}
+			}
+		}
 		// "I go to the gym on Mondays and Wednesdays": a weekly habit,
 		// its days in a slot of their own (gym_days).
 		if next(j+1, "to") {
@@ -1336,6 +1345,11 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if val, _, ok := np(ts, stayIn(ts, j+1)); ok && !neg {
 			return []Fact{mk("staying_in", val)}
 		}
+	case t.low == "in" && j+2 < len(ts) && (ts[j+1].low == "my" || ts[j+1].low == "his" || ts[j+1].low == "her" || ts[j+1].low == "their") && decadeAge(ts, j+2) != "":
+		// "I'm in my thirties", "my dad is in his early seventies".
+		if !neg {
+			return []Fact{mk("age", decadeAge(ts, j+2))}
+		}
 	case t.low == "in" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP":
 		// "I'm in Tokyo": where the user is, not where they live.
 		if val, _, ok := np(ts, j+1); ok && !neg {
@@ -1601,6 +1615,44 @@ func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
 
 // petCounts are the numbers of "two cats, Luna and Milo".
 var petCounts = map[string]bool{"two": true, "three": true, "four": true, "five": true, "2": true, "3": true, "4": true, "5": true}
+
+// schoolWords end the name of a school ("Lincoln Elementary", "Carver
+// High School", "St Anne's Academy").
+var schoolWords = map[string]bool{"school": true, "elementary": true, "high": true, "academy": true, "college": true,
+	"university": true, "kindergarten": true, "preschool": true, "nursery": true, "montessori": true, "prep": true,
+	"institute": true, "primary": true, "secondary": true, "middle": true, "gymnasium": true, "polytechnic": true}
+
+// schoolName: val is a named school (a capitalised name ending in a
+// school word).
+func schoolName(val string) bool {
+	w := strings.Fields(val)
+	if len(w) < 2 || w[0][0] < 'A' || w[0][0] > 'Z' {
+		return false
+	}
+	return schoolWords[strings.ToLower(w[len(w)-1])]
+}
+
+// decades are the ages said as a decade of life.
+var decades = map[string]bool{"teens": true, "twenties": true, "thirties": true, "forties": true, "fifties": true,
+	"sixties": true, "seventies": true, "eighties": true, "nineties": true, "20s": true, "30s": true, "40s": true,
+	"50s": true, "60s": true, "70s": true, "80s": true, "90s": true}
+
+// decadeAge is the age of "(early / mid / late) thirties" at ts[j]
+// ("late thirties"), "" when ts says no decade there.
+func decadeAge(ts []tok, j int) string {
+	pre := ""
+	if j < len(ts) && (ts[j].low == "early" || ts[j].low == "mid" || ts[j].low == "late" || ts[j].low == "mid-") {
+		pre = strings.TrimSuffix(ts[j].low, "-") + " "
+		j++
+	}
+	if j < len(ts) && ts[j].low == "-" {
+		j++
+	}
+	if j < len(ts) && decades[ts[j].low] {
+		return pre + ts[j].low
+	}
+	return ""
+}
 
 // countedPets is "two cats" when ts[k:] says a number of pets of a kind
 // and names none of them, "" otherwise.

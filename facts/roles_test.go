@@ -108,3 +108,27 @@ func TestCountedPets(t *testing.T) {
 		}
 	}
 }
+
+// TestSchoolsAndDecades: a relative's school, the user's own said alone,
+// and an age said as a decade of life.
+func TestSchoolsAndDecades(t *testing.T) {
+	cases := map[string]string{
+		"My son goes to Lincoln Elementary.":          "The user's son studies at Lincoln Elementary.",
+		"My daughter goes to Carver High School now.": "The user's daughter studies at Carver High School.",
+		"I'm in my thirties.":                         "The user is in their thirties.",
+		"My dad is in his early seventies.":           "The user's dad is in his early seventies.",
+	}
+	for msg, want := range cases {
+		fs := Extract(msg, Options{At: time.Now()})
+		if len(fs) != 1 || fs[0].Text != want {
+			t.Errorf("%q: got %+v, want one fact %q", msg, fs, want)
+		}
+	}
+	for _, msg := range []string{"I go to Lincoln Elementary every morning to drop off my son.", "I go to Stanford.", "I'm in my element."} {
+		for _, f := range Extract(msg, Options{At: time.Now()}) {
+			if f.Attribute == "studies_at" || f.Attribute == "age" {
+				t.Errorf("%q: got %+v, want no school or age", msg, f)
+			}
+		}
+	}
+}

@@ -280,6 +280,9 @@ func render(f *Fact, zh bool) string {
 	} else if f.Attribute == "member_of" && !zh && namedGroup(f.Value) {
 		out = strings.Replace(out, "of %v", "of the %v", 1) // "a member of the Sierra Club"
 	}
+	if f.Attribute == "age" && !zh && decades[lastWord(f.Value)] {
+		out = strings.Replace(out, " is %v years old", " is in "+agePronoun(f.Subject)+" %v", 1) // "The user is in their thirties."
+	}
 	if f.Attribute == "age" && strings.HasSuffix(f.Value, " months") {
 		out = strings.Replace(out, "%v years old", "%v old", 1) // "3 months old"
 	}
@@ -376,4 +379,19 @@ var progLangs = map[string]bool{
 func namedGroup(v string) bool {
 	w := strings.Fields(strings.ToLower(v))
 	return len(w) > 1 && groupHeads[w[len(w)-1]] && !strings.HasPrefix(w[0], "the")
+}
+
+// lastWord is v after its last space.
+func lastWord(v string) string { return v[strings.LastIndexByte(v, ' ')+1:] }
+
+// agePronoun is the pronoun a decade of age takes for the subject: "their"
+// (the user, a relative of either sex).
+func agePronoun(subject string) string {
+	switch subject {
+	case "father", "brother", "uncle", "nephew":
+		return "his"
+	case "mother", "sister", "aunt", "niece":
+		return "her"
+	}
+	return "their"
 }
