@@ -1366,7 +1366,7 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	case t.low == "on" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && !weekdayOrMonth[ts[j+1].low] && subject == "user":
 		// "I'm on Android", "I've been on Linux for years": what the
 		// user runs.
-		if val, _, ok := np(ts, j+1); ok && !neg {
+		if val, _, ok := np(ts, j+1); ok && !neg && productName(val) {
 			return []Fact{mk("uses", val)}
 		}
 	case t.tag == "CD" && atoi(t.w) > 0 && atoi(t.w) < 120 && (j+1 == len(ts) || !strings.HasPrefix(ts[j+1].tag, "NN") || ts[j+1].low == "years"):
@@ -1630,6 +1630,28 @@ func schoolName(val string) bool {
 		return false
 	}
 	return schoolWords[strings.ToLower(w[len(w)-1])]
+}
+
+// productName: val reads as the name of a product or platform the user
+// is "on" ("Android", "Arch Linux", "Zoom"): every word capitalised, no
+// possessive, no group ("Team Alpha", "the Board") and no season or
+// holiday ("Christmas break" has a lowercase noun).
+func productName(val string) bool {
+	if strings.Contains(val, "'") {
+		return false
+	}
+	for _, w := range strings.Fields(val) {
+		if w[0] < 'A' || w[0] > 'Z' {
+			if w[0] < '0' || w[0] > '9' {
+				return false
+			}
+		}
+		switch strings.ToLower(w) {
+		case "team", "board", "committee", "squad", "crew", "staff", "council", "christmas", "easter", "thanksgiving", "holiday":
+			return false
+		}
+	}
+	return true
 }
 
 // decades are the ages said as a decade of life.
