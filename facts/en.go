@@ -459,6 +459,10 @@ func extractEN(sent string) []Fact {
 	if fs := bareAge(sent); fs != nil {
 		return fs
 	}
+	if c := condition(sent); c != "" {
+		// "I'm pregnant", "I'm a night owl": a standing condition.
+		return []Fact{{Triple: tripleOf("user", "condition", c)}}
+	}
 	if fs := homeSaid(sent); fs != nil {
 		return fs
 	}

@@ -238,6 +238,11 @@ func Extract(msg string, o Options) []Fact {
 				// stays true as a record: no expiry.
 				n = plan(sent, o.At, o.Loc)
 			}
+			if n == "" {
+				// "I usually wake up at 6am", "I'm pregnant": how the
+				// user lives, as said.
+				n = habit(sent)
+			}
 			if n != "" {
 				f := Fact{Note: true, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
 				if len(refs) > 0 {

@@ -135,3 +135,30 @@ func TestSchoolsAndDecades(t *testing.T) {
 		}
 	}
 }
+
+// TestHabitNotes: a habit with no triple is a note in the third person,
+// a lasting condition a profile fact; a frequency that says nothing of
+// how the user lives, a question and a passing mood are neither.
+func TestHabitNotes(t *testing.T) {
+	cases := map[string]string{
+		"I'm pregnant.":                       "The user is pregnant.",
+		"I'm a night owl.":                    "The user is a night owl.",
+		"I usually wake up at 6am.":           "The user usually wakes up at 6am.",
+		"I go to the gym three times a week.": "The user goes to the gym three times a week.",
+		"I always say that.":                  "",
+		"I never know what to order.":         "",
+		"Do you usually wake up early?":       "",
+		"I'm tired.":                          "",
+	}
+	for msg, want := range cases {
+		got := ""
+		for _, f := range Extract(msg, Options{At: time.Now()}) {
+			if f.Note || f.Attribute == "condition" {
+				got = f.Text
+			}
+		}
+		if got != want {
+			t.Errorf("%q: note %q, want %q", msg, got, want)
+		}
+	}
+}

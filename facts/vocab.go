@@ -49,6 +49,7 @@ var vocab = map[string]attr{
 	"plays":       {multi: true, en: "%S plays %v as a hobby.", ended: "%S no longer plays %v.", zh: "%S的爱好是%v。"},
 	"activity":    {multi: true, en: "%S took up %v as a hobby.", ended: "%S no longer does %v.", zh: "%S的爱好是%v。"},
 	"allergy":     {multi: true, profile: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
+	"condition":   {multi: true, profile: true, en: "%S is %v.", ended: "%S is no longer %v.", zh: "%S%v。"},
 	"read":        {multi: true, en: "%S has read %v.", zh: "%S读过%v。"},
 	"watched":     {multi: true, en: "%S has watched %v.", zh: "%S看过%v。"},
 	"visited":     {multi: true, en: "%S has been to %v.", zh: "%S去过%v。"},

@@ -1,0 +1,46 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+)
+
+// habitRe marks a sentence that says how the user usually lives: a
+// frequency ("usually", "every morning", "three times a week", "on
+// weekends") after the user as subject ("I", "we", then at most a few
+// words before the verb).
+var habitRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|yeah|yes),?\s+)?(?:i|we)\b[^,;:]{0,40}?\b(?:usually|always|normally|typically|generally|never|every (?:day|morning|evening|night|week|weekend|weekday|month|year|summer|winter|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|each (?:day|morning|evening|night|week)|(?:once|twice|three times|four times|five times|two times|\d+ times) (?:a|per|every) (?:day|week|month|year)|most (?:days|mornings|evenings|nights|weekends)|on (?:weekends|weekdays|sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays))\b`)
+
+// notHabit are the verbs of a frequency that says nothing about how the
+// user lives ("I always say that", "I never know what to order").
+var notHabit = regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:\w+\s+)?(?:say|said|think|thought|feel|felt|mean|guess|wonder|hope|forget|forgot|know|knew|wanted|want|try|tried|ask|asked|get confused|seem|worry)\b`)
+
+// stateRe: a lasting condition of the user said with "I'm" ("I'm
+// pregnant", "I'm left-handed", "I'm a night owl").
+var stateRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i(?:'m| am)\s+(?:now\s+|also\s+|currently\s+|actually\s+)?((?:pregnant|left-handed|right-handed|ambidextrous|diabetic|pre-diabetic|asthmatic|epileptic|colou?r-?blind|deaf|hard of hearing|autistic|dyslexic|celiac|coeliac|anemic|anaemic|sober|an? (?:night owl|early bird|morning person|night person|introvert|extrovert|smoker|non-smoker|ex-smoker|insomniac|light sleeper|heavy sleeper)))\b`)
+
+// condition is the lasting condition a sentence says the user has
+// ("pregnant", "a night owl"), "" when it says none.
+func condition(sent string) string {
+	m := stateRe.FindStringSubmatch(contractions.Replace(sent))
+	if m == nil {
+		m = stateRe.FindStringSubmatch(sent)
+	}
+	if m == nil {
+		return ""
+	}
+	return strings.ToLower(m[1])
+}
+
+// habit is the note of a sentence that states a habit of the user with
+// no triple to hold it: the sentence in the third person ("The user
+// usually wakes up at 6am."), "" for any other sentence.
+func habit(sent string) string {
+	if hasHan(sent) || secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") {
+		return ""
+	}
+	if !habitRe.MatchString(sent) || notHabit.MatchString(sent) {
+		return ""
+	}
+	return thirdPerson(sent)
+}
