@@ -11,6 +11,10 @@ import (
 // words before the verb).
 var habitRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|yeah|yes),?\s+)?(?:i|we)\b[^,;:]{0,40}?\b(?:usually|always|normally|typically|generally|never|every (?:day|morning|evening|night|week|weekend|weekday|month|year|summer|winter|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|each (?:day|morning|evening|night|week)|(?:once|twice|three times|four times|five times|two times|\d+ times) (?:a|per|every) (?:day|week|month|year)|most (?:days|mornings|evenings|nights|weekends)|on (?:weekends|weekdays|sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays))\b`)
 
+// zhHabitRe: 我 (or 我们) and a frequency before the verb (每天, 平时,
+// 一般, 每个周末, 一周三次).
+var zhHabitRe = regexp.MustCompile(`^(?:我们?)(?:[^，。,]{0,4}?)(?:每天|每周|每星期|每个?周末|每个?月|每年|平时|一般|通常|经常|总是|天天|每晚|每天早上|每天晚上|一周[一二两三四五六七1-7]次|一个月[一二两三四五六七八九十\d]+次)`)
+
 // notHabit are the verbs of a frequency that says nothing about how the
 // user lives ("I always say that", "I never know what to order").
 var notHabit = regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:\w+\s+)?(?:say|said|think|thought|feel|felt|mean|guess|wonder|hope|forget|forgot|know|knew|wanted|want|try|tried|ask|asked|get confused|seem|worry)\b`)
@@ -36,7 +40,13 @@ func condition(sent string) string {
 // no triple to hold it: the sentence in the third person ("The user
 // usually wakes up at 6am."), "" for any other sentence.
 func habit(sent string) string {
-	if hasHan(sent) || secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") {
+	if hasHan(sent) {
+		if !zhHabitRe.MatchString(sent) || strings.ContainsAny(sent, "你?？") {
+			return ""
+		}
+		return presentStatement(sent) // 我每天早上六点起床 → 用户每天早上六点起床。
+	}
+	if secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") {
 		return ""
 	}
 	if !habitRe.MatchString(sent) || notHabit.MatchString(sent) {

@@ -149,6 +149,9 @@ func TestHabitNotes(t *testing.T) {
 		"I never know what to order.":         "",
 		"Do you usually wake up early?":       "",
 		"I'm tired.":                          "",
+		"我怀孕了。":                               "用户怀孕了。",
+		"我每天早上六点起床。":                          "用户每天早上六点起床。",
+		"你每天几点起床？":                            "",
 	}
 	for msg, want := range cases {
 		got := ""

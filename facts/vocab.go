@@ -263,6 +263,9 @@ func render(f *Fact, zh bool) string {
 	if f.Attribute == "pet" && !zh && petCounts[firstWord(f.Value)] {
 		out = strings.Replace(out, "has a pet %v", "has %v", 1) // "The user has two cats."
 	}
+	if f.Attribute == "condition" && zh && f.Value == "怀孕" {
+		out = strings.Replace(out, "%v。", "%v了。", 1) // 用户怀孕了。
+	}
 	if f.Attribute == "job_title" && zh && f.Value == "退休" {
 		out = strings.Replace(out, "不再的职业是%v", "不再退休", 1)
 		out = strings.Replace(out, "的职业是%v", "已退休", 1) // 用户已退休。

@@ -79,6 +79,8 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at", rel: true},
 	{re: zh(`我` + zhFree + `(?:开始学|开始练|在学|学起了|迷上了|爱上了)` + zhVal + zhEnd), attr: "activity"},
+	// 我怀孕了, 我是左撇子: a lasting condition, as said.
+	{re: zh(`我` + zhFree + `(怀孕了|是左撇子|是夜猫子|是色盲|有糖尿病|有哮喘|有高血压|有乳糜泻)`), attr: "condition"},
 	// 我退休了, 我去年退休了: the user is retired.
 	{re: zh(`我` + zhFree + `(退休)(?:了|[，。,.!！；;]|$)`), attr: "job_title"},
 	{re: zh(`我` + zhRels + `(?:今年)?(\d{1,3}|[一二两三四五六七八九十]{1,3})岁`), attr: "age", rel: true},
