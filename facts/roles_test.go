@@ -64,12 +64,7 @@ func TestRolesRender(t *testing.T) {
 		"我开始学日语了。":                  "用户学日语。",
 		"I'm a big coffee drinker.": "The user drinks coffee.",
 	}
-	for msg, want := range cases {
-		fs := Extract(msg, Options{At: time.Now()})
-		if len(fs) != 1 || fs[0].Text != want {
-			t.Errorf("%q: got %+v, want one fact %q", msg, fs, want)
-		}
-	}
+	wantOneFact(t, cases)
 }
 
 // TestExplicitDatesDate: a year or month said outright dates the fact or
@@ -121,12 +116,7 @@ func TestSchoolsAndDecades(t *testing.T) {
 		"I'm in my thirties.":                         "The user is in their thirties.",
 		"My dad is in his early seventies.":           "The user's dad is in his early seventies.",
 	}
-	for msg, want := range cases {
-		fs := Extract(msg, Options{At: time.Now()})
-		if len(fs) != 1 || fs[0].Text != want {
-			t.Errorf("%q: got %+v, want one fact %q", msg, fs, want)
-		}
-	}
+	wantOneFact(t, cases)
 	for _, msg := range []string{"I go to Lincoln Elementary every morning to drop off my son.", "I go to Stanford.", "I'm in my element."} {
 		for _, f := range Extract(msg, Options{At: time.Now()}) {
 			if f.Attribute == "studies_at" || f.Attribute == "age" {
@@ -162,6 +152,18 @@ func TestHabitNotes(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%q: note %q, want %q", msg, got, want)
+		}
+	}
+}
+
+// wantOneFact checks that each message states exactly one fact, stored
+// as the sentence given.
+func wantOneFact(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for msg, want := range cases {
+		fs := Extract(msg, Options{At: time.Now()})
+		if len(fs) != 1 || fs[0].Text != want {
+			t.Errorf("%q: got %+v, want one fact %q", msg, fs, want)
 		}
 	}
 }

@@ -340,16 +340,15 @@ func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
 	top := at.In(loc).Year() + 10
 	var out []DateRef
 	for _, m := range enExplicitRe.FindAllStringSubmatchIndex(s, -1) {
-		y, _ := strconv.Atoi(s[m[4]:m[5]])
-		if y > top {
+		r, ok := yearRef(s, m, 4, top, loc)
+		if !ok {
 			continue
 		}
-		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Date: time.Date(y, 1, 1, 0, 0, 0, 0, loc), Precision: Year}
 		if m[2] >= 0 {
 			mo := strings.ToLower(s[m[2]:m[3]])
 			for i := time.January; i <= time.December; i++ {
 				if strings.HasPrefix(strings.ToLower(i.String()), mo[:3]) {
-					r.Date, r.Precision = time.Date(y, i, 1, 0, 0, 0, 0, loc), Month
+					r.Date, r.Precision = time.Date(r.Date.Year(), i, 1, 0, 0, 0, 0, loc), Month
 				}
 			}
 		}
@@ -361,11 +360,11 @@ func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
 		out = append(out, r)
 	}
 	for _, m := range zhExplicitRe.FindAllStringSubmatchIndex(s, -1) {
-		y, _ := strconv.Atoi(s[m[2]:m[3]])
-		if y > top {
+		r, ok := yearRef(s, m, 2, top, loc)
+		if !ok {
 			continue
 		}
-		r := DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Date: time.Date(y, 1, 1, 0, 0, 0, 0, loc), Precision: Year}
+		y := r.Date.Year()
 		if m[4] >= 0 {
 			mo, _ := strconv.Atoi(s[m[4]:m[5]])
 			if mo < 1 || mo > 12 {
@@ -384,4 +383,14 @@ func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// yearRef is the match m as a DateRef of the year its submatch at index
+// g (an offset pair) names; false past the year top.
+func yearRef(s string, m []int, g, top int, loc *time.Location) (DateRef, bool) {
+	y, _ := strconv.Atoi(s[m[g]:m[g+1]])
+	if y > top {
+		return DateRef{}, false
+	}
+	return DateRef{Start: m[0], End: m[1], Text: s[m[0]:m[1]], Date: time.Date(y, 1, 1, 0, 0, 0, 0, loc), Precision: Year}, true
 }
