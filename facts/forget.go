@@ -141,6 +141,7 @@ var attrWords = map[string][]string{
 	"diet":         {"diet", "饮食"},
 	"avoids":       {"diet", "饮食"},
 	"allergy":      {"allergy", "allergies", "过敏"},
+	"condition":    {"condition", "conditions", "health condition", "pregnancy", "怀孕"},
 	"phone_model":  {"phone", "手机"},
 	"computer":     {"computer", "laptop", "电脑"},
 	"car":          {"car", "车"},
