@@ -37,8 +37,8 @@ func TestForgetScrubsLaterContext(t *testing.T) {
 				first := "My gate code is 48213, the building on Quay Street."
 				say(first, "")
 				ex := first + "\nAssistant: Noted."
-				say("I'm training for a half marathon in the spring.", ex)
-				ex += "\nI'm training for a half marathon in the spring.\nAssistant: Noted."
+				say("Training for a half marathon in the spring has been tough.", ex)
+				ex += "\nTraining for a half marathon in the spring has been tough.\nAssistant: Noted."
 				e.wait()
 				held := func() []string {
 					var out []string

@@ -241,7 +241,7 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 			return fmt.Errorf("correction: %w", err)
 		}
 	}
-	if len(found) > 0 && !slices.ContainsFunc(found, func(f Fact) bool { return f.Note }) && factsCoverMessage(t.User, found) {
+	if len(found) > 0 && !slices.ContainsFunc(found, func(f Fact) bool { return f.Note && !f.Restates }) && factsCoverMessage(t.User, found) {
 		return nil
 	}
 	// A turn that only asks states nothing: it may still be kept as an

@@ -41,6 +41,10 @@ type Fact struct {
 	// happened ("The user passed the user's driving test on 9 Mar
 	// 2026."): free text for reconcile, Triple empty.
 	Note bool
+	// Restates: a note that is its sentence whole in the third person
+	// (a habit, a goal: "The user usually wakes up at 6am."), so it
+	// stands for that sentence as a fact does.
+	Restates bool
 	// Expires is when a temporary state ends ("I'm in Tokyo this week":
 	// the end of that week); zero for a lasting fact. A temporary fact
 	// never supersedes a lasting one.
@@ -238,13 +242,15 @@ func Extract(msg string, o Options) []Fact {
 				// stays true as a record: no expiry.
 				n = plan(sent, o.At, o.Loc)
 			}
+			restates := false
 			if n == "" {
-				// "I usually wake up at 6am", "I'm pregnant": how the
-				// user lives, as said.
+				// "I usually wake up at 6am", "I'm training for a half
+				// marathon": how the user lives, as said.
 				n = habit(sent)
+				restates = n != ""
 			}
 			if n != "" {
-				f := Fact{Note: true, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
+				f := Fact{Note: true, Restates: restates, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
 				if len(refs) > 0 {
 					f.ValidFrom, f.Dated = refs[0].Date, true
 				}

@@ -21,7 +21,16 @@ var notHabit = regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:\w+\s+)?(?:say|said|think
 
 // stateRe: a lasting condition of the user said with "I'm" ("I'm
 // pregnant", "I'm left-handed", "I'm a night owl").
-var stateRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i(?:'m| am)\s+(?:now\s+|also\s+|currently\s+|actually\s+)?((?:pregnant|left-handed|right-handed|ambidextrous|diabetic|pre-diabetic|asthmatic|epileptic|colou?r-?blind|deaf|hard of hearing|autistic|dyslexic|celiac|coeliac|anemic|anaemic|sober|an? (?:night owl|early bird|morning person|night person|introvert|extrovert|smoker|non-smoker|ex-smoker|insomniac|light sleeper|heavy sleeper)))\b`)
+var stateRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i(?:'m| am)\s+(?:now\s+|also\s+|currently\s+|actually\s+)?((?:pregnant|left-handed|right-handed|ambidextrous|diabetic|pre-diabetic|asthmatic|epileptic|colou?r-?blind|deaf|hard of hearing|autistic|dyslexic|celiac|coeliac|anemic|anaemic|sober|a non-smoker|an? (?:night owl|early bird|morning person|night person|introvert|extrovert|smoker|non-smoker|ex-smoker|insomniac|light sleeper|heavy sleeper)))\b`)
+
+// goalRe: what the user is working towards now, said in the present
+// progressive ("I'm training for a half marathon", "we're expecting a
+// baby in June", "I'm trying to lose weight").
+var goalRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|right now|currently|actually),?\s+)?(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|still\s+|also\s+|finally\s+)?(?:training for|saving (?:up )?for|preparing for|studying for|working towards?|expecting (?:a baby|a child|a boy|a girl|twins|our (?:first|second|third)|my (?:first|second|third))|getting married|trying to (?:lose|quit|cut|eat|save|learn|get fit|get in shape|get pregnant|sleep|drink|stop|run|read|exercise|gain))\b`)
+
+// neverRe: a lasting habit the user says they keep out of ("I don't
+// drive", "I never drink").
+var neverRe = regexp.MustCompile(`(?i)^\s*i (?:don't|do not|never|can't|cannot) (?:drive|drink|smoke|fly|cook|swim)\s*(?:alcohol|at all|anymore)?\s*[.!]*\s*$`)
 
 // condition is the lasting condition a sentence says the user has
 // ("pregnant", "a night owl"), "" when it says none.
@@ -36,9 +45,11 @@ func condition(sent string) string {
 	return strings.ToLower(m[1])
 }
 
-// habit is the note of a sentence that states a habit of the user with
+// habit is the note of a sentence that states a habit of the user, a
+// goal the user is working towards or a thing the user never does, with
 // no triple to hold it: the sentence in the third person ("The user
-// usually wakes up at 6am."), "" for any other sentence.
+// usually wakes up at 6am.", "The user is training for a half
+// marathon.", "The user doesn't drive."), "" for any other sentence.
 func habit(sent string) string {
 	if hasHan(sent) {
 		if !zhHabitRe.MatchString(sent) || strings.ContainsAny(sent, "你?？") {
@@ -48,6 +59,9 @@ func habit(sent string) string {
 	}
 	if secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") {
 		return ""
+	}
+	if goalRe.MatchString(sent) || neverRe.MatchString(sent) {
+		return thirdPerson(sent)
 	}
 	if !habitRe.MatchString(sent) || notHabit.MatchString(sent) {
 		return ""

@@ -141,6 +141,10 @@ func TestHabitNotes(t *testing.T) {
 		"I'm tired.":                          "",
 		"我怀孕了。":                               "用户怀孕了。",
 		"我每天早上六点起床。":                          "用户每天早上六点起床。",
+		"I'm training for a half marathon.":   "The user is training for a half marathon.",
+		"We're expecting a baby in June.":     "The user is expecting a baby in June.",
+		"I don't drive.":                      "The user doesn't drive.",
+		"I'm trying to figure out dinner.":    "",
 		"你每天几点起床？":                            "",
 	}
 	for msg, want := range cases {
