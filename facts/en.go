@@ -1588,11 +1588,8 @@ func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
 	if k+2 >= len(ts) || !petCounts[ts[k].low] {
 		return nil
 	}
-	kind, plural := strings.TrimSuffix(ts[k+1].low, "s"), strings.HasSuffix(ts[k+1].low, "s")
-	if strings.HasSuffix(ts[k+1].low, "ies") {
-		kind = strings.TrimSuffix(ts[k+1].low, "ies") + "y" // puppies
-	}
-	if !plural || !pets[kind] {
+	kind, ok := pluralPet(ts[k+1].low)
+	if !ok {
 		return nil
 	}
 	m := k + 2
@@ -1686,18 +1683,23 @@ func countedPets(ts []tok, k int) string {
 	if k+1 >= len(ts) || !petCounts[ts[k].low] {
 		return ""
 	}
-	kind := ts[k+1].low
-	sing := strings.TrimSuffix(kind, "s")
-	if strings.HasSuffix(kind, "ies") {
-		sing = strings.TrimSuffix(kind, "ies") + "y"
-	}
-	if sing == kind || !pets[sing] {
+	if _, ok := pluralPet(ts[k+1].low); !ok {
 		return ""
 	}
 	if k+2 < len(ts) && (ts[k+2].low == "named" || ts[k+2].low == "called" || ts[k+2].capital) {
 		return ""
 	}
-	return ts[k].low + " " + kind
+	return ts[k].low + " " + ts[k+1].low
+}
+
+// pluralPet is the kind of pet a plural word names ("cats" → "cat",
+// "puppies" → "puppy"); false for a singular or a word that is no pet.
+func pluralPet(w string) (string, bool) {
+	kind := strings.TrimSuffix(w, "s")
+	if strings.HasSuffix(w, "ies") {
+		kind = strings.TrimSuffix(w, "ies") + "y"
+	}
+	return kind, kind != w && pets[kind]
 }
 
 func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {

@@ -35,10 +35,7 @@ var neverRe = regexp.MustCompile(`(?i)^\s*i (?:don't|do not|never|can't|cannot) 
 // condition is the lasting condition a sentence says the user has
 // ("pregnant", "a night owl"), "" when it says none.
 func condition(sent string) string {
-	m := stateRe.FindStringSubmatch(contractions.Replace(sent))
-	if m == nil {
-		m = stateRe.FindStringSubmatch(sent)
-	}
+	m := stateRe.FindStringSubmatch(contractions.Replace(sent)) // "I’m", "I'm" → "I am"
 	if m == nil {
 		return ""
 	}
@@ -60,11 +57,8 @@ func habit(sent string) string {
 	if secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") {
 		return ""
 	}
-	if goalRe.MatchString(sent) || neverRe.MatchString(sent) {
+	if goalRe.MatchString(sent) || neverRe.MatchString(sent) || habitRe.MatchString(sent) && !notHabit.MatchString(sent) {
 		return thirdPerson(sent)
 	}
-	if !habitRe.MatchString(sent) || notHabit.MatchString(sent) {
-		return ""
-	}
-	return thirdPerson(sent)
+	return ""
 }
