@@ -508,8 +508,9 @@ func extractEN(sent string) []Fact {
 		case "i", "we":
 			userClause(i + 1)
 		case "my", "our":
-			if i+2 < len(ts) && (ts[i+1].low == "trip" || ts[i+1].low == "vacation" || ts[i+1].low == "holiday") && ts[i+2].low == "to" && !hypothetical(ts, i) {
-				// "on my trip to the Smoky Mountains last year"
+			if i+2 < len(ts) && (ts[i+1].low == "trip" || ts[i+1].low == "vacation" || ts[i+1].low == "holiday") && ts[i+2].low == "to" && !hypothetical(ts, i) && pastTags(ts) {
+				// "on my trip to the Smoky Mountains last year" (not "I'm
+				// excited for our trip to Rome in June": not been yet)
 				if v, ok := titleAt(ts, i+3, true); ok {
 					out = append(out, Fact{Triple: tripleOf("user", "visited", v)})
 					continue
@@ -700,6 +701,16 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			if ts[k].tag == "." || ts[k].low == "and" {
 				break
 			}
+		}
+		if next(j+1, "all", "the", "a", "an", "everything", "it", "them", "some", "most", "his", "her", "their", "this", "that", "these", "those") {
+			// "I moved all my notes from Evernote to Obsidian": a thing
+			// moved, from one named tool to another, is a switch; no home.
+			if to != "" && prior != "" && !neg && to[0] >= 'A' && to[0] <= 'Z' && prior[0] >= 'A' && prior[0] <= 'Z' {
+				f := mk("uses", to)
+				f.Replace, f.Change, f.Prior = true, true, prior
+				return []Fact{f}
+			}
+			return nil
 		}
 		if to != "" && !neg && (to[0] < 'a' || to[0] > 'z') && !next(j+1, "on") {
 			// A home is a name: "moved to Lisbon"; "moved on from Initech
@@ -967,6 +978,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return nil
 			}
 			k++
+			if next(k, "on") {
+				k++ // "I gave up on learning Japanese"
+			}
 		}
 		if f, ok := givenUp(ts, k, mk); ok && !neg {
 			return []Fact{f}
@@ -1298,6 +1312,18 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			f := mk("works_at", val)
 			f.Change = true
 			return []Fact{f}
+		}
+	case (t.low == "self-employed" || t.low == "freelance") && subject == "user" && !neg:
+		// "I'm self-employed now", "I'm freelance these days".
+		f := mk("job_title", map[string]string{"self-employed": "self-employed", "freelance": "freelancer"}[t.low])
+		f.Change = true
+		return []Fact{f}
+	case t.low == "into" && subject == "user" && !neg && j+1 < len(ts):
+		// "I'm really into pottery these days": what the user likes.
+		if val, end, ok := np(ts, j+1); ok && !likedNothing(ts, j+1, end) {
+			if val, _, ok := gerundValue(ts, j+1, val, end); ok {
+				return []Fact{mk("likes", strings.TrimSuffix(val, " -"))}
+			}
 		}
 	case t.low == "retired" && subject == "user" && (j+1 == len(ts) || ts[j+1].tag == "." || ts[j+1].tag == "," || ts[j+1].low == "now"):
 		// "I'm retired now"
@@ -2090,6 +2116,24 @@ func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 		f := mk("diet", ts[k+1].low)
 		f.Ended, f.Change = true, true
 		return f, true
+	}
+	if verb == "learning" || verb == "studying" || verb == "playing" {
+		// "I stopped learning Spanish", "I quit playing the piano": an
+		// instrument played or a subject studied ends.
+		if w := instrumentAt(ts, k+1); w != "" {
+			f := mk("plays", w)
+			f.Ended, f.Change = true, true
+			return f, true
+		}
+		if val, _, ok := np(ts, k+1); ok && verb != "playing" {
+			if !ts[k+1].capital {
+				val = strings.ToLower(val)
+			}
+			f := mk("studies", val)
+			f.Ended, f.Change = true, true
+			return f, true
+		}
+		return Fact{}, false
 	}
 	if verb == "eating" || verb == "drinking" || verb == "using" {
 		k++

@@ -149,7 +149,12 @@ func weekdayList(ts []tok, j int) (string, int) {
 func possessivePet(ts []tok, j int) []Fact {
 	kind := ts[j].low
 	k := j + 1
-	if k < len(ts) && (ts[k].low == "named" || ts[k].low == "called" || ts[k].low == ",") {
+	switch {
+	case k+1 < len(ts) && ts[k].low == "is" && (ts[k+1].low == "named" || ts[k+1].low == "called"):
+		k += 2 // "my dog is named Rex"
+	case k+2 < len(ts) && (ts[k].low == "'s" || ts[k].low == "s") && ts[k+1].low == "name" && ts[k+2].low == "is":
+		k += 3 // "my cat's name is Luna"
+	case k < len(ts) && (ts[k].low == "named" || ts[k].low == "called" || ts[k].low == ","):
 		k++
 	}
 	if k >= len(ts) || !ts[k].capital {

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 )
@@ -80,7 +81,9 @@ var endings = []*ending{
 		en: []string{
 			`^{P} (?:\w+ )?(?:old |sweet |beloved |little )?` + petKinds + ` (?:\w+ )?(?:died|passed away|passed|ran away|was put down|had to be put down|was put to sleep)\b`,
 			`^{A}(?:had to )?(?:put|have) {P} (?:\w+ )?(?:old )?` + petKinds + ` (?:down|to sleep)\b`,
-			`^{A}(?:lost|rehomed|gave away) {P} (?:\w+ )?(?:old )?` + petKinds + `\b`,
+			`^{A}(?:lost|rehomed|rehome|gave away|give away|gave up|give up) {P} (?:\w+ )?(?:old )?` + petKinds + `\b`,
+			// "We gave our cat away", "we had to give our dog up for adoption".
+			`^{A}(?:gave|give) {P} (?:\w+ )?(?:old )?` + petKinds + ` (?:away|up)\b`,
 		},
 		zh: []string{`^[^，,]{0,8}?(?:的|家的?)?(狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟)[^，,]{0,6}?(?:死了|去世了|走了|没了|病死了|丢了|送人了|安乐死)`,
 			`^[^，,]{0,6}?把(?:我的|我们的|家里的)?(狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟)(?:送人了|安乐死了)`}},
@@ -119,6 +122,9 @@ var namedEndings = []*namedEnding{
 	{attr: "lives_in", re: regexp.MustCompile(`^{A}(?:moved out of|moved away from|relocated away from|moved out from) ` + enName)},
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:left|quit|walked out of) ` + enName)},
 	{attr: "studies_at", re: regexp.MustCompile(`^{A}(?:dropped out of|graduated from) ` + enName)},
+	// "I'm no longer at IBM", "I'm not at Acme any more": where the
+	// user was, in whichever slot holds it ("with" is a partner's word).
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:no longer (?:at|part of|employed (?:at|by)|working (?:at|for)) ` + enName + `|not (?:at|part of|working (?:at|for)) ` + enName + ` any ?more)`)},
 	{attr: "lives_in", zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:搬离了?|搬出了?)([\p{Han}]{2,8}?)(?:了|$)`)},
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:离开了|退出了)([\p{Han}A-Za-z0-9]{2,10}?)(?:了|$)`)},
 }
@@ -198,7 +204,8 @@ func slotEndings(sent string) []Fact {
 				continue
 			}
 			if m := re.FindStringSubmatch(cased); m != nil {
-				f := Fact{Triple: tripleOf(subject, n.attr, strings.TrimRight(m[1], ".")), word: word, Alts: n.alts}
+				name := cmp.Or(m[1:]...) // the alternative that matched
+				f := Fact{Triple: tripleOf(subject, n.attr, strings.TrimRight(name, ".")), word: word, Alts: n.alts}
 				f.Ended, f.Change = true, true
 				out = dropAttr(out, n.attr)
 				if s, ok := successor(f, cased[len(m[0]):], sent); ok {

@@ -197,6 +197,17 @@ func Extract(msg string, o Options) []Fact {
 	ends:
 		for _, e := range slotEndings(sent) {
 			for i, f := range fs {
+				if f.join && e.Attribute == "works_at" && f.Subject == e.Subject {
+					// "I left Acme and joined Globex": a join beside
+					// leaving a named place is a new job.
+					fs[i].join = false
+					if e.Ended {
+						fs = append(fs, e)
+					} else if fs[i].Prior == "" {
+						fs[i].Prior = e.Prior
+					}
+					continue ends
+				}
 				if !e.Ended && e.Prior != "" && f.Ended && strings.EqualFold(f.Value, e.Prior) {
 					// "I quit Initech for Hooli": what replaced the
 					// ended value, ahead of its ending.
@@ -230,7 +241,18 @@ func Extract(msg string, o Options) []Fact {
 		}
 		until, temp := temporary(sent, o.At, o.Loc)
 		if len(fs) == 0 {
-			n := datedStatement(sent, refs)
+			nrefs := refs
+			if len(nrefs) == 0 && !hasHan(sent) {
+				// "I ran a marathon in June": a month said alone dates
+				// what happened (a plan or a goal keeps its words).
+				if m := monthRefs(sent, o); len(m) > 0 && !m[0].Date.After(o.At) {
+					nrefs = m
+				}
+			}
+			n := datedStatement(sent, nrefs)
+			if n != "" {
+				refs = nrefs
+			}
 			if hasHan(sent) {
 				n = datedStatementZH(sent, refs)
 			}
@@ -304,6 +326,11 @@ func Extract(msg string, o Options) []Fact {
 				f.Replace = true
 			}
 			f.ValidFrom = o.At
+			if len(refs) == 0 && !f.starts && !hasHan(sent) {
+				// "I moved to Denver in January": the month said alone is
+				// the last one, for what the sentence says happened.
+				refs = monthRefs(sent, o)
+			}
 			if len(refs) > 0 && !refs[0].Date.After(o.At) && !thisYear(refs[0]) {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
@@ -428,6 +455,42 @@ func lastPerSlot(fs []Fact) []Fact {
 	return out
 }
 
+// monthRefs is the month sent names alone ("in January"), resolved as
+// the last one when the sentence says what happened, else the next one.
+func monthRefs(sent string, o Options) []text.DateRef {
+	refs := text.MonthAlone(sent, o.At, o.Loc, true)
+	if len(refs) > 0 && !saysPast(sent) {
+		refs = text.MonthAlone(sent, o.At, o.Loc, false)
+	}
+	return refs
+}
+
+// saysPast reports whether an English sentence says what happened: a
+// verb tagged as past, or a perfect ("I've lived here since May"; not
+// "I'm excited for June", whose participle follows "am").
+func saysPast(sent string) bool { return pastTags(tagEN(sent)) }
+
+// pastTags is saysPast over a tagged sentence.
+func pastTags(ts []tok) bool {
+	for i, t := range ts {
+		if t.tag == "VBD" {
+			return true
+		}
+		if t.tag == "VBN" {
+			for k := max(0, i-2); k < i; k++ {
+				if l := ts[k].low; l == "have" || l == "has" || l == "had" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// prepositions begin no value said with an article ("works as a %v").
+var prepositions = map[string]bool{"in": true, "at": true, "on": true, "for": true, "with": true, "from": true,
+	"to": true, "of": true, "by": true, "about": true, "into": true, "as": true, "like": true}
+
 // valid rejects a fact that lost its value or kept a first-person word.
 func valid(f *Fact) bool {
 	v := strings.TrimSpace(f.Value)
@@ -443,6 +506,9 @@ func valid(f *Fact) bool {
 			"anything", "nothing", "stuff", "things", "thing", "this", "that", "them", "lot", "all", "what", "when":
 			return false
 		}
+	}
+	if first, _, _ := strings.Cut(v, " "); prepositions[first] && strings.Contains(vocab[f.Attribute].en, "%a %v") {
+		return false // "my job is in marketing": "The user works as an in marketing."
 	}
 	switch v {
 	case "它", "它们", "这个", "那个", "这", "那", "他", "她":

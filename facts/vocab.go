@@ -270,9 +270,9 @@ func render(f *Fact, zh bool) string {
 		out = strings.Replace(out, "不再的职业是%v", "不再退休", 1)
 		out = strings.Replace(out, "的职业是%v", "已退休", 1) // 用户已退休。
 	}
-	if f.Attribute == "job_title" && !zh && f.Value == "retired" {
+	if f.Attribute == "job_title" && !zh && (f.Value == "retired" || f.Value == "self-employed") {
 		out = strings.Replace(out, "no longer works as %a %v", "is no longer %v", 1)
-		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired."
+		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired.", "… is self-employed."
 	}
 	if f.Attribute == "diet" && !zh && strings.HasPrefix(f.Value, "eats ") {
 		out = strings.Replace(out, " is %v", " %v", 1) // "The user eats meat."

@@ -385,6 +385,62 @@ func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
 	return out
 }
 
+// monthAloneRe is a month named without a year or day: "in January",
+// "since March", "back in May", "early June".
+var monthAloneRe = regexp.MustCompile(`(?i)\b(?:in|since|back in|during|early|late|mid-?|by) +(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?`)
+
+// MonthAlone resolves a month said without its year ("I moved to Denver
+// in January"): the latest such month up to at's when past is true (what
+// happened), else the next one from at's month on (what is planned), at
+// month precision. A month followed by a day or a year ("in March 2021",
+// "in May 5th") is left to the other readers, and so is "may" not
+// written with a capital ("in may be").
+func MonthAlone(s string, at time.Time, loc *time.Location, past bool) []DateRef {
+	if !namesMonth(s) {
+		return nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	now := at.In(loc)
+	var out []DateRef
+	for _, m := range monthAloneRe.FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
+		if name[0] < 'A' || name[0] > 'Z' {
+			continue
+		}
+		if rest := strings.TrimLeft(s[m[1]:], " ,"); rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			continue
+		}
+		mo := time.Month(0)
+		for i := time.January; i <= time.December; i++ {
+			if strings.HasPrefix(strings.ToLower(i.String()), strings.ToLower(name[:3])) {
+				mo = i
+			}
+		}
+		y := now.Year()
+		if past && mo > now.Month() {
+			y--
+		}
+		if !past && mo < now.Month() {
+			y++
+		}
+		out = append(out, DateRef{Start: m[2], End: m[3], Text: name, Date: time.Date(y, mo, 1, 0, 0, 0, 0, loc), Precision: Month})
+	}
+	return out
+}
+
+// namesMonth reports whether s holds a month's capitalised abbreviation,
+// the screen before the month pattern.
+func namesMonth(s string) bool {
+	for _, m := range [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // yearRef is the match m as a DateRef of the year its submatch at index
 // g (an offset pair) names; false past the year top.
 func yearRef(s string, m []int, g, top int, loc *time.Location) (DateRef, bool) {

@@ -38,3 +38,38 @@ func TestExplicitDates(t *testing.T) {
 		t.Errorf("AnnotateDates wrote an explicit date again: %q", got)
 	}
 }
+
+// TestMonthAlone: a month without its year is the last such month for what
+// happened and the next one for what is planned; a day or year after it,
+// or a lowercase "may", is not a month said alone.
+func TestMonthAlone(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		s    string
+		past bool
+		text string
+		date string
+	}{
+		{"I moved to Denver in January.", true, "January", "2026-01-01"},
+		{"I moved to Austin in May.", true, "May", "2025-05-01"},
+		{"since March", true, "March", "2026-03-01"},
+		{"back in Sept. we met", true, "Sept", "2025-09-01"},
+		{"We're moving in June.", false, "June", "2026-06-01"},
+		{"We're moving in February.", false, "February", "2027-02-01"},
+	}
+	for _, c := range cases {
+		got := MonthAlone(c.s, at, nil, c.past)
+		if len(got) != 1 || got[0].Text != c.text || got[0].Date.Format("2006-01-02") != c.date || got[0].Precision != Month {
+			t.Errorf("%q: got %+v, want %q %s", c.s, got, c.text, c.date)
+			continue
+		}
+		if c.s[got[0].Start:got[0].End] != c.text {
+			t.Errorf("%q: offsets %d:%d do not hold %q", c.s, got[0].Start, got[0].End, c.text)
+		}
+	}
+	for _, s := range []string{"in March 2021", "in May 5th", "it may be in may", "in 2019"} {
+		if got := MonthAlone(s, at, nil, true); len(got) != 0 {
+			t.Errorf("%q: got %+v, want no month", s, got)
+		}
+	}
+}

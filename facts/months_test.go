@@ -1,0 +1,114 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// TestMonthAloneDates: a month said without its year dates what the
+// sentence says happened (the last such month), not a plan or a goal.
+func TestMonthAloneDates(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"I relocated to Denver in January.", "The user lives in Denver (since Jan 2026)."},
+		{"I moved to Austin in May.", "The user lives in Austin (since May 2025)."},
+		{"I went vegan in December.", "The user is vegan (since Dec 2025)."},
+		{"I got married in June.", "The user got married in Jun 2025."},
+		{"I ran a marathon in June.", "The user ran a marathon in Jun 2025."},
+		// a goal keeps its words; the planned month is not a past date
+		{"We're expecting a baby in June.", "The user is expecting a baby in June."},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Text != c.text {
+			t.Errorf("%q: got %v, want one fact %q", c.msg, texts(fs), c.text)
+		}
+	}
+	// "may" is a verb unless written as the month
+	for _, f := range Extract("I may be moving in may.", Options{At: at}) {
+		if f.Dated {
+			t.Errorf("dated %q", f.Text)
+		}
+	}
+}
+
+// TestLeftAndJoined: leaving a named place beside a join is a job change,
+// and "no longer at" a name ends it wherever it is held; a job said as a
+// field is no job title.
+func TestLeftAndJoined(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	type want struct {
+		attr, value string
+		ended       bool
+	}
+	cases := []struct {
+		msg  string
+		want []want
+	}{
+		{"I left Acme and joined Globex.", []want{{"works_at", "Globex", false}}},
+		{"I'm no longer at IBM.", []want{{"works_at", "IBM", true}}},
+		{"I'm not at Google anymore.", []want{{"works_at", "Google", true}}},
+		{"I'm not at Starbucks right now.", nil},
+		{"My job is in marketing now.", nil},
+	}
+	for _, c := range cases {
+		var got []want
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			got = append(got, want{f.Attribute, f.Value, f.Ended})
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%q: got %v, want %v", c.msg, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%q: got %v, want %v", c.msg, got, c.want)
+			}
+		}
+	}
+	if fs := Extract("I left Acme and joined Globex.", Options{At: at}); len(fs) == 1 && fs[0].Prior != "Acme" {
+		t.Errorf("prior = %q, want Acme", fs[0].Prior)
+	}
+}
+
+func texts(fs []Fact) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Text
+	}
+	return out
+}
+
+// TestEverydayWording: a pet named by a copula, what the user is into, a
+// subject or an instrument given up, a pet rehomed, self-employment, and
+// a thing moved between tools (no home).
+func TestEverydayWording(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"My dog is named Rex.", "The user has a pet dog named Rex."},
+		{"My parrot is called Kiwi.", "The user has a pet parrot named Kiwi."},
+		{"My cat's name is Luna.", "The user has a pet cat named Luna."},
+		{"I'm into rock climbing.", "The user likes rock climbing."},
+		{"I gave up on learning Japanese.", "The user no longer studies Japanese."},
+		{"I quit learning the piano.", "The user no longer plays piano."},
+		{"Sadly we had to rehome our dog.", "The user no longer has a pet dog."},
+		{"We gave our cat away.", "The user no longer has a pet cat."},
+		{"I'm self-employed now.", "The user is self-employed."},
+		{"I moved all my notes from Evernote to Obsidian.", "The user uses Obsidian."},
+		{"I loved my trip to Japan.", "The user has been to Japan."},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Text != c.text {
+			t.Errorf("%q: got %v, want one fact %q", c.msg, texts(fs), c.text)
+		}
+	}
+	for _, msg := range []string{"We moved our database from MySQL to Postgres.", "I'm not at Starbucks right now.", "My dog is named after my dad.",
+		"I'm excited for our trip to Rome in June.", "I'm planning my trip to Peru."} {
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Attribute == "lives_in" || f.Attribute == "pet" || f.Attribute == "works_at" || f.Attribute == "visited" {
+				t.Errorf("%q: stored %q", msg, f.Text)
+			}
+		}
+	}
+}
