@@ -127,6 +127,9 @@ var namedEndings = []*namedEnding{
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:no longer (?:at|part of|employed (?:at|by)|working (?:at|for)) ` + enName + `|not (?:at|part of|working (?:at|for)) ` + enName + ` any ?more)`)},
 	{attr: "lives_in", zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:搬离了?|搬出了?)([\p{Han}]{2,8}?)(?:了|$)`)},
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:离开了|退出了)([\p{Han}A-Za-z0-9]{2,10}?)(?:了|$)`)},
+	// 我已经不在阿里了: where the user was, in whichever slot holds it
+	// (我不在北京住了 is the home's own ending).
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?不在([^住，,。！!？?了\s]{2,10}?)(?:工作|上班|干)?了$`)},
 }
 
 func init() {

@@ -20,6 +20,9 @@ const (
 	zhVal    = `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)`
 	zhEnd    = `(?:了|市)?(?:[，。,.!！；;]|$|工作|上班)`
 	zhFree   = `[^，。,.!！？?；;的]{0,8}?` // a time word or adverb between 我 and the verb
+	// zhFreeAt is zhFree before the 在 of a workplace: not the 在 of 现在
+	// "now" (我现在改做产品经理了 names no workplace 改).
+	zhFreeAt = `(?:[^，。,.!！？?；;的]{0,7}?[^，。,.!！？?；;的现])?`
 	zhRels   = `(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|爱人|儿子|女儿|孩子|朋友|同事|女朋友|男朋友|老板|领导|爷爷|奶奶|外公|外婆|姥姥|姥爷|孙子|孙女|叔叔|舅舅|伯伯|阿姨|姑姑|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|室友|邻居)`
 	zhJobs   = `(?:程序员|工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计师|会计|厨师|记者|司机|销售|警察|工人|演员|歌手|画家|翻译|编辑|主播|博士生|研究生|大学生|公务员|建筑师|分析师|顾问|教授|架构师|运营|摄影师|飞行员|兽医|药剂师|牙医|店长|老板|创业者|自由职业者)`
 	zhDrinks = `(咖啡|黑咖啡|美式|拿铁|绿茶|红茶|花茶|乌龙茶|普洱|抹茶|奶茶|茶|牛奶|豆浆|果汁|啤酒|红酒|白酒|可乐|白开水|热水|水)`
@@ -45,15 +48,17 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `在` + zhVal + `找到了?(?:一份)?(?:新的?)?(?:工作|工|差事)`), attr: "works_at"},
 	{re: zh(`我` + zhRels + zhFree + `(?:住在|搬到了?|搬去了?)` + zhVal + zhEnd), attr: "lives_in", rel: true},
 	{re: zh(`我` + zhFree + `在` + `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)` + `(?:工作|上班)`), attr: "works_at"},
-	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)` + `[\p{Han}]{0,4}?` + zhJobs), attr: "works_at"},
+	{re: zh(`我` + zhFreeAt + `在` + zhVal + `(?:做|当)` + `[\p{Han}]{0,4}?` + zhJobs), attr: "works_at"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)(` + `[\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
 	{re: zh(`我` + zhFree + `(?:加入了?|入职了?|跳槽到了?|跳槽去了?)` + zhVal + zhEnd), attr: "works_at"},
 	{re: zh(`我` + zhFree + `(?:从)` + zhVal + `(?:辞职|离职)`), attr: "works_at", ended: true},
 	{re: zh(`我` + zhFree + `(?:辞掉了|离开了)` + zhVal + `的工作`), attr: "works_at", ended: true},
-	{re: zh(`我` + zhFree + `(?:是|当|做了|当了|成了|成为了?|转行做|改行做|转行当)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
+	{re: zh(`我` + zhFree + `(?:是|当|做了|当了|成了|成为了?|转行做|改行做|转行当|改做|转做|改当)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
 	{re: zh(`我` + zhRels + zhFree + `(?:是|当|做了|当了|成了|成为了?)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title", rel: true},
 	{re: zh(`我` + zhFree + `(?:用的是|用|使用|换了|换成了?|换回了?|换回|买了|入手了)(?:一部|一台|一辆|个|部|台|辆)?` + zhBrands + `(?:[\p{Han}A-Za-z0-9 ]{0,6}?)(?:手机|了|[，。,.!！]|$)`), attr: "{device}"},
 	{re: zh(`我` + zhFree + `(?:改用|换成了?|换用|转用|开始用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses", repl: true},
+	// 我从Windows换到了Mac: a tool named in Latin letters, switched to.
+	{re: zh(`我` + zhFree + `从[A-Za-z][A-Za-z0-9 +#.\-]{0,15}?(?:换到了?|切换到了?|转到了?|迁移到了?)([A-Za-z][A-Za-z0-9 +#.\-]{0,15}?)(?:了|上)?(?:[，。,.!！；;]|$)`), attr: "uses", repl: true},
 	{re: zh(`我` + zhFree + `(?:用|使用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses"},
 	{re: zh(`^` + zhVal + `(?:现在)?(?:是|成了)我` + `[\p{Han}]{0,4}?` + `的?(?:主力|主要|常用|首选)?(?:编程)?(?:语言|工具|编辑器)`), attr: "uses"},
 	{re: zh(`我` + zhFree + `(?:改喝|换成喝|改成喝|只喝|开始喝|换喝|改成了?|换成了?)` + zhDrinks + `(?:了|[，。,.!！；;]|$)`), attr: "drinks", repl: true},

@@ -112,3 +112,26 @@ func TestEverydayWording(t *testing.T) {
 		}
 	}
 }
+
+// TestWordingZH: 现在 before a verb names no workplace; a switch between
+// tools named in Latin letters; 不在X了 ends X wherever it is held.
+func TestWordingZH(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"我现在改做产品经理了。", "用户的职业是产品经理。"},
+		{"我从Windows换到了Mac。", "用户使用Mac。"},
+		{"我已经不在阿里了。", "用户不再在阿里工作。"},
+		{"我现在北京出差。", "用户在北京。"},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Text != c.text {
+			t.Errorf("%q: got %v, want one fact %q", c.msg, texts(fs), c.text)
+		}
+	}
+	for _, msg := range []string{"我从销售部换到了市场部。", "我已经不在乎了。"} {
+		if fs := Extract(msg, Options{At: at}); len(fs) != 0 {
+			t.Errorf("%q: stored %v", msg, texts(fs))
+		}
+	}
+}
