@@ -17,9 +17,9 @@ type zhRule struct {
 }
 
 const (
-	zhVal    = `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)`
-	zhEnd    = `(?:了|市)?(?:[，。,.!！；;]|$|工作|上班)`
-	zhFree   = `[^，。,.!！？?；;的]{0,8}?` // a time word or adverb between 我 and the verb
+	zhVal  = `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)`
+	zhEnd  = `(?:了|市)?(?:[，。,.!！；;]|$|工作|上班)`
+	zhFree = `[^，。,.!！？?；;的]{0,8}?` // a time word or adverb between 我 and the verb
 	// zhFreeAt is zhFree before the 在 of a workplace: not the 在 of 现在
 	// "now" (我现在改做产品经理了 names no workplace 改).
 	zhFreeAt = `(?:[^，。,.!！？?；;的]{0,7}?[^，。,.!！？?；;的现])?`
