@@ -618,6 +618,22 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 	}
 	switch v {
+	case "seeing":
+		// "I've been seeing Mia for a few weeks" (not "I'm seeing Dr.
+		// Patel tomorrow": the perfect says it goes on); "I'm seeing
+		// someone new, her name is Mia".
+		if next(j+1, "someone", "somebody") && subject == "user" && !neg {
+			if f, ok := relNamed(ts, j+1, subject); ok {
+				return []Fact{f}
+			}
+		}
+		if j > 0 && ts[j-1].low == "been" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && !titles[ts[j+1].low] && subject == "user" && !neg {
+			if val, _, ok := np(ts, j+1); ok {
+				f := mk("partner", val)
+				f.Change = true
+				return []Fact{f}
+			}
+		}
 	case "dating", "married":
 		// "I'm dating Sam", "I married Sam last month".
 		if j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && !neg {
@@ -857,6 +873,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 		if kids := children(ts, j+1, subject); len(kids) > 0 && !neg {
 			return kids
+		}
+		if f, ok := relNamed(ts, j+1, subject); ok && !neg {
+			return []Fact{f} // "I have a new girlfriend, Mia", "a sister named Ana"
 		}
 		if d := device(ts, j+1, subject, word); len(d) > 0 && !neg {
 			return d
@@ -1346,10 +1365,12 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			return []Fact{mk("allergy", val)}
 		}
 	case t.low == "back" && j+1 < len(ts) && ts[j+1].low == "on" && j+2 < len(ts) && ts[j+2].capital:
-		// "I'm back on Vim after a year of VS Code": the user uses it again.
+		// "I'm back on Vim after a year of VS Code": the user uses it
+		// again, in place of what took its place.
 		fs := copula(ts, j+1, subject, word, neg)
 		for i := range fs {
 			fs[i].Change = true
+			fs[i].Replace = fs[i].Multi && !fs[i].Ended
 		}
 		return fs
 	case degreeIn(ts, j) > 0 && subject == "user":
@@ -1716,6 +1737,69 @@ func countedPets(ts []tok, k int) string {
 		return ""
 	}
 	return ts[k].low + " " + ts[k+1].low
+}
+
+// titles are the words before a name that make it no partner's ("seeing
+// Dr. Patel").
+var titles = map[string]bool{"dr": true, "dr.": true, "doctor": true, "mr": true, "mr.": true, "mrs": true, "mrs.": true,
+	"ms": true, "ms.": true, "prof": true, "prof.": true, "professor": true}
+
+// relNamed reads a relative introduced with a name at ts[k]: "a (new)
+// girlfriend named Mia", "a sister, Ana", "a boyfriend now, his name is
+// Sam", and "someone new, her name is Mia" (a partner: said after
+// "seeing"). A new one is said as a change.
+func relNamed(ts []tok, k int, subject string) (Fact, bool) {
+	if subject != "user" {
+		return Fact{}, false
+	}
+	next := func(k int, words ...string) bool { return k < len(ts) && contains(words, ts[k].low) }
+	isNew := false
+	for next(k, "a", "an", "new") {
+		isNew = isNew || ts[k].low == "new"
+		k++
+	}
+	if k >= len(ts) {
+		return Fact{}, false
+	}
+	w := ts[k].low
+	rel := relations[w]
+	if w == "someone" || w == "somebody" {
+		rel, w = "partner", "partner"
+	}
+	if rel == "" || rel == "child" {
+		return Fact{}, false
+	}
+	m := k + 1
+	for next(m, "new", "now") {
+		isNew = isNew || ts[m].low == "new"
+		m++
+	}
+	name := ""
+	switch {
+	case next(m, "named", "called") && m+1 < len(ts) && ts[m+1].capital:
+		name, _, _ = np(ts, m+1)
+	case next(m, ",") && m+1 < len(ts) && ts[m+1].capital && ts[m+1].tag == "NNP":
+		name, _, _ = np(ts, m+1)
+	default:
+		// "…, her name is Mia", "…, his name's Sam".
+		for n := m; n+2 < len(ts) && n < m+6; n++ {
+			if (ts[n].low == "her" || ts[n].low == "his" || ts[n].low == "their") && ts[n+1].low == "name" {
+				p := n + 2
+				if next(p, "is", "'s") {
+					p++
+				}
+				if p < len(ts) && ts[p].capital {
+					name, _, _ = np(ts, p)
+				}
+				break
+			}
+		}
+	}
+	if name == "" || titles[strings.ToLower(name)] {
+		return Fact{}, false
+	}
+	f := Fact{Triple: tripleOf("user", relAttr(rel), name), word: w, aword: w, Change: isNew && rel == "partner"}
+	return f, true
 }
 
 // pluralPet is the kind of pet a plural word names ("cats" → "cat",

@@ -155,7 +155,7 @@ func kindSlot(v string) string {
 	switch {
 	case drinkKind(low):
 		return "drinks"
-	case progLangs[low] || editors[low]:
+	case progLangs[low] || editors[low] || toolKinds[low] != "":
 		return "uses"
 	case deviceKind(v) != "":
 		return deviceKind(v)
@@ -189,8 +189,44 @@ func ValueKind(v string) string {
 		return "editor"
 	case drinkKind(low):
 		return "drink"
+	case toolKinds[low] != "":
+		return toolKinds[low]
+	case hasHan(low):
+		// "网易云音乐听歌": a Chinese value runs on into what it is for.
+		for n, k := range toolKinds {
+			if strings.HasPrefix(low, n) && hasHan(n) {
+				return k
+			}
+		}
 	}
 	return deviceKind(v)
+}
+
+// toolKinds are the kinds of the everyday tools a "uses" value names, so a
+// switch replaces a browser with a browser ("I switched to Chrome" closes
+// Firefox, not Notion) and a return to one is a switch ("I went back to
+// Firefox").
+var toolKinds = map[string]string{}
+
+func init() {
+	for kind, names := range map[string]string{
+		"browser":  "firefox|chrome|google chrome|safari|microsoft edge|brave|vivaldi|chromium|duckduckgo",
+		"os":       "windows|mac|macos|mac os|linux|ubuntu|fedora|debian|arch linux|chromeos|windows 10|windows 11",
+		"notes":    "notion|obsidian|evernote|onenote|logseq|roam research|apple notes|google keep|joplin|simplenote|印象笔记|有道云笔记|语雀|石墨文档",
+		"music":    "spotify|apple music|tidal|deezer|youtube music|pandora|soundcloud|amazon music|qq音乐|网易云音乐|酷狗音乐",
+		"chat":     "slack|microsoft teams|discord|zoom|google meet|skype|mattermost|whatsapp|telegram|wechat|微信|企业微信|钉钉|飞书",
+		"tasks":    "jira|linear|trello|asana|todoist|clickup|basecamp|github issues",
+		"mail":     "gmail|outlook|proton mail|protonmail|fastmail|apple mail|thunderbird|superhuman",
+		"cloud":    "dropbox|google drive|onedrive|icloud",
+		"database": "postgres|postgresql|mysql|mariadb|sqlite|mongodb|redis|sql server|cassandra|dynamodb",
+		"design":   "figma|photoshop|illustrator|canva|gimp|affinity designer",
+		"vcs":      "git|github|gitlab|bitbucket|mercurial|svn",
+		"shell":    "bash|zsh|powershell",
+	} {
+		for _, n := range strings.Split(names, "|") {
+			toolKinds[n] = kind
+		}
+	}
 }
 
 // editors are tools a "uses" value is read as without a capital.

@@ -96,10 +96,18 @@ func ThirdPerson(s string) string {
 // verb: "I also use", "we really love".
 var subjectVerb = regexp.MustCompile(`\b(?:I|We|we)((?:\s+(?:also|really|just|still|usually|always|never|often|sometimes|only|mostly|actually|now|already|even|rarely|generally|normally|basically|totally|definitely|probably|mainly|finally|currently|typically|hardly|barely|seldom|truly|honestly|literally))*)\s+([A-Za-z][a-z']*)\b`)
 
+// andIRe is "and I" closing a subject of two that starts the sentence
+// ("Jake and I are", "my sister and I run"; not "… on Thursdays and I
+// study", a clause of its own).
+var andIRe = regexp.MustCompile(`^((?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+)and I\b`)
+
 // thirdPerson rewrites a first-person sentence in the third person ("I
 // passed my test" → "The user passed their test."); "" when a
 // first-person word is left.
 func thirdPerson(s string) string {
+	// "My boyfriend Jake and I are going hiking": a subject of two keeps
+	// its plural verb.
+	s = andIRe.ReplaceAllString(s, "${1}and the user")
 	s = subjectVerb.ReplaceAllStringFunc(s, func(m string) string {
 		g := subjectVerb.FindStringSubmatch(m)
 		v, ok := agree(g[2])

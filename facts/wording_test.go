@@ -135,3 +135,44 @@ func TestWordingZH(t *testing.T) {
 		}
 	}
 }
+
+// TestToolKindsAndPartners: everyday tools have kinds (a switch replaces a
+// browser with a browser), a return to one is a switch, a subject of two
+// keeps its plural verb, and a partner is named after "seeing" or with a
+// relative introduced by name.
+func TestToolKindsAndPartners(t *testing.T) {
+	for v, k := range map[string]string{"Chrome": "browser", "Notion": "notes", "网易云音乐听歌": "music", "Jenkins": "", "Rust": "language"} {
+		if got := ValueKind(v); got != k {
+			t.Errorf("ValueKind(%q) = %q, want %q", v, got, k)
+		}
+	}
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	for _, msg := range []string{"I went back to Firefox.", "Chrome was eating my RAM, so I'm back on Firefox."} {
+		fs := Extract(msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Value != "Firefox" || !fs[0].Replace {
+			t.Errorf("%q: got %+v, want a switch back to Firefox", msg, fs)
+		}
+	}
+	if got := ThirdPerson("My boyfriend Jake and I are going hiking."); got != "The user's boyfriend Jake and the user are going hiking." {
+		t.Errorf("ThirdPerson: %q", got)
+	}
+	cases := []struct{ msg, attr, value string }{
+		{"I'm seeing someone new, her name is Mia.", "partner", "Mia"},
+		{"I've been seeing Mia for a few weeks.", "partner", "Mia"},
+		{"I have a new girlfriend, Mia.", "partner", "Mia"},
+		{"I have a sister named Ana.", "sister", "Ana"},
+		{"I'm seeing Dr. Patel tomorrow.", "partner", ""},
+		{"I've been seeing Dr. Patel about my back.", "partner", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: at}) {
+			if f.Attribute == c.attr {
+				got = f.Value
+			}
+		}
+		if got != c.value {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
+	}
+}

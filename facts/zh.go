@@ -14,6 +14,7 @@ type zhRule struct {
 	rel   bool // first submatch is a relative (妹妹)
 	ended bool
 	repl  bool
+	prior bool // the first submatch is the value replaced (从X换到了Y)
 }
 
 const (
@@ -58,7 +59,7 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(?:用的是|用|使用|换了|换成了?|换回了?|换回|买了|入手了)(?:一部|一台|一辆|个|部|台|辆)?` + zhBrands + `(?:[\p{Han}A-Za-z0-9 ]{0,6}?)(?:手机|了|[，。,.!！]|$)`), attr: "{device}"},
 	{re: zh(`我` + zhFree + `(?:改用|换成了?|换用|转用|开始用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses", repl: true},
 	// 我从Windows换到了Mac: a tool named in Latin letters, switched to.
-	{re: zh(`我` + zhFree + `从[A-Za-z][A-Za-z0-9 +#.\-]{0,15}?(?:换到了?|切换到了?|转到了?|迁移到了?)([A-Za-z][A-Za-z0-9 +#.\-]{0,15}?)(?:了|上)?(?:[，。,.!！；;]|$)`), attr: "uses", repl: true},
+	{re: zh(`我` + zhFree + `从([A-Za-z][A-Za-z0-9 +#.\-]{0,15}?)(?:换到了?|切换到了?|转到了?|迁移到了?)([A-Za-z][A-Za-z0-9 +#.\-]{0,15}?)(?:了|上)?(?:[，。,.!！；;]|$)`), attr: "uses", repl: true, prior: true},
 	{re: zh(`我` + zhFree + `(?:用|使用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses"},
 	{re: zh(`^` + zhVal + `(?:现在)?(?:是|成了)我` + `[\p{Han}]{0,4}?` + `的?(?:主力|主要|常用|首选)?(?:编程)?(?:语言|工具|编辑器)`), attr: "uses"},
 	{re: zh(`我` + zhFree + `(?:改喝|换成喝|改成喝|只喝|开始喝|换喝|改成了?|换成了?)` + zhDrinks + `(?:了|[，。,.!！；;]|$)`), attr: "drinks", repl: true},
@@ -349,6 +350,9 @@ func extractZHClause(sent string) []Fact {
 			ended = true
 		}
 		f := Fact{Triple: tripleOf(subject, a, val), word: word, aword: aword, Replace: r.repl}
+		if r.prior {
+			f.Prior = strings.TrimSpace(m[1])
+		}
 		f.Ended = r.ended || ended
 		if r.repl {
 			f.Change = true
