@@ -493,8 +493,20 @@ func extractEN(sent string) []Fact {
 			if (ts[m].low == "my" || ts[m].low == "our") && m > k && (ts[m-1].low == "and" || ts[m-1].low == "but" || ts[m-1].low == "so" || ts[m-1].tag == ",") {
 				break
 			}
-			if (ts[m].low == "and" || ts[m].low == "but") && (strings.HasPrefix(ts[m+1].tag, "VB") || pastVerbs[ts[m+1].low] || andVerbs[ts[m+1].low]) {
-				out = append(out, clause(ts, m+1, "user", "")...)
+			if ts[m].low == "and" || ts[m].low == "but" {
+				n := m + 1
+				for n+1 < len(ts) && (ts[n].low == "now" || ts[n].low == "then" || ts[n].low == "also" || ts[n].low == "still" || ts[n].low == "currently" || ts[n].low == "later") {
+					n++ // "… but now live in London"
+				}
+				if strings.HasPrefix(ts[n].tag, "VB") || pastVerbs[ts[n].low] || andVerbs[ts[n].low] {
+					fs := clause(ts, n, "user", "")
+					if n > m+1 {
+						for i := range fs {
+							fs[i].Change = fs[i].Change || ts[m+1].low == "now"
+						}
+					}
+					out = append(out, fs...)
+				}
 			}
 		}
 	}

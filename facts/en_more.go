@@ -37,6 +37,17 @@ func children(ts []tok, j int, subject string) []Fact {
 	if word == "kid" || word == "children" || word == "boy" || word == "girl" || word == "babie" || word == "twin" {
 		word = "child"
 	}
+	if n := ts[j].low; petCounts[n] && j+1 == k && strings.HasSuffix(ts[k].low, "s") || n == "twins" {
+		// "I have three kids", "two daughters": how many, when no name
+		// follows.
+		named := false
+		for _, t := range ts[k+1 : min(len(ts), k+4)] {
+			named = named || t.capital || t.low == "named" || t.low == "called"
+		}
+		if !named {
+			return []Fact{{Triple: tripleOf("user", "children", n+" "+ts[k].low)}}
+		}
+	}
 	k++
 	var out []Fact
 	for ; k < len(ts); k++ {

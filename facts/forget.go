@@ -149,6 +149,7 @@ var attrWords = map[string][]string{
 	"partner":      {"partner", "wife", "husband", "girlfriend", "boyfriend", "spouse"},
 	"boss":         {"boss", "manager", "supervisor"},
 	"child":        {"kids", "children", "child", "son", "daughter"},
+	"children":     {"kids", "children", "child", "sons", "daughters"},
 	"timezone":     {"time zone", "timezone", "时区"},
 	"studies":      {"studies", "major", "degree"},
 	"staying_in":   {"trip", "travel", "where i am"},

@@ -35,12 +35,20 @@ var neverRe = regexp.MustCompile(`(?i)^\s*i (?:don't|do not|never|can't|cannot) 
 // condition is the lasting condition a sentence says the user has
 // ("pregnant", "a night owl"), "" when it says none.
 func condition(sent string) string {
-	m := stateRe.FindStringSubmatch(contractions.Replace(sent)) // "I’m", "I'm" → "I am"
+	s := contractions.Replace(sent) // "I’m", "I'm" → "I am"
+	if m := haveStateRe.FindStringSubmatch(s); m != nil {
+		return "has " + strings.ToLower(m[1]) // "The user has asthma."
+	}
+	m := stateRe.FindStringSubmatch(s)
 	if m == nil {
 		return ""
 	}
 	return strings.ToLower(m[1])
 }
+
+// haveStateRe: a lasting condition said with "I have" ("I have asthma",
+// "I've got type 1 diabetes"); a cold or the flu is no such thing.
+var haveStateRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i (?:have|have got|got)\s+((?:type [12] |type one |type two )?diabetes|asthma|epilepsy|c(?:o)?eliac disease|adhd|autism|arthritis|rheumatoid arthritis|migraines|ibs|crohn's(?: disease)?|lupus|multiple sclerosis|high blood pressure|hypertension|a pacemaker|tinnitus|psoriasis|eczema|endometriosis|sleep apnea|sleep apnoea|a bad back|a heart condition)\b`)
 
 // habit is the note of a sentence that states a habit of the user, a
 // goal the user is working towards or a thing the user never does, with

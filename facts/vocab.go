@@ -63,6 +63,7 @@ var vocab = map[string]attr{
 	"sister":      {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
 	"brother":     {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
 	"child":       {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
+	"children":    {en: "%S has %v.", zh: "%S有%v。"}, // how many, unnamed: "three kids"
 	"grandchild":  {multi: true, en: "%S has a %A named %v.", zh: "%S的%A叫%v。"},
 	"grandparent": {multi: true, en: "%S's %A is %v.", zh: "%S的%A是%v。"},
 	"aunt":        {multi: true, en: "%S has an %A named %v.", zh: "%S的%A叫%v。"},
@@ -273,6 +274,10 @@ func render(f *Fact, zh bool) string {
 	if f.Attribute == "job_title" && !zh && (f.Value == "retired" || f.Value == "self-employed") {
 		out = strings.Replace(out, "no longer works as %a %v", "is no longer %v", 1)
 		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired.", "… is self-employed."
+	}
+	if f.Attribute == "condition" && !zh && strings.HasPrefix(f.Value, "has ") {
+		out = strings.Replace(out, "is no longer %v", "no longer %v", 1) // "The user no longer has asthma."
+		out = strings.Replace(out, " is %v", " %v", 1)                   // "The user has asthma."
 	}
 	if f.Attribute == "diet" && !zh && strings.HasPrefix(f.Value, "eats ") {
 		out = strings.Replace(out, " is %v", " %v", 1) // "The user eats meat."

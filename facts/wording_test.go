@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -173,6 +174,32 @@ func TestToolKindsAndPartners(t *testing.T) {
 		}
 		if got != c.value {
 			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
+	}
+}
+
+// TestClausesConditionsCounts: a clause without its subject after "but
+// now", a condition the user has, and children counted without names.
+func TestClausesConditionsCounts(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"I grew up in Nairobi but now live in London.", "The user lives in London."},
+		{"I used to work at Oracle but now work at Google.", "The user works at Google."},
+		{"I have asthma.", "The user has asthma."},
+		{"I've got type 1 diabetes.", "The user has type 1 diabetes."},
+		{"I have three kids.", "The user has three kids."},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if !slices.Contains(texts(fs), c.text) {
+			t.Errorf("%q: got %v, want %q among them", c.msg, texts(fs), c.text)
+		}
+	}
+	for _, msg := range []string{"I have a cold.", "I have two kids, Sofia and Leo."} {
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Attribute == "condition" || f.Attribute == "children" {
+				t.Errorf("%q: stored %q", msg, f.Text)
+			}
 		}
 	}
 }
