@@ -652,6 +652,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			if val, _, ok := np(ts, j+1); ok {
 				f := mk("partner", val)
 				f.Change = true
+				if v == "married" {
+					f.aword = "spouse" // "The user's spouse is Sam."
+				}
 				return []Fact{f}
 			}
 		}
@@ -2009,6 +2012,11 @@ var attrAlias = map[string]string{
 	"home": "lives_in", "home city": "lives_in", "current city": "lives_in", "workplace": "works_at",
 }
 
+// phoneWords are the words before "number" that keep it a phone number
+// ("my work number"; not "my locker number", "my seat number").
+var phoneWords = map[string]bool{"phone": true, "mobile": true, "cell": true, "work": true, "home": true, "office": true,
+	"contact": true, "new": true, "personal": true, "private": true, "business": true, "landline": true, "whatsapp": true}
+
 // attribute reads "<attribute> is <value>" at ts[j].
 func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	// "My first day at Hooli is Monday": the employer the user now has.
@@ -2084,16 +2092,24 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 		if b, ok := attrAlias[rest]; ok {
 			a, known, newly, name = b, true, first == "new", rest
 			words, orig = words[1:], orig[1:]
+		} else {
+			// "my new address is …": the address, said as a change.
+			newly, name = first == "new", rest
+			words, orig = words[1:], orig[1:]
 		}
 	}
 	if !known {
 		a = favoriteKey(strings.ReplaceAll(name, " ", "_"))
 	}
 	kind := a
-	if k := attrAlias[words[len(words)-1]]; k == "email" || k == "phone" {
-		kind = k // "my work email": an email address
+	if k := attrAlias[words[len(words)-1]]; (k == "email" || k == "phone") && (len(words) == 1 || phoneWords[words[len(words)-2]] || k == "email") {
+		kind = k // "my work email": an email address ("my locker number" is no phone)
 	}
 	k, _ = skipAdv(ts, k+1)
+	if k < len(ts) && ts[k].low == "now" {
+		k++ // "my locker number is now 245": the new value
+		newly = true
+	}
 	aw := ""
 	if !known || a == "partner" || a == "boss" {
 		aw = strings.Join(orig, " ")

@@ -437,5 +437,9 @@ func together(sent string) []Fact {
 	}
 	f := Fact{Triple: tripleOf("user", "partner", m[1])}
 	f.Change = true
+	f.aword = "spouse" // "The user's spouse is Priya."
+	if strings.Contains(m[0], "engaged") {
+		f.aword = "fiancé"
+	}
 	return []Fact{f}
 }

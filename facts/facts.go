@@ -176,7 +176,7 @@ func Extract(msg string, o Options) []Fact {
 		if hasHan(sent) {
 			sent = resolveSwitchZH(sent, before, reply)
 		} else {
-			sent = resolveSwitch(sent, before, reply)
+			sent = labelled(resolveSwitch(sent, before, reply))
 		}
 		before += " " + said
 		if text.IsQuestion(sent) {
@@ -453,6 +453,30 @@ func lastPerSlot(fs []Fact) []Fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// labelRe is a value given under a label: "New email: sam@x.io",
+// "Phone: 555 0100", "new address: 12 Elm St".
+var labelRe = regexp.MustCompile(`^\s*(?:[Mm]y\s+)?((?:[Nn]ew|[Cc]urrent|[Uu]pdated)\s+)?([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)$`)
+
+// labelled writes a labelled value as the sentence it means ("New email:
+// x" → "My new email is x"), for the labels that name a slot (an email,
+// a phone, an address, a home, an employer, a job, a name).
+func labelled(sent string) string {
+	m := labelRe.FindStringSubmatch(sent)
+	if m == nil {
+		return sent
+	}
+	label := strings.ToLower(strings.TrimSpace(m[2]))
+	last := label[strings.LastIndexByte(label, ' ')+1:]
+	if _, ok := attrAlias[label]; !ok && last != "email" && last != "address" && last != "number" {
+		return sent
+	}
+	isNew := ""
+	if m[1] != "" {
+		isNew = strings.ToLower(strings.TrimSpace(m[1])) + " "
+	}
+	return "My " + isNew + label + " is " + m[3]
 }
 
 // monthRefs is the month sent names alone ("in January"), resolved as

@@ -344,7 +344,7 @@ func kindWords(f *Fact) string {
 		return "hobby hobbies pastime 爱好"
 	case f.Attribute == "partner" && f.Subject == "user":
 		// "married to Elena" is asked for as "my wife", "my husband".
-		return "partner spouse wife husband girlfriend boyfriend dating 老婆 老公 爱人 对象"
+		return "partner spouse wife husband girlfriend boyfriend dating married marriage wedding engaged 老婆 老公 爱人 对象 结婚"
 	case f.Attribute == "mother" && f.Subject == "user":
 		return "mother mom mum 妈妈"
 	case f.Attribute == "father" && f.Subject == "user":

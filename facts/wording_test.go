@@ -203,3 +203,28 @@ func TestClausesConditionsCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbersLabelsMarriage: a number that is no phone, a labelled value,
+// a value said with "now", a marriage by its word, and a drink liked in
+// Chinese.
+func TestNumbersLabelsMarriage(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"My locker number is 245.", "The user's locker number is 245."},
+		{"They moved me, my locker number is now 245.", "The user's locker number is 245."},
+		{"My work number is 555-0100.", "The user's work number is 555-0100."},
+		{"New email: sam.lee@newmail.io", "The user's email is sam.lee@newmail.io."},
+		{"new address: 12 Elm Street", "The user's address is 12 Elm Street."},
+		{"Alex and I got married last Saturday!", "The user's spouse is Alex (since 7 Mar 2026)."},
+		{"我喜欢喝咖啡。", "用户喝咖啡。"},
+	}
+	for _, c := range cases {
+		fs := Extract(c.msg, Options{At: at})
+		if !slices.Contains(texts(fs), c.text) {
+			t.Errorf("%q: got %v, want %q among them", c.msg, texts(fs), c.text)
+		}
+	}
+	if fs := Extract("Update: I got the job!", Options{At: at}); len(fs) != 0 {
+		t.Errorf("a label that names no slot: %v", texts(fs))
+	}
+}

@@ -31,7 +31,8 @@ const (
 )
 
 var (
-	zhRelRe = regexp.MustCompile(`我(?:的)?` + zhRels)
+	zhDrinkOnlyRe = regexp.MustCompile(`^` + zhDrinks + `$`)
+	zhRelRe       = regexp.MustCompile(`我(?:的)?` + zhRels)
 	// zhRelLeadRe: a clause that starts with a kin word (老公叫李明).
 	zhRelLeadRe = regexp.MustCompile(`^` + zhRels)
 )
@@ -285,6 +286,9 @@ func extractZHClause(sent string) []Fact {
 			continue // 不吃肉 is a diet; 不吃晚饭 a habit
 		}
 		subject, word, aword, a := "user", "", "", r.attr
+		if d := strings.TrimPrefix(val, "喝"); a == "likes" && d != val && zhDrinkOnlyRe.MatchString(d) {
+			a, val = "drinks", d // 我喜欢喝咖啡: what the user drinks
+		}
 		ended := false
 		if r.rel {
 			switch {
