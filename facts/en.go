@@ -669,6 +669,25 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{f}
 			}
 		}
+		if next(j+1, "at") && j+3 < len(ts) && ts[j+2].tag == "CD" && ts[j+3].capital && subject == "user" && !neg {
+			// "I live at 14 Baker Street": the address (and not a home
+			// city: the street is no place a question names).
+			var w []string
+			k := j + 2
+			for ; k < len(ts) && len(w) < 8 && ts[k].tag != "." && ts[k].low != "and" && ts[k].low != "with"; k++ {
+				w = append(w, ts[k].w)
+			}
+			f := mk("address", strings.Join(w, " "))
+			f.Open, f.aword = true, "address"
+			out := []Fact{f}
+			if k+1 < len(ts) && ts[k].w == "," && ts[k+1].capital && ts[k+1].tag == "NNP" {
+				// "… 42 Wallaby Way, Sydney": the city after the street.
+				if city, _, ok := np(ts, k+1); ok {
+					out = append(out, mk("lives_in", city))
+				}
+			}
+			return out
+		}
 		if next(j+1, "with") {
 			// "I live with my girlfriend in Berlin", "with our kids in a
 			// flat in Lyon": the place after whom the user lives with.

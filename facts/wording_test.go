@@ -228,3 +228,17 @@ func TestNumbersLabelsMarriage(t *testing.T) {
 		t.Errorf("a label that names no slot: %v", texts(fs))
 	}
 }
+
+// TestStreetAddress: "I live at" a street address is the address (and the
+// city after it, the home).
+func TestStreetAddress(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	got := texts(Extract("I live at 42 Wallaby Way, Sydney.", Options{At: at}))
+	want := []string{"The user's address is 42 Wallaby Way.", "The user lives in Sydney."}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := texts(Extract("I live at the end of the road.", Options{At: at})); len(got) != 0 {
+		t.Errorf("no address: got %v", got)
+	}
+}
