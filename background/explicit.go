@@ -197,6 +197,10 @@ func (q *explicit) explicitForget(ctx context.Context, t *memory.Turn) (err erro
 // the topic's words, the slots it names and the request's vector, and
 // lets the decision core (lifecycle.DecideForget) choose; then the texts
 // holding a specific forgotten value ("42 Harbour Lane") are chased once.
+// maxShapedPages bounds the events a forget of a shaped slot reads: at
+// most 10,000 of the scope's (500 a page).
+const maxShapedPages = 20
+
 func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content string, at time.Time) ([]string, error) {
 	st := q.cfg.Store
 	topic := facts.ForgetTopic(content)
@@ -231,6 +235,25 @@ func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content stri
 		for _, m := range h {
 			if m.Live(at) {
 				cands = append(cands, lifecycle.Neighbour{Memory: m})
+			}
+		}
+	}
+	if topic.Shaped() {
+		// "my address", "my number": the events that say one, though
+		// no fact was read from them and no word of the topic is there.
+		f := memory.ListFilter{Tiers: []memory.Tier{memory.TierEvent}, State: memory.StateLive, At: at, Limit: 500}
+		for page := 0; page < maxShapedPages; page++ {
+			p, err := st.List(ctx, s, f)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range p.Data {
+				if facts.ShapedValue(topic, m.Text) != "" {
+					cands = append(cands, lifecycle.Neighbour{Memory: m})
+				}
+			}
+			if f.Cursor = p.Next; f.Cursor == "" {
+				break
 			}
 		}
 	}

@@ -469,6 +469,9 @@ func extractEN(sent string) []Fact {
 	if fs := together(sent); fs != nil {
 		return fs
 	}
+	if f, ok := reachMe(sent); ok {
+		return []Fact{f}
+	}
 	implicit := implicitRe.MatchString(sent)
 	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) && !newJobRe.MatchString(sent) {
 		return nil
@@ -2029,6 +2032,26 @@ var attrAlias = map[string]string{
 	"partner": "partner", "wife": "partner", "husband": "partner",
 	// "My home is in Oslo": the home slot, not an open attribute.
 	"home": "lives_in", "home city": "lives_in", "current city": "lives_in", "workplace": "works_at",
+}
+
+// reachMeRe: how to reach the user, said in passing ("You can reach me on
+// 07700 900123 after five", "text me at 555-0100", "email me at x@y.io").
+var reachMeRe = regexp.MustCompile(`(?i)\b(?:reach|call|text|contact|ring|phone|message|whatsapp|email|e-mail|mail)\s+me\s+(?:on|at|via)\s+(.+)$`)
+
+// reachMe reads the phone number or e-mail a sentence says to reach the
+// user at.
+func reachMe(sent string) (Fact, bool) {
+	m := reachMeRe.FindStringSubmatch(sent)
+	if m == nil {
+		return Fact{}, false
+	}
+	if e := emailRe.FindString(m[1]); e != "" && strings.HasPrefix(m[1], e) {
+		return Fact{Triple: tripleOf("user", "email", e)}, true
+	}
+	if p := phoneRe.FindString(m[1]); p != "" && strings.HasPrefix(m[1], p) {
+		return Fact{Triple: tripleOf("user", "phone", strings.TrimSpace(p))}, true
+	}
+	return Fact{}, false
 }
 
 // phoneWords are the words before "number" that keep it a phone number

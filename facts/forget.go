@@ -268,3 +268,50 @@ func AttributesNamed(t Topic) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// streetRe is a street address: a house number and a street's name with
+// its kind ("14 Baker Street", "221B Baker St", "42 Wallaby Way").
+var streetRe = regexp.MustCompile(`\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][\w'-]*\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Way|Drive|Dr|Boulevard|Blvd|Court|Ct|Place|Pl|Terrace|Close|Crescent|Square|Sq|Parkway|Highway|Hwy|Row|Grove|Gardens)\b`)
+
+// ShapedValue is the first part of s shaped like a value of a slot the
+// topic names, "" when none: an e-mail address for "my email", a phone
+// number for "my number", a street address for "my address". A forget
+// of the slot takes a text that says one, though no fact was read from
+// it ("you can reach me on 555 0199 after five").
+func ShapedValue(t Topic, s string) string {
+	for _, a := range AttributesNamed(t) {
+		re := shapeOf(a)
+		if re == nil {
+			continue
+		}
+		if v := re.FindString(s); v != "" && (a != "phone" || len(strings.Map(keepDigit, v)) >= 7) {
+			return v
+		}
+	}
+	return ""
+}
+
+// Shaped reports whether the topic names a slot whose values have a shape
+// (ShapedValue), so a forget looks for texts that say one.
+func (t Topic) Shaped() bool {
+	return slices.ContainsFunc(AttributesNamed(t), func(a string) bool { return shapeOf(a) != nil })
+}
+
+func shapeOf(a string) *regexp.Regexp {
+	switch a {
+	case "email":
+		return emailRe
+	case "phone":
+		return phoneRe
+	case "address", "home_address":
+		return streetRe
+	}
+	return nil
+}
+
+func keepDigit(r rune) rune {
+	if r >= '0' && r <= '9' {
+		return r
+	}
+	return -1
+}

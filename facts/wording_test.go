@@ -242,3 +242,33 @@ func TestStreetAddress(t *testing.T) {
 		t.Errorf("no address: got %v", got)
 	}
 }
+
+// TestReachMe: how to reach the user, said in passing, is the phone or
+// the e-mail; a time to call is neither.
+func TestReachMe(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"You can reach me on 07700 900123 after five.", "The user's phone number is 07700 900123."},
+		{"Text me at 555-010-0199 if you're late.", "The user's phone number is 555-010-0199."},
+		{"Email me at sam@example.com.", "The user's email is sam@example.com."},
+	}
+	for _, c := range cases {
+		if got := texts(Extract(c.msg, Options{At: at})); !slices.Equal(got, []string{c.text}) {
+			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
+		}
+	}
+	for _, msg := range []string{"Please call me at 5pm.", "Call me on Monday."} {
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Attribute == "phone" {
+				t.Errorf("%q: stored %q", msg, f.Text)
+			}
+		}
+	}
+	topic := ForgetTopic("my address")
+	if got := ShapedValue(topic, "Could the parcel go to 221B Baker Street?"); got != "221B Baker Street" {
+		t.Errorf("ShapedValue = %q", got)
+	}
+	if !topic.Shaped() || ForgetTopic("my therapist").Shaped() {
+		t.Errorf("Shaped: address %v, therapist %v", topic.Shaped(), ForgetTopic("my therapist").Shaped())
+	}
+}

@@ -321,6 +321,10 @@ func DecideForget(t facts.Topic, cands []Neighbour, values []string, p Policy, n
 			why = t.Names(m.Fact())
 		case holdsValue(m.Text, values) != "":
 			why = "holds the forgotten value " + holdsValue(m.Text, values)
+		case slot && m.Fact() == nil && facts.ShapedValue(t, userSide(m.Text)) != "":
+			// "you can reach me on 555 0199": the slot's value, said
+			// where no fact was read from it.
+			why = "holds " + strings.Join(t.Phrases, ", ") + " " + facts.ShapedValue(t, userSide(m.Text))
 		case m.Fact() == nil && (!slot || m.Tier != memory.TierEvent) && t.Covers(m.Text):
 			why = "is about " + strings.Join(t.Phrases, ", ")
 		case m.Fact() != nil && !slot && t.Covers(m.Text):
@@ -334,6 +338,12 @@ func DecideForget(t facts.Topic, cands []Neighbour, values []string, p Policy, n
 		}
 	}
 	return out
+}
+
+// userSide is what the user said in an event's text (before the reply).
+func userSide(s string) string {
+	u, _, _ := strings.Cut(s, "\nAssistant:")
+	return u
 }
 
 // SpecificValues are the values of the forgotten facts worth chasing in

@@ -337,6 +337,9 @@ func TestDecideForget(t *testing.T) {
 		ev("summary", "The user shared their home address, 42 Harbour Lane, to get directions."),
 		ev("zh", "我每周四去看心理医生。"),
 		ev("zh-swim", "我每周四去游泳。"),
+		ev("parcel", "Could the parcel go to 221B Baker Street? That's my flat.\nAssistant: Sure."),
+		ev("reach", "You can reach me on 07700 900123 after five.\nAssistant: Noted."),
+		ev("reply-address", "Where should I stay?\nAssistant: Try the hotel at 10 Downing Street."),
 	}
 	var near []Neighbour
 	for _, m := range ms {
@@ -346,7 +349,8 @@ func TestDecideForget(t *testing.T) {
 		payload string
 		want    []string
 	}{
-		{"my address, I shouldn't have shared it", []string{"home", "summary"}},
+		{"my address, I shouldn't have shared it", []string{"home", "summary", "parcel"}},
+		{"my phone number", []string{"reach"}},
 		{"I said about the therapist, I'd rather you didn't keep that", []string{"therapist"}},
 		{"my email", []string{"email"}},
 		{"that I work at Initech", []string{"job"}},
