@@ -203,7 +203,24 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 		near[i] = lifecycle.Neighbour{Memory: c.Memory, Score: c.Score}
 	}
 	pol := lifecycle.Policy{DupThreshold: q.reconcileDup(), SupersedeThreshold: q.reconcileSupersede()}
-	return q.apply(ctx, s, m, lifecycle.Decide(c, slot, near, pol, m.CreatedAt), actor)
+	ws := lifecycle.Decide(c, slot, near, pol, m.CreatedAt)
+	var ids []string
+	for _, w := range ws {
+		if w.Op == lifecycle.Supersede {
+			for _, r := range w.Memory.Provenance.RequestIDs {
+				ids = append(ids, stableID(r, "event"))
+			}
+		}
+	}
+	if len(ids) > 0 {
+		// The events that said a superseded value go with it.
+		evs, err := st.GetMany(ctx, s, ids)
+		if err != nil {
+			return "", fmt.Errorf("reconcile: events: %w", err)
+		}
+		ws = append(ws, lifecycle.StaleEvents(ws, evs, m.CreatedAt)...)
+	}
+	return q.apply(ctx, s, m, ws, actor)
 }
 
 // apply makes a decision's writes and their audit rows in one

@@ -6,6 +6,7 @@
 package lifecycle
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -149,6 +150,16 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 			}
 		}
 	}
+	if f.Ended && len(out) == 0 && slices.ContainsFunc(slot, func(old *memory.Memory) bool {
+		return old.ID != m.ID && !old.Live(now) && !opposite(old, f) && sameValue(old, f) && !ended(old, f)
+	}) {
+		// "I quit Acme and joined Globex": Globex already closed Acme, so
+		// the ending is history from the start too, not a live "no
+		// longer works at Acme".
+		end := at
+		m.ValidTo = &end
+		return []Write{{Op: Insert, Memory: m, At: now, Reason: f.Key() + " " + f.Value + " ended, already closed"}}
+	}
 	if f.Ended && len(out) > 0 {
 		// "I no longer work at Deloitte" closes the live value; the
 		// statement itself is history from the start (valid_to = when it
@@ -158,6 +169,36 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		return append([]Write{{Op: Insert, Memory: m, At: now, Reason: f.Key() + " " + f.Value + " ended"}}, out...)
 	}
 	return append([]Write{{Op: Insert, Memory: m, At: now, Reason: insertReason(f, len(out))}}, out...)
+}
+
+// StaleEvents says which events go with the facts ws supersedes: an event
+// of the same turn as a superseded fact that states its value ("I live
+// in Berlin. The winters here are brutal.") is as outdated as the fact,
+// so "Where do I live?" no longer reads it beside the new home. An event
+// that does not say the value (the fact was read from another sentence
+// of a longer turn, or said in other words) stays. events are the
+// candidates: the events of the superseded facts' turns.
+func StaleEvents(ws []Write, events []*memory.Memory, now time.Time) []Write {
+	var out []Write
+	seen := map[string]bool{}
+	for _, w := range ws {
+		f := w.Memory.Fact()
+		if w.Op != Supersede || f == nil || f.Value == "" || f.Ended {
+			continue
+		}
+		for _, e := range events {
+			if seen[e.ID] || e.Tier != memory.TierEvent || !e.Live(now) || !shareTurn(e, w.Memory) || !valueIn(&memory.Memory{Text: userSide(e.Text)}, f.Value) {
+				continue
+			}
+			seen[e.ID] = true
+			out = append(out, Write{Op: Supersede, Memory: e, By: w.By, At: w.At, Reason: "states " + f.Value + ", superseded with " + w.Memory.Key})
+		}
+	}
+	return out
+}
+
+func shareTurn(a, b *memory.Memory) bool {
+	return slices.ContainsFunc(a.Provenance.RequestIDs, func(r string) bool { return slices.Contains(b.Provenance.RequestIDs, r) })
 }
 
 func insertReason(f *facts.Fact, superseded int) string {

@@ -385,3 +385,39 @@ func slicesContains(s []string, x string) bool {
 	}
 	return false
 }
+
+// TestStaleEvents: the event of a superseded fact's turn that says its
+// value is superseded with it; one that does not say it, another turn's,
+// or an ended fact's, stays.
+func TestStaleEvents(t *testing.T) {
+	prov := func(r string) memory.Provenance { return memory.Provenance{RequestIDs: []string{r}} }
+	old := &memory.Memory{ID: "f", Key: "user.lives_in", Text: "The user lives in Berlin.", Provenance: prov("r1")}
+	old.Provenance.Fact = &memory.Triple{Subject: "user", Attribute: "lives_in", Value: "Berlin"}
+	evs := []*memory.Memory{
+		{ID: "e1", Tier: memory.TierEvent, Text: "I live in Berlin. The winters are brutal.\nAssistant: Stay warm!", Provenance: prov("r1")},
+		{ID: "e2", Tier: memory.TierEvent, Text: "Winter here is brutal.\nAssistant: Berlin winters are.", Provenance: prov("r1")},
+		{ID: "e3", Tier: memory.TierEvent, Text: "Berlin has great techno.", Provenance: prov("r2")},
+	}
+	ws := StaleEvents([]Write{{Op: Supersede, Memory: old, By: "n", At: t0}}, evs, t0)
+	if len(ws) != 1 || ws[0].Memory.ID != "e1" || ws[0].Op != Supersede || ws[0].By != "n" || ws[0].Reason == "" {
+		t.Fatalf("got %+v, want e1 superseded by n", ws)
+	}
+	if ws := StaleEvents([]Write{{Op: Reinforce, Memory: old}}, evs, t0); len(ws) != 0 {
+		t.Errorf("a reinforce supersedes no event: %+v", ws)
+	}
+}
+
+// TestDecideEndedAlreadyClosed: an ending of a value the slot already
+// closed (the same turn's successor did) is history, not a live "no
+// longer" fact.
+func TestDecideEndedAlreadyClosed(t *testing.T) {
+	end := t0.Add(-time.Hour)
+	acme := &memory.Memory{ID: "a", Key: "user.works_at", Text: "The user works at Acme.", ValidTo: &end, SupersededBy: "g"}
+	acme.Provenance.Fact = &memory.Triple{Subject: "user", Attribute: "works_at", Value: "Acme"}
+	f := &facts.Fact{Triple: memory.Triple{Subject: "user", Attribute: "works_at", Value: "Acme", Ended: true}, Text: "The user no longer works at Acme."}
+	m := &memory.Memory{ID: "n", Key: "user.works_at", Text: f.Text}
+	ws := Decide(Candidate{Memory: m, Fact: f}, []*memory.Memory{acme}, nil, pol, t0)
+	if len(ws) != 1 || ws[0].Op != Insert || ws[0].Memory.ValidTo == nil {
+		t.Fatalf("got %+v, want one insert with valid_to set", ws)
+	}
+}
