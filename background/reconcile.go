@@ -203,7 +203,17 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 		near[i] = lifecycle.Neighbour{Memory: c.Memory, Score: c.Score}
 	}
 	pol := lifecycle.Policy{DupThreshold: q.reconcileDup(), SupersedeThreshold: q.reconcileSupersede()}
-	ws := lifecycle.Decide(c, slot, near, pol, m.CreatedAt)
+	ws, err := q.withStaleEvents(ctx, s, lifecycle.Decide(c, slot, near, pol, m.CreatedAt), m.CreatedAt)
+	if err != nil {
+		return "", err
+	}
+	return q.apply(ctx, s, m, ws, actor)
+}
+
+// withStaleEvents adds to a decision's writes the supersedes of the events
+// that said a value it supersedes (lifecycle.StaleEvents): the events of
+// the superseded facts' turns, read by their stable ids.
+func (q *reconciler) withStaleEvents(ctx context.Context, s memory.Scope, ws []lifecycle.Write, at time.Time) ([]lifecycle.Write, error) {
 	var ids []string
 	for _, w := range ws {
 		if w.Op == lifecycle.Supersede {
@@ -212,15 +222,14 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 			}
 		}
 	}
-	if len(ids) > 0 {
-		// The events that said a superseded value go with it.
-		evs, err := st.GetMany(ctx, s, ids)
-		if err != nil {
-			return "", fmt.Errorf("reconcile: events: %w", err)
-		}
-		ws = append(ws, lifecycle.StaleEvents(ws, evs, m.CreatedAt)...)
+	if len(ids) == 0 {
+		return ws, nil
 	}
-	return q.apply(ctx, s, m, ws, actor)
+	evs, err := q.cfg.Store.GetMany(ctx, s, ids)
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: events: %w", err)
+	}
+	return append(ws, lifecycle.StaleEvents(ws, evs, at)...), nil
 }
 
 // apply makes a decision's writes and their audit rows in one
@@ -433,7 +442,11 @@ func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correc
 		return fmt.Errorf("embed correction: %w", err)
 	}
 	fixed.Embedding = v[0]
-	_, err = q.apply(ctx, s, &fixed, lifecycle.DecideCorrection(target, &fixed, t.Time), "background")
+	ws, err := q.withStaleEvents(ctx, s, lifecycle.DecideCorrection(target, &fixed, t.Time), t.Time)
+	if err != nil {
+		return err
+	}
+	_, err = q.apply(ctx, s, &fixed, ws, "background")
 	return err
 }
 
