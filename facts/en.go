@@ -703,21 +703,8 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 	case "moved", "relocated", "move":
 		// "I moved my gym days to Tuesdays": the slot is what was moved.
 		if next(j+1, "my", "our") {
-			var name []string
-			k := j + 2
-			for ; k < len(ts) && (strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")) && len(name) < 3; k++ {
-				name = append(name, ts[k].low)
-			}
-			if len(name) > 0 && next(k, "to") {
-				val, _ := weekdayList(ts, k+1)
-				if val == "" {
-					val, _, _ = np(ts, k+1)
-				}
-				if val != "" {
-					f := mk(strings.Join(name, "_"), val)
-					f.aword, f.Open, f.Change = strings.Join(name, " "), !InVocabulary(strings.Join(name, "_")), true
-					return []Fact{f}
-				}
+			if f, ok := slotMovedTo(ts, j+2, mk); ok {
+				return []Fact{f}
 			}
 			return nil
 		}
@@ -1096,6 +1083,14 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 			f := mk("name", ts[j+4].w)
 			f.Change = true
 			return []Fact{f}
+		}
+		if v == "changed" && next(j+1, "my", "our") && !neg {
+			// "I changed my gym days to Tuesdays and Fridays": the slot
+			// is what was changed, when it is a time (a phone changed
+			// to a Pixel is a switch, below).
+			if f, ok := slotMovedTo(ts, j+2, mk); ok && (scheduleWords[lastWord(f.aword)] || isDay(firstWord(f.Value))) {
+				return []Fact{f}
+			}
 		}
 		var prior, to string
 		for k := j + 1; k < len(ts) && k < j+10; k++ {
@@ -1774,6 +1769,33 @@ func countedPets(ts []tok, k int) string {
 		return ""
 	}
 	return ts[k].low + " " + ts[k+1].low
+}
+
+// scheduleWords are the slots a "changed my … to" sets as said.
+var scheduleWords = map[string]bool{"days": true, "day": true, "time": true, "times": true, "schedule": true, "class": true,
+	"classes": true, "meeting": true, "shift": true, "shifts": true, "appointment": true, "lesson": true, "lessons": true,
+	"standup": true, "hours": true, "slot": true, "session": true, "sessions": true, "session's": true}
+
+// slotMovedTo reads "<slot> to <value>" at ts[k], after "moved my" or
+// "changed my": "gym days to Tuesdays and Fridays", "standup to 10am".
+func slotMovedTo(ts []tok, k int, mk func(a, v string) Fact) (Fact, bool) {
+	var name []string
+	for ; k < len(ts) && (strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")) && len(name) < 3; k++ {
+		name = append(name, ts[k].low)
+	}
+	if len(name) == 0 || k >= len(ts) || ts[k].low != "to" {
+		return Fact{}, false
+	}
+	val, _ := weekdayList(ts, k+1)
+	if val == "" {
+		val, _, _ = np(ts, k+1)
+	}
+	if val == "" {
+		return Fact{}, false
+	}
+	f := mk(strings.Join(name, "_"), val)
+	f.aword, f.Open, f.Change = strings.Join(name, " "), !InVocabulary(strings.Join(name, "_")), true
+	return f, true
 }
 
 // titles are the words before a name that make it no partner's ("seeing

@@ -272,3 +272,19 @@ func TestReachMe(t *testing.T) {
 		t.Errorf("Shaped: address %v, therapist %v", topic.Shaped(), ForgetTopic("my therapist").Shaped())
 	}
 }
+
+// TestChangedMySlot: "changed my <schedule> to …" sets that slot; a thing
+// changed to another is a switch of its own kind.
+func TestChangedMySlot(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"I changed my gym days to Tuesdays and Fridays.", "The user's gym days are Tuesdays and Fridays."},
+		{"I changed my standup to 10am.", "The user's standup is 10am."},
+		{"I changed my phone to a Pixel.", "The user's phone is a Pixel."},
+	}
+	for _, c := range cases {
+		if got := texts(Extract(c.msg, Options{At: at})); !slices.Equal(got, []string{c.text}) {
+			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
+		}
+	}
+}
