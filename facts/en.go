@@ -1394,7 +1394,16 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		return []Fact{mk("diet", "lactose intolerant")}
 	case t.low == "allergic" && j+1 < len(ts) && ts[j+1].low == "to":
 		if val, _, ok := np(ts, j+2); ok {
-			return []Fact{mk("allergy", val)}
+			f := mk("allergy", val)
+			if neg {
+				// "I'm no longer allergic to cats": that allergy ends
+				// ("I'm not allergic to nuts" says none was).
+				if !stopsRe.MatchString(tokText(ts)) {
+					return nil
+				}
+				f.Ended, f.Change = true, true
+			}
+			return []Fact{f}
 		}
 	case t.low == "back" && j+1 < len(ts) && ts[j+1].low == "on" && j+2 < len(ts) && ts[j+2].capital:
 		// "I'm back on Vim after a year of VS Code": the user uses it
@@ -2702,7 +2711,8 @@ func instrumentAt(ts []tok, j int) string {
 var notPastime = map[string]bool{"working": true, "using": true, "transitioning": true, "recovering": true,
 	"healing": true, "feeling": true, "thinking": true, "trying": true, "looking": true, "getting": true,
 	"seeing": true, "dating": true, "living": true, "planning": true, "preparing": true,
-	"saving": true, "wondering": true}
+	"saving": true, "wondering": true, "smoking": true, "vaping": true, "drinking": true, "eating": true,
+	"taking": true, "going": true}
 
 // learners are who is taught, never what: "I teach people", "teach
 // others" name no subject.

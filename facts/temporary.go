@@ -123,6 +123,13 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 		return time.Time{}, false
 	}
 	m = strings.ToLower(m)
+	if strings.HasPrefix(m, "for ") {
+		// "I'm going to Rome for two weeks in July": the period runs
+		// from the start the sentence names.
+		if s := futureStart(sent, at, loc); s.After(day) {
+			day = s
+		}
+	}
 	switch {
 	case m == "today" || m == "tonight" || strings.HasPrefix(m, "this ") && m != "this week" && m != "this weekend":
 		return day.AddDate(0, 0, 1), true
@@ -158,9 +165,13 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 			return day.AddDate(0, 0, diff+1), true
 		}
 		if mo, err := time.Parse("January", strings.ToUpper(w[:1])+w[1:]); err == nil {
-			// "until June": the first of the next June.
+			// "until June": the first of the next June; "until March"
+			// said in March, the end of this March.
 			y := day.Year()
-			if mo.Month() <= day.Month() {
+			if mo.Month() == day.Month() {
+				return time.Date(y, mo.Month()+1, 1, 0, 0, 0, 0, loc), true
+			}
+			if mo.Month() < day.Month() {
 				y++
 			}
 			return time.Date(y, mo.Month(), 1, 0, 0, 0, 0, loc), true
@@ -174,6 +185,17 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 		return nextMonday, true
 	}
 	return nextMonday, true
+}
+
+// futureStart is the first future date a sentence names ("in July", "next
+// Monday"), zero when it names none.
+func futureStart(sent string, at time.Time, loc *time.Location) time.Time {
+	for _, r := range append(text.ResolveDates(sent, at, loc), text.MonthAlone(sent, at, loc, false)...) {
+		if r.Date.After(at) {
+			return r.Date
+		}
+	}
+	return time.Time{}
 }
 
 func atoi(s string) int {

@@ -41,14 +41,14 @@ var vocab = map[string]attr{
 	"computer":    {en: "%S's computer is %a %v.", ended: "%S no longer uses %a %v.", zh: "%S用的电脑是%v。"},
 	"drinks":      {multi: true, en: "%S drinks %v.", ended: "%S no longer drinks %v.", zh: "%S喝%v。"},
 	"likes":       {multi: true, en: "%S likes %v.", zh: "%S喜欢%v。"},
-	"dislikes":    {multi: true, en: "%S does not like %v.", zh: "%S不喜欢%v。"},
+	"dislikes":    {multi: true, en: "%S does not like %v.", ended: "%S no longer dislikes %v.", zh: "%S不喜欢%v。"},
 	"fan_of":      {multi: true, en: "%S is a fan of %v.", ended: "%S is no longer a fan of %v.", zh: "%S是%v的粉丝。"},
 	"speaks":      {multi: true, en: "%S speaks %v.", zh: "%S会说%v。"},
 	"member_of":   {multi: true, en: "%S is a member of %v.", ended: "%S is no longer a member of %v.", zh: "%S加入了%v。"},
-	"avoids":      {multi: true, profile: true, en: "%S does not eat %v.", zh: "%S不吃%v。"},
+	"avoids":      {multi: true, profile: true, en: "%S does not eat %v.", ended: "%S eats %v again.", zh: "%S不吃%v。"},
 	"plays":       {multi: true, en: "%S plays %v as a hobby.", ended: "%S no longer plays %v.", zh: "%S的爱好是%v。"},
 	"activity":    {multi: true, en: "%S took up %v as a hobby.", ended: "%S no longer does %v.", zh: "%S的爱好是%v。"},
-	"allergy":     {multi: true, profile: true, en: "%S is allergic to %v.", zh: "%S对%v过敏。"},
+	"allergy":     {multi: true, profile: true, en: "%S is allergic to %v.", ended: "%S is no longer allergic to %v.", zh: "%S对%v过敏。", zhEnded: "%S不再对%v过敏。"},
 	"condition":   {multi: true, profile: true, en: "%S is %v.", ended: "%S is no longer %v.", zh: "%S%v。"},
 	"read":        {multi: true, en: "%S has read %v.", zh: "%S读过%v。"},
 	"watched":     {multi: true, en: "%S has watched %v.", zh: "%S看过%v。"},
@@ -216,6 +216,21 @@ func named(subject string) bool {
 	return unicode.IsUpper(r) || hasHan(subject) && !zhRelWord(subject)
 }
 
+// endedEN is an attribute's English sentence for a value that ended, when
+// the vocabulary gives none: "%S is from %v." → "%S is no longer from
+// %v.", "%S likes %v." → "%S no longer likes %v.".
+func endedEN(tmpl string) string {
+	for _, cop := range []string{" is ", " are "} {
+		if i := strings.Index(tmpl, cop); i >= 0 {
+			return tmpl[:i+len(cop)] + "no longer " + tmpl[i+len(cop):]
+		}
+	}
+	if rest, ok := strings.CutPrefix(tmpl, "%S "); ok {
+		return "%S no longer " + rest
+	}
+	return tmpl
+}
+
 // render builds the stored sentence from the triple.
 func render(f *Fact, zh bool) string {
 	a, ok := vocab[f.Attribute]
@@ -225,6 +240,8 @@ func render(f *Fact, zh bool) string {
 	}
 	if f.Ended && a.ended != "" && !zh {
 		tmpl = a.ended
+	} else if f.Ended && !zh && tmpl != "" {
+		tmpl = endedEN(tmpl) // never the value stated as if it held
 	}
 	if !ok || tmpl == "" {
 		name := strings.ReplaceAll(f.Attribute, "_", " ")

@@ -288,3 +288,33 @@ func TestChangedMySlot(t *testing.T) {
 		}
 	}
 }
+
+// TestEndedAndPeriods: an ended value never reads as if it held; a stay
+// of a period that starts later runs from its start; "until March" said
+// in March ends with this March.
+func TestEndedAndPeriods(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	fs := Extract("I'm no longer allergic to cats, weirdly.", Options{At: at})
+	if len(fs) != 1 || !fs[0].Ended || fs[0].Text != "The user is no longer allergic to cats." {
+		t.Errorf("allergy ended: %+v", fs)
+	}
+	if fs := Extract("I'm not allergic to nuts.", Options{At: at}); len(fs) != 0 {
+		t.Errorf("no allergy: %v", texts(fs))
+	}
+	for _, a := range []string{"likes", "speaks", "from", "email", "avoids"} {
+		f := Fact{Triple: tripleOf("user", a, "X")}
+		f.Ended = true
+		if got, pos := render(&f, false), render(&Fact{Triple: tripleOf("user", a, "X")}, false); got == pos {
+			t.Errorf("%s ended renders as held: %q", a, got)
+		}
+	}
+	if until, ok := temporary("I'm going to Rome for two weeks in July.", at, nil); !ok || until.Format("2006-01-02") != "2026-07-15" {
+		t.Errorf("two weeks in July: %v %v", until, ok)
+	}
+	if until, ok := temporary("I'm working remotely from Bali until March.", at, nil); !ok || until.Format("2006-01-02") != "2026-04-01" {
+		t.Errorf("until March in March: %v %v", until, ok)
+	}
+	if fs := Extract("I started smoking again.", Options{At: at}); len(fs) != 0 {
+		t.Errorf("smoking as a hobby: %v", texts(fs))
+	}
+}
