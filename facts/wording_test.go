@@ -318,3 +318,20 @@ func TestEndedAndPeriods(t *testing.T) {
 		t.Errorf("smoking as a hobby: %v", texts(fs))
 	}
 }
+
+// TestZHAgesCarsWork: an age in Chinese numerals is a number, a car is
+// what the user drives (开), and a workplace said with what the user
+// does there is the workplace.
+func TestZHAgesCarsWork(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	cases := []struct{ msg, text string }{
+		{"我今年三十五岁了。", "用户35岁。"},
+		{"我开的是特斯拉。", "用户开特斯拉。"},
+		{"我换了新工作，在京东做产品。", "用户在京东工作。"},
+	}
+	for _, c := range cases {
+		if got := texts(Extract(c.msg, Options{At: at})); !slices.Equal(got, []string{c.text}) {
+			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
+		}
+	}
+}

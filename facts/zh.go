@@ -3,6 +3,7 @@ package facts
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -57,7 +58,7 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(?:辞掉了|离开了)` + zhVal + `的工作`), attr: "works_at", ended: true},
 	{re: zh(`我` + zhFree + `(?:是|当|做了|当了|成了|成为了?|转行做|改行做|转行当|改做|转做|改当)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
 	{re: zh(`我` + zhRels + zhFree + `(?:是|当|做了|当了|成了|成为了?)(?:一名|一个|个|名|一位)?([\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title", rel: true},
-	{re: zh(`我` + zhFree + `(?:用的是|用|使用|换了|换成了?|换回了?|换回|买了|入手了)(?:一部|一台|一辆|个|部|台|辆)?` + zhBrands + `(?:[\p{Han}A-Za-z0-9 ]{0,6}?)(?:手机|了|[，。,.!！]|$)`), attr: "{device}"},
+	{re: zh(`我` + zhFree + `(?:用的是|用|使用|换了|换成了?|换回了?|换回|买了|入手了|开的是|开)(?:一部|一台|一辆|个|部|台|辆)?` + zhBrands + `(?:[\p{Han}A-Za-z0-9 ]{0,6}?)(?:手机|了|[，。,.!！]|$)`), attr: "{device}"},
 	{re: zh(`我` + zhFree + `(?:改用|换成了?|换用|转用|开始用)` + zhVal + `(?:了|写|做|来|开发)?(?:[，。,.!！]|$|写|做|来|开发)`), attr: "uses", repl: true},
 	// 我从Windows换到了Mac: a tool named in Latin letters, switched to.
 	{re: zh(`我` + zhFree + `从([A-Za-z][A-Za-z0-9 +#.\-]{0,15}?)(?:换到了?|切换到了?|转到了?|迁移到了?)([A-Za-z][A-Za-z0-9 +#.\-]{0,15}?)(?:了|上)?(?:[，。,.!！；;]|$)`), attr: "uses", repl: true, prior: true},
@@ -74,7 +75,7 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(?:不吃|不能吃|忌口)` + `([\p{Han}]{1,4}?)(?:了)?(?:[，。,.!！；;]|$)`), attr: "avoids"},
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
-	{re: zh(`我(?:今年)?(\d{1,3})岁`), attr: "age"},
+	{re: zh(`我(?:今年|已经|现在|都)?(\d{1,3}|[一二两三四五六七八九十]{1,3})岁`), attr: "age"},
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是` + zhVal + `(?:[，。,.!！]|$)`), attr: "favorite_{a}", rel: true},
 	// 我最喜欢的电影是《肖申克的救赎》: a title in its brackets.
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是《([^》]{1,30})》`), attr: "favorite_{a}", rel: true},
@@ -168,7 +169,13 @@ func extractZH(sent string) []Fact {
 		if len(fs) == 0 && work && !zhRelRe.MatchString(c) {
 			// "我又换工作了，现在在小米": where the user is, said about work.
 			if m := zhAtRe.FindStringSubmatch(c); m != nil && !strings.Contains(c, "出差") && !zhNotPlace.MatchString(m[1]) {
-				fs = append(fs, Fact{Triple: tripleOf("user", "works_at", strings.TrimPrefix(m[1], "在")), Change: true})
+				v := strings.TrimPrefix(m[1], "在")
+				for _, verb := range []string{"做", "当", "负责", "干", "搞"} {
+					if i := strings.Index(v, verb); i > 0 {
+						v = v[:i] // 在京东做产品: 京东, what the user does there aside
+					}
+				}
+				fs = append(fs, Fact{Triple: tripleOf("user", "works_at", v), Change: true})
 			}
 		}
 		if len(fs) == 0 {
@@ -284,6 +291,9 @@ func extractZHClause(sent string) []Fact {
 		}
 		if r.attr == "avoids" && (strings.HasPrefix(val, "素") || strings.HasPrefix(val, "肉") || strings.HasPrefix(val, "荤") || strings.HasPrefix(val, "晚饭") || strings.HasPrefix(val, "早饭")) {
 			continue // 不吃肉 is a diet; 不吃晚饭 a habit
+		}
+		if n, ok := zhNumber(val); ok && r.attr == "age" {
+			val = strconv.Itoa(n) // 我今年三十五岁了: 35
 		}
 		subject, word, aword, a := "user", "", "", r.attr
 		if d := strings.TrimPrefix(val, "喝"); a == "likes" && d != val && zhDrinkOnlyRe.MatchString(d) {
