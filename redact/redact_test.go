@@ -96,6 +96,7 @@ func TestNamedSecrets(t *testing.T) {
 		"my ssn is 123-45-6789":                                                                                      "123-45-6789",
 		"The form asks for my SSN, it's 123-45-6789, why?":                                                           "123-45-6789",
 		"My password for the portal is Winter2024!":                                                                  "Winter2024",
+		"Login is admin / pass: S3cr3t!Pass":                                                                         "S3cr3t",
 	} {
 		if out := r.Text(in); strings.Contains(out, gone) {
 			t.Errorf("Text(%q) = %q, still holds %q", in, out, gone)
