@@ -521,7 +521,9 @@ func extractEN(sent string) []Fact {
 	for i := 0; i < len(ts); i++ {
 		switch ts[i].low {
 		case "i", "we":
-			userClause(i + 1)
+			if !unreal(ts, i) {
+				userClause(i + 1)
+			}
 		case "my", "our":
 			if i+2 < len(ts) && (ts[i+1].low == "trip" || ts[i+1].low == "vacation" || ts[i+1].low == "holiday") && ts[i+2].low == "to" && !hypothetical(ts, i) && pastTags(ts) {
 				// "on my trip to the Smoky Mountains last year" (not "I'm
@@ -573,6 +575,22 @@ var relCue = func() *regexp.Regexp {
 	sort.Strings(words)
 	return regexp.MustCompile(`(?i)\b(?:my|our)\s+(?:\w+\s+)?(?:` + strings.Join(words, "|") + `)s?\b`)
 }()
+
+// unrealWords before the user's clause at ts[i] make it no statement of
+// the user's: role play ("Pretend I'm a doctor", "imagine I lived in
+// Oslo") and what others assume or say ("people assume I'm from Texas").
+var unrealWords = map[string]bool{"pretend": true, "pretending": true, "imagine": true, "imagining": true, "suppose": true,
+	"supposing": true, "assume": true, "assumes": true, "assuming": true, "roleplay": true, "role-play": true,
+	"thinks": true, "believes": true, "claims": true, "says": true, "insists": true, "hypothetically": true}
+
+func unreal(ts []tok, i int) bool {
+	for _, t := range ts[:i] {
+		if unrealWords[t.low] {
+			return true
+		}
+	}
+	return false
+}
 
 // implicitRe: a statement that starts with a past-tense verb and no
 // subject ("Sold the Civic and bought a Tesla", "Caved and bought an

@@ -335,3 +335,18 @@ func TestZHAgesCarsWork(t *testing.T) {
 		}
 	}
 }
+
+// TestUnrealClauses: role play and what others assume or say are not the
+// user's statements.
+func TestUnrealClauses(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	for _, msg := range []string{"Pretend I'm a doctor.", "Imagine I lived in Oslo.", "I hate it when people assume I'm from Texas.",
+		"My mom thinks I'm a vegetarian.", "Suppose I moved to Spain, what then?"} {
+		if fs := Extract(msg, Options{At: at}); len(fs) != 0 {
+			t.Errorf("%q: stored %v", msg, texts(fs))
+		}
+	}
+	if fs := Extract("I'm a doctor.", Options{At: at}); len(fs) != 1 {
+		t.Errorf("a plain statement: %v", texts(fs))
+	}
+}
