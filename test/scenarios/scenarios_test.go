@@ -180,9 +180,18 @@ func TestScenarios(t *testing.T) {
 		s.Stories = slices.DeleteFunc(s.Stories, func(st story) bool { return !re.MatchString(st.Name) })
 		s.Floor = map[string]int{}
 	}
-	for _, backend := range []string{"sqlite", "postgres"} {
-		t.Run(backend, func(t *testing.T) {
+	// The stories over the Responses API and Anthropic Messages too (the
+	// one memory pipeline behind all three), on the embedded store.
+	runs := []struct{ name, backend, api string }{{"sqlite", "sqlite", "chat"}, {"postgres", "postgres", "chat"},
+		{"sqlite-responses", "sqlite", "responses"}, {"sqlite-messages", "sqlite", "messages"}}
+	if api := os.Getenv("SCENARIO_API"); api != "" {
+		runs = slices.DeleteFunc(runs, func(r struct{ name, backend, api string }) bool { return r.api != api })
+	}
+	for _, run := range runs {
+		backend := run.backend
+		t.Run(run.name, func(t *testing.T) {
 			h := newHarness(t, backend)
+			h.api = run.api
 			failures := h.run(s.Stories)
 			passed := len(s.Stories) - len(failures)
 			for _, name := range sortedKeys(failures) {
@@ -197,8 +206,8 @@ func TestScenarios(t *testing.T) {
 			t.Logf("pass: %s", strings.Join(pass, " "))
 			t.Logf("by kind: %s", byKind(s.Stories, failures))
 			floor := s.Floor[backend]
-			t.Logf("scenarios %s: %d/%d stories pass (floor %d)", backend, passed, len(s.Stories), floor)
-			fmt.Printf("scenarios %s: %d/%d stories pass (floor %d)\n", backend, passed, len(s.Stories), floor)
+			t.Logf("scenarios %s: %d/%d stories pass (floor %d)", run.name, passed, len(s.Stories), floor)
+			fmt.Printf("scenarios %s: %d/%d stories pass (floor %d)\n", run.name, passed, len(s.Stories), floor)
 			if passed < floor {
 				t.Errorf("%d/%d stories pass, below the floor %d of stories.yaml", passed, len(s.Stories), floor)
 			}
@@ -230,7 +239,7 @@ func byKind(stories []story, failures map[string][]string) string {
 	return strings.Join(out, ", ")
 }
 
-func sortedKeys(m map[string][]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -240,6 +249,7 @@ func sortedKeys(m map[string][]string) []string {
 }
 
 type harness struct {
+	api   string // chat (default), responses or messages: the API the stories are told over
 	t     *testing.T
 	clock *replayClock
 	app   *app.App
@@ -408,18 +418,41 @@ func (h *harness) session(st story, i int) {
 // block the upstream was sent ("" when none).
 func (h *harness) ask(st story, j int, a ask) string {
 	h.chat(user(st), fmt.Sprintf("%s-ask%d", st.Name, j), a.At, []map[string]string{{"role": "user", "content": a.Ask}})
-	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
+	last := h.fake.Last()
+	if want := map[string]string{"responses": "/v1/responses", "messages": "/v1/messages"}[h.api]; want != "" && last.Path != want {
+		h.t.Fatalf("the upstream got %s, want %s", last.Path, want)
 	}
-	if err := json.Unmarshal(h.fake.Last().Body, &body); err != nil {
+	var body any
+	if err := json.Unmarshal(last.Body, &body); err != nil {
 		h.t.Fatalf("decode upstream request: %v", err)
 	}
-	for _, m := range body.Messages {
-		if i := strings.Index(m.Content, "<memory>"); i >= 0 && m.Role != "user" {
-			return m.Content[i:]
+	return memoryBlock(body)
+}
+
+// memoryBlock is the memory section of an upstream request body, from
+// "<memory>" on, wherever the API puts it (a system or developer message,
+// the Responses instructions, an Anthropic system block) but never in
+// what a user said; "" when none.
+func memoryBlock(v any) string {
+	switch v := v.(type) {
+	case string:
+		if i := strings.Index(v, "<memory>"); i >= 0 {
+			return v[i:]
+		}
+	case []any:
+		for _, x := range v {
+			if b := memoryBlock(x); b != "" {
+				return b
+			}
+		}
+	case map[string]any:
+		if v["role"] == "user" {
+			return ""
+		}
+		for _, k := range sortedKeys(v) {
+			if b := memoryBlock(v[k]); b != "" {
+				return b
+			}
 		}
 	}
 	return ""
@@ -428,13 +461,24 @@ func (h *harness) ask(st story, j int, a ask) string {
 func (h *harness) chat(u, sess string, at time.Time, msgs []map[string]string) {
 	h.t.Helper()
 	h.clock.Set(at)
-	b, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": msgs})
-	req, err := http.NewRequestWithContext(h.t.Context(), http.MethodPost, h.srv.URL+"/v1/chat/completions", strings.NewReader(string(b)))
+	path, body := "/v1/chat/completions", map[string]any{"model": "gpt-test", "messages": msgs}
+	switch h.api {
+	case "responses":
+		path, body = "/v1/responses", map[string]any{"model": "gpt-test", "input": msgs}
+	case "messages":
+		path, body = "/v1/messages", map[string]any{"model": "claude-test", "max_tokens": 256, "messages": msgs}
+	}
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(h.t.Context(), http.MethodPost, h.srv.URL+path, strings.NewReader(string(b)))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer sk-app-key")
+	if h.api == "messages" {
+		req.Header.Set("x-api-key", "sk-ant-app-key")
+		req.Header.Set("anthropic-version", "2023-06-01")
+	}
 	req.Header.Set("X-Memproxy-User", u)
 	req.Header.Set("X-Memproxy-Session", sess)
 	req.Header.Set("X-Memproxy-Time", at.UTC().Format(time.RFC3339))
