@@ -181,17 +181,29 @@ func TestScenarios(t *testing.T) {
 		s.Floor = map[string]int{}
 	}
 	// The stories over the Responses API and Anthropic Messages too (the
-	// one memory pipeline behind all three), on the embedded store.
-	runs := []struct{ name, backend, api string }{{"sqlite", "sqlite", "chat"}, {"postgres", "postgres", "chat"},
-		{"sqlite-responses", "sqlite", "responses"}, {"sqlite-messages", "sqlite", "messages"}}
+	// one memory pipeline behind all three), and streamed, on the
+	// embedded store.
+	type run struct {
+		name, backend, api string
+		stream             bool
+	}
+	runs := []run{{"sqlite", "sqlite", "chat", false}, {"postgres", "postgres", "chat", false},
+		{"sqlite-responses", "sqlite", "responses", false}, {"sqlite-messages", "sqlite", "messages", false},
+		{"sqlite-stream", "sqlite", "chat", true}, {"sqlite-responses-stream", "sqlite", "responses", true},
+		{"sqlite-messages-stream", "sqlite", "messages", true}}
+	// SCENARIO_API=chat|responses|messages and SCENARIO_STREAM=0|1 keep
+	// only the runs they name.
 	if api := os.Getenv("SCENARIO_API"); api != "" {
-		runs = slices.DeleteFunc(runs, func(r struct{ name, backend, api string }) bool { return r.api != api })
+		runs = slices.DeleteFunc(runs, func(r run) bool { return r.api != api })
+	}
+	if st := os.Getenv("SCENARIO_STREAM"); st != "" {
+		runs = slices.DeleteFunc(runs, func(r run) bool { return r.stream != (st == "1") })
 	}
 	for _, run := range runs {
 		backend := run.backend
 		t.Run(run.name, func(t *testing.T) {
 			h := newHarness(t, backend)
-			h.api = run.api
+			h.api, h.stream = run.api, run.stream
 			failures := h.run(s.Stories)
 			passed := len(s.Stories) - len(failures)
 			for _, name := range sortedKeys(failures) {
@@ -249,13 +261,14 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 type harness struct {
-	api   string // chat (default), responses or messages: the API the stories are told over
-	t     *testing.T
-	clock *replayClock
-	app   *app.App
-	fake  *fakeupstream.Server
-	srv   *httptest.Server
-	http  *http.Client
+	api    string // chat (default), responses or messages: the API the stories are told over
+	stream bool   // streamed requests (the reply captured as it streams)
+	t      *testing.T
+	clock  *replayClock
+	app    *app.App
+	fake   *fakeupstream.Server
+	srv    *httptest.Server
+	http   *http.Client
 }
 
 // newHarness runs the real server wiring in front of the repo's fake
@@ -467,6 +480,9 @@ func (h *harness) chat(u, sess string, at time.Time, msgs []map[string]string) {
 		path, body = "/v1/responses", map[string]any{"model": "gpt-test", "input": msgs}
 	case "messages":
 		path, body = "/v1/messages", map[string]any{"model": "claude-test", "max_tokens": 256, "messages": msgs}
+	}
+	if h.stream {
+		body["stream"] = true
 	}
 	b, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(h.t.Context(), http.MethodPost, h.srv.URL+path, strings.NewReader(string(b)))
