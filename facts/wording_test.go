@@ -10,7 +10,7 @@ import (
 // sentence says happened (the last such month), not a plan or a goal.
 func TestMonthAloneDates(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
 		{"I relocated to Denver in January.", "The user lives in Denver (since Jan 2026)."},
 		{"I moved to Austin in May.", "The user lives in Austin (since May 2025)."},
 		{"I went vegan in December.", "The user is vegan (since Dec 2025)."},
@@ -19,12 +19,7 @@ func TestMonthAloneDates(t *testing.T) {
 		// a goal keeps its words; the planned month is not a past date
 		{"We're expecting a baby in June.", "The user is expecting a baby in June."},
 	}
-	for _, c := range cases {
-		fs := Extract(c.msg, Options{At: at})
-		if len(fs) != 1 || fs[0].Text != c.text {
-			t.Errorf("%q: got %v, want one fact %q", c.msg, texts(fs), c.text)
-		}
-	}
+	wantTexts(t, at, cases, false)
 	// "may" is a verb unless written as the month
 	for _, f := range Extract("I may be moving in may.", Options{At: at}) {
 		if f.Dated {
@@ -72,6 +67,34 @@ func TestLeftAndJoined(t *testing.T) {
 	}
 }
 
+// textCase is a message and a sentence stored for it.
+type textCase struct{ msg, text string }
+
+// wantTexts checks that each message stores its sentence: the one fact
+// stored, or (among) one of them.
+func wantTexts(t *testing.T, at time.Time, cases []textCase, among bool) {
+	t.Helper()
+	for _, c := range cases {
+		got := texts(Extract(c.msg, Options{At: at}))
+		if among && !slices.Contains(got, c.text) || !among && !slices.Equal(got, []string{c.text}) {
+			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
+		}
+	}
+}
+
+// wantNone checks that no message stores a fact of attrs (any fact, when
+// none are named).
+func wantNone(t *testing.T, at time.Time, msgs []string, attrs ...string) {
+	t.Helper()
+	for _, msg := range msgs {
+		for _, f := range Extract(msg, Options{At: at}) {
+			if len(attrs) == 0 || slices.Contains(attrs, f.Attribute) {
+				t.Errorf("%q: stored %q", msg, f.Text)
+			}
+		}
+	}
+}
+
 func texts(fs []Fact) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
@@ -85,7 +108,7 @@ func texts(fs []Fact) []string {
 // a thing moved between tools (no home).
 func TestEverydayWording(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
 		{"My dog is named Rex.", "The user has a pet dog named Rex."},
 		{"My parrot is called Kiwi.", "The user has a pet parrot named Kiwi."},
 		{"My cat's name is Luna.", "The user has a pet cat named Luna."},
@@ -98,43 +121,23 @@ func TestEverydayWording(t *testing.T) {
 		{"I moved all my notes from Evernote to Obsidian.", "The user uses Obsidian."},
 		{"I loved my trip to Japan.", "The user has been to Japan."},
 	}
-	for _, c := range cases {
-		fs := Extract(c.msg, Options{At: at})
-		if len(fs) != 1 || fs[0].Text != c.text {
-			t.Errorf("%q: got %v, want one fact %q", c.msg, texts(fs), c.text)
-		}
-	}
-	for _, msg := range []string{"We moved our database from MySQL to Postgres.", "I'm not at Starbucks right now.", "My dog is named after my dad.",
-		"I'm excited for our trip to Rome in June.", "I'm planning my trip to Peru."} {
-		for _, f := range Extract(msg, Options{At: at}) {
-			if f.Attribute == "lives_in" || f.Attribute == "pet" || f.Attribute == "works_at" || f.Attribute == "visited" {
-				t.Errorf("%q: stored %q", msg, f.Text)
-			}
-		}
-	}
+	wantTexts(t, at, cases, false)
+	wantNone(t, at, []string{"We moved our database from MySQL to Postgres.", "I'm not at Starbucks right now.", "My dog is named after my dad.",
+		"I'm excited for our trip to Rome in June.", "I'm planning my trip to Peru."}, "lives_in", "pet", "works_at", "visited")
 }
 
 // TestWordingZH: 现在 before a verb names no workplace; a switch between
 // tools named in Latin letters; 不在X了 ends X wherever it is held.
 func TestWordingZH(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
 		{"我现在改做产品经理了。", "用户的职业是产品经理。"},
 		{"我从Windows换到了Mac。", "用户使用Mac。"},
 		{"我已经不在阿里了。", "用户不再在阿里工作。"},
 		{"我现在北京出差。", "用户在北京。"},
 	}
-	for _, c := range cases {
-		fs := Extract(c.msg, Options{At: at})
-		if len(fs) != 1 || fs[0].Text != c.text {
-			t.Errorf("%q: got %v, want one fact %q", c.msg, texts(fs), c.text)
-		}
-	}
-	for _, msg := range []string{"我从销售部换到了市场部。", "我已经不在乎了。"} {
-		if fs := Extract(msg, Options{At: at}); len(fs) != 0 {
-			t.Errorf("%q: stored %v", msg, texts(fs))
-		}
-	}
+	wantTexts(t, at, cases, false)
+	wantNone(t, at, []string{"我从销售部换到了市场部。", "我已经不在乎了。"})
 }
 
 // TestToolKindsAndPartners: everyday tools have kinds (a switch replaces a
@@ -182,26 +185,15 @@ func TestToolKindsAndPartners(t *testing.T) {
 // now", a condition the user has, and children counted without names.
 func TestClausesConditionsCounts(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
 		{"I grew up in Nairobi but now live in London.", "The user lives in London."},
 		{"I used to work at Oracle but now work at Google.", "The user works at Google."},
 		{"I have asthma.", "The user has asthma."},
 		{"I've got type 1 diabetes.", "The user has type 1 diabetes."},
 		{"I have three kids.", "The user has three kids."},
 	}
-	for _, c := range cases {
-		fs := Extract(c.msg, Options{At: at})
-		if !slices.Contains(texts(fs), c.text) {
-			t.Errorf("%q: got %v, want %q among them", c.msg, texts(fs), c.text)
-		}
-	}
-	for _, msg := range []string{"I have a cold.", "I have two kids, Sofia and Leo."} {
-		for _, f := range Extract(msg, Options{At: at}) {
-			if f.Attribute == "condition" || f.Attribute == "children" {
-				t.Errorf("%q: stored %q", msg, f.Text)
-			}
-		}
-	}
+	wantTexts(t, at, cases, true)
+	wantNone(t, at, []string{"I have a cold.", "I have two kids, Sofia and Leo."}, "condition", "children")
 }
 
 // TestNumbersLabelsMarriage: a number that is no phone, a labelled value,
@@ -209,7 +201,7 @@ func TestClausesConditionsCounts(t *testing.T) {
 // Chinese.
 func TestNumbersLabelsMarriage(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
 		{"My locker number is 245.", "The user's locker number is 245."},
 		{"They moved me, my locker number is now 245.", "The user's locker number is 245."},
 		{"My work number is 555-0100.", "The user's work number is 555-0100."},
@@ -218,12 +210,7 @@ func TestNumbersLabelsMarriage(t *testing.T) {
 		{"Alex and I got married last Saturday!", "The user's spouse is Alex (since 7 Mar 2026)."},
 		{"我喜欢喝咖啡。", "用户喝咖啡。"},
 	}
-	for _, c := range cases {
-		fs := Extract(c.msg, Options{At: at})
-		if !slices.Contains(texts(fs), c.text) {
-			t.Errorf("%q: got %v, want %q among them", c.msg, texts(fs), c.text)
-		}
-	}
+	wantTexts(t, at, cases, true)
 	if fs := Extract("Update: I got the job!", Options{At: at}); len(fs) != 0 {
 		t.Errorf("a label that names no slot: %v", texts(fs))
 	}
@@ -247,45 +234,19 @@ func TestStreetAddress(t *testing.T) {
 // the e-mail; a time to call is neither.
 func TestReachMe(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
 		{"You can reach me on 07700 900123 after five.", "The user's phone number is 07700 900123."},
 		{"Text me at 555-010-0199 if you're late.", "The user's phone number is 555-010-0199."},
 		{"Email me at sam@example.com.", "The user's email is sam@example.com."},
 	}
-	for _, c := range cases {
-		if got := texts(Extract(c.msg, Options{At: at})); !slices.Equal(got, []string{c.text}) {
-			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
-		}
-	}
-	for _, msg := range []string{"Please call me at 5pm.", "Call me on Monday."} {
-		for _, f := range Extract(msg, Options{At: at}) {
-			if f.Attribute == "phone" {
-				t.Errorf("%q: stored %q", msg, f.Text)
-			}
-		}
-	}
+	wantTexts(t, at, cases, false)
+	wantNone(t, at, []string{"Please call me at 5pm.", "Call me on Monday."}, "phone")
 	topic := ForgetTopic("my address")
 	if got := ShapedValue(topic, "Could the parcel go to 221B Baker Street?"); got != "221B Baker Street" {
 		t.Errorf("ShapedValue = %q", got)
 	}
 	if !topic.Shaped() || ForgetTopic("my therapist").Shaped() {
 		t.Errorf("Shaped: address %v, therapist %v", topic.Shaped(), ForgetTopic("my therapist").Shaped())
-	}
-}
-
-// TestChangedMySlot: "changed my <schedule> to …" sets that slot; a thing
-// changed to another is a switch of its own kind.
-func TestChangedMySlot(t *testing.T) {
-	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
-		{"I changed my gym days to Tuesdays and Fridays.", "The user's gym days are Tuesdays and Fridays."},
-		{"I changed my standup to 10am.", "The user's standup is 10am."},
-		{"I changed my phone to a Pixel.", "The user's phone is a Pixel."},
-	}
-	for _, c := range cases {
-		if got := texts(Extract(c.msg, Options{At: at})); !slices.Equal(got, []string{c.text}) {
-			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
-		}
 	}
 }
 
@@ -319,33 +280,29 @@ func TestEndedAndPeriods(t *testing.T) {
 	}
 }
 
-// TestZHAgesCarsWork: an age in Chinese numerals is a number, a car is
-// what the user drives (开), and a workplace said with what the user
-// does there is the workplace.
-func TestZHAgesCarsWork(t *testing.T) {
+// TestSchedulesAgesCarsWork: "changed my <schedule> to …" sets that slot
+// (a thing changed to another is a switch of its own kind); in Chinese an
+// age in numerals is a number, a car is what the user drives (开), and a
+// workplace said with what the user does there is the workplace.
+func TestSchedulesAgesCarsWork(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	cases := []struct{ msg, text string }{
+	cases := []textCase{
+		{"I changed my gym days to Tuesdays and Fridays.", "The user's gym days are Tuesdays and Fridays."},
+		{"I changed my standup to 10am.", "The user's standup is 10am."},
+		{"I changed my phone to a Pixel.", "The user's phone is a Pixel."},
 		{"我今年三十五岁了。", "用户35岁。"},
 		{"我开的是特斯拉。", "用户开特斯拉。"},
 		{"我换了新工作，在京东做产品。", "用户在京东工作。"},
 	}
-	for _, c := range cases {
-		if got := texts(Extract(c.msg, Options{At: at})); !slices.Equal(got, []string{c.text}) {
-			t.Errorf("%q: got %v, want %q", c.msg, got, c.text)
-		}
-	}
+	wantTexts(t, at, cases, false)
 }
 
 // TestUnrealClauses: role play and what others assume or say are not the
 // user's statements.
 func TestUnrealClauses(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
-	for _, msg := range []string{"Pretend I'm a doctor.", "Imagine I lived in Oslo.", "I hate it when people assume I'm from Texas.",
-		"My mom thinks I'm a vegetarian.", "Suppose I moved to Spain, what then?"} {
-		if fs := Extract(msg, Options{At: at}); len(fs) != 0 {
-			t.Errorf("%q: stored %v", msg, texts(fs))
-		}
-	}
+	wantNone(t, at, []string{"Pretend I'm a doctor.", "Imagine I lived in Oslo.", "I hate it when people assume I'm from Texas.",
+		"My mom thinks I'm a vegetarian.", "Suppose I moved to Spain, what then?"})
 	if fs := Extract("I'm a doctor.", Options{At: at}); len(fs) != 1 {
 		t.Errorf("a plain statement: %v", texts(fs))
 	}
