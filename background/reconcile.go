@@ -240,12 +240,12 @@ func (q *reconciler) withStaleEvents(ctx context.Context, s memory.Scope, ws []l
 // finds the restatement's provenance in place and writes nothing.
 func (q *reconciler) apply(ctx context.Context, s memory.Scope, m *memory.Memory, ws []lifecycle.Write, actor string) (Decision, error) {
 	d := DecisionInsert
-	var ins *memory.Memory
+	var ins, rein *memory.Memory
 	var sups []lifecycle.Write
 	for _, w := range ws {
 		switch w.Op {
 		case lifecycle.Reinforce:
-			return DecisionReinforce, q.reinforce(ctx, s, w.Memory, m, actor)
+			rein = w.Memory
 		case lifecycle.Insert:
 			ins = w.Memory
 		case lifecycle.Supersede:
@@ -253,10 +253,23 @@ func (q *reconciler) apply(ctx context.Context, s memory.Scope, m *memory.Memory
 			d = DecisionSupersede
 		}
 	}
-	if ins == nil && len(sups) == 0 {
+	if rein != nil && len(sups) == 0 {
+		return DecisionReinforce, q.reinforce(ctx, s, rein, m, actor)
+	}
+	if ins == nil && rein == nil && len(sups) == 0 {
 		return DecisionReinforce, nil
 	}
 	err := q.together(ctx, func(ctx context.Context) error {
+		if rein != nil {
+			// The value stated again replaces others of its slot.
+			rein.Provenance.RequestIDs = union(rein.Provenance.RequestIDs, m.Provenance.RequestIDs...)
+			rein.Provenance.TurnRefs = union(rein.Provenance.TurnRefs, m.Provenance.TurnRefs...)
+			rein.Hits++
+			rein.LastUsedAt = m.CreatedAt
+			if err := q.reinforceWrites(ctx, s, rein, m, actor); err != nil {
+				return err
+			}
+		}
 		for _, w := range sups {
 			if err := q.supersedeAt(ctx, s, w.Memory, w.By, w.At, w.Reason, actor); err != nil {
 				return err
@@ -335,18 +348,21 @@ func (q *reconciler) reinforce(ctx context.Context, s memory.Scope, old, by *mem
 	if by.NoDecay && !old.NoDecay {
 		old.NoDecay, old.Value = true, max(old.Value, by.Value)
 	}
-	err := q.together(ctx, func(ctx context.Context) error {
-		// Update writes hits and last use as given (the touch is in them).
-		if err := q.cfg.Store.Update(ctx, s, old); err != nil {
-			return fmt.Errorf("reinforce: %w", err)
-		}
-		return q.audit(ctx, s, actor, "reinforce", old.ID, "", "", "restated: "+truncate(by.Text, 200))
-	})
-	if err != nil {
+	if err := q.together(ctx, func(ctx context.Context) error { return q.reinforceWrites(ctx, s, old, by, actor) }); err != nil {
 		return err
 	}
 	q.met.reinforced.Inc()
 	return nil
+}
+
+// reinforceWrites writes a reinforced memory and its audit row, inside
+// the caller's transaction.
+func (q *reconciler) reinforceWrites(ctx context.Context, s memory.Scope, old, by *memory.Memory, actor string) error {
+	// Update writes hits and last use as given (the touch is in them).
+	if err := q.cfg.Store.Update(ctx, s, old); err != nil {
+		return fmt.Errorf("reinforce: %w", err)
+	}
+	return q.audit(ctx, s, actor, "reinforce", old.ID, "", "", "restated: "+truncate(by.Text, 200))
 }
 
 // supersede closes old, replaced by by, with its audit row in one
@@ -460,7 +476,7 @@ func (q *reconciler) liveSlot(ctx context.Context, s memory.Scope, subject strin
 			return "", "", fmt.Errorf("history: %w", err)
 		}
 		for _, old := range hist {
-			if of := old.Fact(); of != nil && old.Live(t) && !of.Ended && strings.EqualFold(of.Value, value) {
+			if of := old.Fact(); of != nil && old.Live(t) && !of.Ended && (strings.EqualFold(of.Value, value) || a == "pet" && facts.PetNamed(of.Value, value)) {
 				return a, of.Value, nil
 			}
 		}

@@ -224,6 +224,8 @@ func skipAdv(ts []tok, j int) (int, bool) {
 			l == "originally":
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
 		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
+		case (l == "have" || l == "has") && j+2 < len(ts) && (ts[j+1].low == "also" || ts[j+1].low == "finally" || ts[j+1].low == "recently" || ts[j+1].low == "already" || ts[j+1].low == "now" || ts[j+1].low == "since") && (ts[j+2].tag == "VBN" || ts[j+2].tag == "VBD"):
+			// "I've also started …": the perfect past its adverb.
 		case l == "been" && j+1 < len(ts) && ts[j+1].tag == "VBG":
 		case l == "will" && j+2 < len(ts) && ts[j+1].low == "be" && ts[j+2].tag == "VBG":
 			// "I'll be working at Deutsche Bank"
@@ -472,11 +474,20 @@ func extractEN(sent string) []Fact {
 	if f, ok := reachMe(sent); ok {
 		return []Fact{f}
 	}
+	var out []Fact
+	if m := namedDeathRe.FindStringSubmatch(sent); m != nil && !notAgeNames[strings.ToLower(m[1])] {
+		// "Rex passed away last week": the pet of that name, if the user
+		// has one (reconcile ends it in the slot that holds it, and drops
+		// it for anyone else: a person is no pet). The rest of the
+		// sentence is read as well ("…, and we got a rabbit named Clover").
+		f := Fact{Triple: tripleOf("user", "pet", m[1]), Alts: []string{"pet"}}
+		f.Ended, f.Change = true, true
+		out = append(out, f)
+	}
 	implicit := implicitRe.MatchString(sent)
 	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) && !newJobRe.MatchString(sent) {
-		return nil
+		return out
 	}
-	var out []Fact
 	if m := ageRe.FindStringSubmatch(contractions.Replace(sent)); m != nil {
 		out = append(out, Fact{Triple: tripleOf("user", "age", m[1])})
 	}
@@ -616,8 +627,34 @@ func tripleOf(subject, attribute, value string) memory.Triple {
 	return memory.Triple{Subject: subject, Attribute: attribute, Value: value, Multi: IsMulti(attribute)}
 }
 
-// clause reads a verb phrase after its subject at ts[j].
+// clause reads a verb phrase after its subject at ts[j]. A negated verb
+// ("I don't speak French anymore", "I never visited Japan") states no
+// value as held: such a value ended when the sentence says so ("any
+// more", "no longer"), else nothing is stated (the readings that give the
+// negation its own meaning, "I don't eat pork", "I don't like X", return
+// their own attribute or an ended value).
 func clause(ts []tok, j int, subject, word string) []Fact {
+	fs := readClause(ts, j, subject, word)
+	if _, neg := skipAdv(ts, j); !neg || len(fs) == 0 {
+		return fs
+	}
+	stops := stopsRe.MatchString(tokText(ts))
+	out := fs[:0]
+	for _, f := range fs {
+		switch {
+		case f.Ended || f.Note || f.Attribute == "dislikes" || f.Attribute == "avoids" || f.Attribute == "diet" || f.Attribute == "condition":
+		case stops && f.Value != "":
+			f.Ended, f.Change, f.Replace = true, true, false
+		default:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// readClause is clause before its negation check.
+func readClause(ts []tok, j int, subject, word string) []Fact {
 	j, neg := skipAdv(ts, j)
 	if j >= len(ts) {
 		return nil
@@ -859,6 +896,19 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		// "I've started eating meat again": a diet, not a hobby.
 		if v == "started" && next(j+1, "eating") && j+2 < len(ts) && foods[ts[j+2].low] {
 			return []Fact{mk("diet", "eats "+ts[j+2].low)}
+		}
+		if v == "started" && next(j+1, "speaking") && !neg {
+			// "I've also started speaking some German": a language.
+			k := j + 2
+			for next(k, "some", "a", "little", "bit", "of", "basic") {
+				k++
+			}
+			if k < len(ts) && ts[k].capital {
+				if val, _, ok := np(ts, k); ok {
+					return []Fact{mk("speaks", val)}
+				}
+			}
+			return nil
 		}
 		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && !notPastime[ts[j+1].low] {
 			if val, end, ok := np(ts, j+1); ok {
@@ -1239,6 +1289,9 @@ func clause(ts []tok, j int, subject, word string) []Fact {
 		}
 		return []Fact{f}
 	case "play", "plays":
+		if w := instrumentAt(ts, j+1); w != "" && !neg {
+			return []Fact{mk("plays", w)} // "I only play piano now" (the tagger may read "piano" as an adverb)
+		}
 		if val, _, ok := np(ts, j+1); ok && !neg {
 			return []Fact{mk("plays", val)}
 		}
@@ -2081,7 +2134,12 @@ var attrAlias = map[string]string{
 	"partner": "partner", "wife": "partner", "husband": "partner",
 	// "My home is in Oslo": the home slot, not an open attribute.
 	"home": "lives_in", "home city": "lives_in", "current city": "lives_in", "workplace": "works_at",
+	"hobby": "activity", "hobbies": "activity",
 }
+
+// namedDeathRe: a name said to have died or run away, the sentence's
+// subject ("Rex passed away last week", "Sadly, Miso died").
+var namedDeathRe = regexp.MustCompile(`^\s*(?:(?:sadly|unfortunately|so|well|yesterday|today),?\s+)*([A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)*(?:died|passed away|passed|ran away|went missing|was put down|had to be put down|was put to sleep|crossed the rainbow bridge)\b`)
 
 // reachMeRe: how to reach the user, said in passing ("You can reach me on
 // 07700 900123 after five", "text me at 555-0100", "email me at x@y.io").
@@ -2234,6 +2292,10 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	var vw []string
 	for ; k < len(ts) && len(vw) < 8; k++ {
 		t := ts[k]
+		if a == "activity" && (t.low == "and" || t.w == ",") {
+			vw = append(vw, ",") // "painting and running": a list of hobbies
+			continue
+		}
 		if t.tag == "." || t.tag == "," || t.tag == ":" || t.low == "and" || t.low == "but" || t.low == "because" || t.low == "since" || t.low == "so" || t.low == "which" || t.low == "now" || t.tag == "WRB" {
 			break
 		}
@@ -2273,6 +2335,16 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	// "My job is boring": a job is a noun, not how it feels.
 	if a == "job_title" && len(vw) == 1 && !jobHeads[strings.ToLower(vw[0])] && !strings.HasPrefix(ts[k-1].tag, "NN") {
 		return nil
+	}
+	if a == "activity" {
+		// "My hobbies are painting and running": each one.
+		var out []Fact
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.ToLower(strings.TrimSpace(h)); h != "" && !strings.Contains(h, " ") || strings.HasSuffix(firstWord(h), "ing") {
+				out = append(out, mk(h)...)
+			}
+		}
+		return out
 	}
 	// "My job is nurse at St. Mary's Hospital": the job and the employer.
 	if job, org, ok := strings.Cut(v, " at "); a == "job_title" && ok && job != "" && org != "" && org[0] >= 'A' && org[0] <= 'Z' {
@@ -2337,6 +2409,13 @@ func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 			return f, true
 		}
 		return Fact{}, false
+	}
+	if len(verb) > 4 && strings.HasSuffix(verb, "ing") && !notPastime[verb] && verb != "eating" && verb != "drinking" && verb != "using" && verb != "being" &&
+		(k+1 == len(ts) || ts[k+1].tag == "." || ts[k+1].tag == "," || ts[k+1].low == "because" || ts[k+1].low == "since" || ts[k+1].low == "after" || ts[k+1].low == "for" || ts[k+1].low == "last" || ts[k+1].low == "this") {
+		// "I stopped running because of my knee": the pastime ends.
+		f := mk("activity", verb)
+		f.Ended, f.Change = true, true
+		return f, true
 	}
 	if verb == "eating" || verb == "drinking" || verb == "using" {
 		k++

@@ -86,6 +86,14 @@ func Vocabulary() []string {
 // KindOf reports whether v is a value of kind k said with more: "dog
 // named Rex" and 狗（名叫旺财） are of the kind "dog", 狗. An ended value
 // said by its kind ("I no longer have a dog") ends the one named so.
+// PetNamed reports whether a pet value names the pet name ("dog named
+// Rex", 狗（名叫旺财）).
+func PetNamed(v, name string) bool {
+	name = strings.TrimSpace(name)
+	lv, ln := strings.ToLower(v), strings.ToLower(name)
+	return name != "" && (strings.HasSuffix(lv, " named "+ln) || strings.HasPrefix(lv, ln+", ") || strings.Contains(v, "（名叫"+name+"）"))
+}
+
 func KindOf(v, k string) bool {
 	k = strings.TrimSpace(k)
 	if k == "" || len(v) <= len(k) || !strings.EqualFold(v[:len(k)], k) {

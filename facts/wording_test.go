@@ -307,3 +307,27 @@ func TestUnrealClauses(t *testing.T) {
 		t.Errorf("a plain statement: %v", texts(fs))
 	}
 }
+
+// TestNegatedAndListed: a negated verb states no value as held (it ends
+// one when the sentence says so); hobbies are listed one by one; a pet
+// named as dying ends by its name; a language the user started speaking.
+func TestNegatedAndListed(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"I don't speak French anymore.", "The user no longer speaks French."},
+		{"I've also started speaking some German.", "The user speaks German."},
+		{"I stopped running because of my knee.", "The user no longer does running."},
+		{"I only play piano now.", "The user plays piano as a hobby."},
+	}, false)
+	if got := texts(Extract("My hobbies are painting and running.", Options{At: at})); !slices.Equal(got, []string{"The user took up painting as a hobby.", "The user took up running as a hobby."}) {
+		t.Errorf("hobbies: %v", got)
+	}
+	wantNone(t, at, []string{"I never visited Japan.", "I don't speak French."}, "visited", "speaks")
+	fs := Extract("Rex passed away last week.", Options{At: at})
+	if len(fs) != 1 || fs[0].Attribute != "pet" || fs[0].Value != "Rex" || !fs[0].Ended || len(fs[0].Alts) == 0 {
+		t.Errorf("named death: %+v", fs)
+	}
+	if !PetNamed("dog named Rex", "rex") || PetNamed("dog named Rexy", "Rex") {
+		t.Errorf("PetNamed")
+	}
+}

@@ -89,7 +89,9 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		at = now
 	}
 	for _, n := range near {
-		if n.Memory.Live(now) && normText(n.Memory.Text) == normText(m.Text) {
+		// A switch stated again still replaces (below), so its slot
+		// decides.
+		if n.Memory.Live(now) && normText(n.Memory.Text) == normText(m.Text) && (c.Fact == nil || !c.Fact.Replace) {
 			return []Write{{Op: Reinforce, Memory: n.Memory, At: now, Reason: "the same text is stored"}}
 		}
 	}
@@ -105,7 +107,17 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 	}
 	for _, old := range live {
 		if !opposite(old, f) && sameValue(old, f) && ended(old, f) == f.Ended {
-			return []Write{{Op: Reinforce, Memory: old, At: now, Reason: "the same value of " + f.Key() + " is stored"}}
+			ws := []Write{{Op: Reinforce, Memory: old, At: now, Reason: "the same value of " + f.Key() + " is stored"}}
+			if f.Replace && f.Multi && !f.Ended {
+				// "I only play piano now" after "I play guitar and piano":
+				// piano is reinforced, and it replaces guitar.
+				for _, other := range live {
+					if other.ID != old.ID && replaces(other, f) {
+						ws = append(ws, Write{Op: Supersede, Memory: other, By: old.ID, At: at, Reason: f.Key() + " replaced by " + f.Value})
+					}
+				}
+			}
+			return ws
 		}
 	}
 	var out []Write
@@ -140,12 +152,7 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		case !f.Multi:
 			sup(old, "single-valued "+f.Key()+" has a new value")
 		case f.Replace:
-			// A switch replaces the values of its own kind: "I switched
-			// to Rust" closes Python, not vim.
-			if f.Prior == "" && old.Fact() != nil && facts.ValueKind(old.Fact().Value) != facts.ValueKind(f.Value) {
-				continue
-			}
-			if f.Prior == "" || valueIn(old, f.Prior) {
+			if replaces(old, f) {
 				sup(old, f.Key()+" replaced by "+f.Value)
 			}
 		}
@@ -199,6 +206,16 @@ func StaleEvents(ws []Write, events []*memory.Memory, now time.Time) []Write {
 
 func shareTurn(a, b *memory.Memory) bool {
 	return slices.ContainsFunc(a.Provenance.RequestIDs, func(r string) bool { return slices.Contains(b.Provenance.RequestIDs, r) })
+}
+
+// replaces reports whether a switch f closes the live value old of its
+// slot: a value of its own kind ("I switched to Rust" closes Python, not
+// vim), or the one it names as replaced ("from Python").
+func replaces(old *memory.Memory, f *facts.Fact) bool {
+	if f.Prior == "" && old.Fact() != nil && facts.ValueKind(old.Fact().Value) != facts.ValueKind(f.Value) {
+		return false
+	}
+	return f.Prior == "" || valueIn(old, f.Prior)
 }
 
 func insertReason(f *facts.Fact, superseded int) string {

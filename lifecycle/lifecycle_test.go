@@ -421,3 +421,25 @@ func TestDecideEndedAlreadyClosed(t *testing.T) {
 		t.Fatalf("got %+v, want one insert with valid_to set", ws)
 	}
 }
+
+// TestDecideSwitchStatedAgain: a switch to a value the slot already holds
+// reinforces it and still replaces the others ("I only play piano now"
+// after "I play guitar and piano").
+func TestDecideSwitchStatedAgain(t *testing.T) {
+	mk := func(id, v string) *memory.Memory {
+		m := &memory.Memory{ID: id, Key: "user.plays", Text: "The user plays " + v + " as a hobby."}
+		m.Provenance.Fact = &memory.Triple{Subject: "user", Attribute: "plays", Value: v, Multi: true}
+		return m
+	}
+	guitar, piano := mk("g", "guitar"), mk("p", "piano")
+	f := &facts.Fact{Triple: memory.Triple{Subject: "user", Attribute: "plays", Value: "piano", Multi: true}, Replace: true, Text: piano.Text}
+	m := &memory.Memory{ID: "n", Key: "user.plays", Text: piano.Text}
+	ws := Decide(Candidate{Memory: m, Fact: f}, []*memory.Memory{guitar, piano}, []Neighbour{{Memory: piano, Score: 1}}, pol, t0)
+	if len(ws) != 2 || ws[0].Op != Reinforce || ws[0].Memory.ID != "p" || ws[1].Op != Supersede || ws[1].Memory.ID != "g" || ws[1].By != "p" {
+		t.Fatalf("got %+v, want piano reinforced and guitar superseded by it", ws)
+	}
+	f.Replace = false
+	if ws := Decide(Candidate{Memory: m, Fact: f}, []*memory.Memory{guitar, piano}, nil, pol, t0); len(ws) != 1 || ws[0].Op != Reinforce {
+		t.Errorf("without a switch only the reinforce: %+v", ws)
+	}
+}
