@@ -128,8 +128,9 @@ var namedEndings = []*namedEnding{
 	{attr: "lives_in", zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:搬离了?|搬出了?)([\p{Han}]{2,8}?)(?:了|$)`)},
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:离开了|退出了)([\p{Han}A-Za-z0-9]{2,10}?)(?:了|$)`)},
 	// 我已经不在阿里了: where the user was, in whichever slot holds it
-	// (我不在北京住了 is the home's own ending).
-	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?不在([^住，,。！!？?了\s]{2,10}?)(?:工作|上班|干)?了$`)},
+	// (我不在北京住了 is the home's own ending; 不在 before a verb, 我不在
+	// 学日语了, is "no longer doing").
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?不在([^住学做看玩用吃喝听写读练打弄搞想，,。！!？?了\s][^住，,。！!？?了\s]{1,9}?)(?:工作|上班|干)?了$`)},
 }
 
 func init() {

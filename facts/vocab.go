@@ -265,6 +265,8 @@ func render(f *Fact, zh bool) string {
 	}
 	if f.Ended && zh && a.zhEnded != "" {
 		tmpl = a.zhEnded
+	} else if f.Ended && zh && strings.Contains(tmpl, "的") && strings.Contains(tmpl, "是%v") {
+		tmpl = strings.Replace(tmpl, "是%v", "不再是%v", 1) // 用户的职业不再是老师。
 	} else if f.Ended && zh {
 		tmpl = strings.Replace(tmpl, "%S", "%S不再", 1)
 		tmpl = strings.Replace(tmpl, "养了", "养", 1) // 用户不再养宠物狗

@@ -331,3 +331,19 @@ func TestNegatedAndListed(t *testing.T) {
 		t.Errorf("PetNamed")
 	}
 }
+
+// TestZHListsAndEndings: a Chinese list of values is each value; an ended
+// value reads as ended; 不在 before a verb ends what the user was doing.
+func TestZHListsAndEndings(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	if got := texts(Extract("我会说英语和法语。", Options{At: at})); !slices.Equal(got, []string{"用户会说英语。", "用户会说法语。"}) {
+		t.Errorf("languages: %v", got)
+	}
+	if got := texts(Extract("我的爱好是画画和跑步。", Options{At: at})); !slices.Equal(got, []string{"用户的爱好是画画。", "用户的爱好是跑步。"}) {
+		t.Errorf("hobbies: %v", got)
+	}
+	wantTexts(t, at, []textCase{
+		{"我不是老师了。", "用户的职业不再是老师。"},
+		{"我不在学日语了。", "用户不再学日语。"},
+	}, false)
+}

@@ -82,6 +82,8 @@ var zhRules = []zhRule{
 	// 我老家是四川的, 我的家乡在大理: the hometown.
 	{re: zh(`我(?:的)?(?:老家|家乡|故乡)(?:是|在)` + zhVal + `(?:的)?(?:人)?(?:[，。,.!！；;]|$)`), attr: "from"},
 	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区|公司|单位|雇主)是([^\s，。！]{1,40}?)(?:[，。！]|$)`), attr: "{a}", rel: true},
+	// 我的爱好是画画和跑步: the user's hobbies, each one (split below).
+	{re: zh(`我的(?:兴趣)?爱好(?:是|有)([^\s，。！]{1,30}?)(?:[，。！]|$)`), attr: "activity"},
 	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
@@ -286,7 +288,11 @@ func extractZHClause(sent string) []Fact {
 		}
 		if r.attr == "activity" && zhLanguage(val) {
 			a := "studies" // 我开始学日语了: a language the user studies, not a pastime
-			out = append(out, Fact{Triple: tripleOf("user", a, val)})
+			f := Fact{Triple: tripleOf("user", a, val)}
+			if i := strings.Index(m[0], val); i > 0 && zhNegated(m[0][:i]) {
+				f.Ended, f.Change = true, true // 我不在学日语了
+			}
+			out = append(out, f)
 			continue
 		}
 		if r.attr == "avoids" && (strings.HasPrefix(val, "素") || strings.HasPrefix(val, "肉") || strings.HasPrefix(val, "荤") || strings.HasPrefix(val, "晚饭") || strings.HasPrefix(val, "早饭")) {
@@ -373,6 +379,17 @@ func extractZHClause(sent string) []Fact {
 		}
 		if a == "lives_in" && strings.Contains(sent, "搬") {
 			f.Change = true
+		}
+		if f.Multi && !f.Ended && strings.ContainsAny(val, "和、与") && (a == "speaks" || a == "activity" || a == "plays" || a == "likes" || a == "allergy" || a == "uses") {
+			// 我会说英语和法语: each value of a multi-valued slot.
+			for _, v := range strings.FieldsFunc(val, func(r rune) bool { return r == '和' || r == '、' || r == '与' }) {
+				if v = strings.TrimSpace(v); v != "" {
+					g := f
+					g.Triple = tripleOf(subject, a, v)
+					out = append(out, g)
+				}
+			}
+			continue
 		}
 		out = append(out, f)
 	}
