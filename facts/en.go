@@ -635,10 +635,16 @@ func tripleOf(subject, attribute, value string) memory.Triple {
 // their own attribute or an ended value).
 func clause(ts []tok, j int, subject, word string) []Fact {
 	fs := readClause(ts, j, subject, word)
-	if _, neg := skipAdv(ts, j); !neg || len(fs) == 0 {
+	v, neg := skipAdv(ts, j)
+	if !neg {
 		return fs
 	}
 	stops := stopsRe.MatchString(tokText(ts))
+	if len(fs) == 0 && stops && v < len(ts) && v > j {
+		// "I don't play tennis anymore": what the verb reads without its
+		// negation, ended.
+		fs = slices.DeleteFunc(readClause(ts, v, subject, word), func(f Fact) bool { return !valid(&f) })
+	}
 	out := fs[:0]
 	for _, f := range fs {
 		switch {

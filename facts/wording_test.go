@@ -318,6 +318,7 @@ func TestNegatedAndListed(t *testing.T) {
 		{"I've also started speaking some German.", "The user speaks German."},
 		{"I stopped running because of my knee.", "The user no longer does running."},
 		{"I only play piano now.", "The user plays piano as a hobby."},
+		{"I don't play tennis anymore.", "The user no longer plays tennis."},
 	}, false)
 	if got := texts(Extract("My hobbies are painting and running.", Options{At: at})); !slices.Equal(got, []string{"The user took up painting as a hobby.", "The user took up running as a hobby."}) {
 		t.Errorf("hobbies: %v", got)
