@@ -188,9 +188,15 @@ func TestScenarios(t *testing.T) {
 		stream             bool
 	}
 	runs := []run{{"sqlite", "sqlite", "chat", false}, {"postgres", "postgres", "chat", false},
-		{"sqlite-responses", "sqlite", "responses", false}, {"sqlite-messages", "sqlite", "messages", false},
-		{"sqlite-stream", "sqlite", "chat", true}, {"sqlite-responses-stream", "sqlite", "responses", true},
-		{"sqlite-messages-stream", "sqlite", "messages", true}}
+		{"sqlite-responses", "sqlite", "responses", false}, {"sqlite-messages-stream", "sqlite", "messages", true}}
+	if os.Getenv("SCENARIO_ALL") != "" {
+		// Every API plain and streamed (CI runs the four above, which
+		// cover each API and streaming once, to keep its load down).
+		runs = []run{{"sqlite", "sqlite", "chat", false}, {"postgres", "postgres", "chat", false},
+			{"sqlite-responses", "sqlite", "responses", false}, {"sqlite-messages", "sqlite", "messages", false},
+			{"sqlite-stream", "sqlite", "chat", true}, {"sqlite-responses-stream", "sqlite", "responses", true},
+			{"sqlite-messages-stream", "sqlite", "messages", true}}
+	}
 	// SCENARIO_API=chat|responses|messages and SCENARIO_STREAM=0|1 keep
 	// only the runs they name.
 	if api := os.Getenv("SCENARIO_API"); api != "" {
