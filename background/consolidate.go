@@ -156,11 +156,8 @@ func (q *consolidator) extractive(evs []*memory.Memory) *Consolidation {
 	return c
 }
 
-// userPart is the user text of an event memory.
-func userPart(eventText string) string {
-	u, _, _ := strings.Cut(eventText, "\nAssistant: ")
-	return u
-}
+// userPart is the user text of an event memory (memory.EventUser).
+func userPart(eventText string) string { return memory.EventUser(eventText) }
 
 func (q *consolidator) applyConsolidation(ctx context.Context, s memory.Scope, key string, evs []*memory.Memory, res *Consolidation) error {
 	at := evs[len(evs)-1].CreatedAt

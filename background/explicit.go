@@ -248,7 +248,7 @@ func (q *explicit) matchForget(ctx context.Context, s memory.Scope, content stri
 				return nil, err
 			}
 			for _, m := range p.Data {
-				if facts.ShapedValue(topic, m.Text) != "" {
+				if facts.ShapedValue(topic, memory.EventUser(m.Text)) != "" {
 					cands = append(cands, lifecycle.Neighbour{Memory: m})
 				}
 			}

@@ -3,7 +3,7 @@ package background
 import (
 	"context"
 	"fmt"
-	"github.com/memproxy/memproxy/facts"
+	"github.com/memproxy/memproxy/lifecycle"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,7 +70,7 @@ func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*mem
 		related = append(related, h...)
 	}
 	for _, m := range related {
-		if gone[m.ID] || keptBeside(m, ms) {
+		if gone[m.ID] || lifecycle.KeptBeside(m, ms) {
 			continue
 		}
 		gone[m.ID] = true
@@ -109,31 +109,6 @@ func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*mem
 		return fmt.Errorf("forget: %w", err)
 	}
 	return nil
-}
-
-// keptBeside reports a fact of a forgotten turn that says nothing of what
-// is forgotten: another slot's value that holds none of the forgotten
-// values ("I live at 14 Baker Street and I work at Acme": forgetting the
-// address keeps "works at Acme"). The turn's event and notes, which are
-// its words, go; so does anything of a forgotten slot.
-func keptBeside(m *memory.Memory, ms []*memory.Memory) bool {
-	f := m.Fact()
-	if f == nil || m.Key == "" || m.Tier == memory.TierEvent || m.Source == memory.SourceExplicit {
-		return false
-	}
-	low := strings.ToLower(m.Text)
-	for _, g := range ms {
-		if g.Key != "" && facts.NormKey(g.Key) == facts.NormKey(m.Key) {
-			return false
-		}
-		if gf := g.Fact(); gf != nil && gf.Value != "" && strings.Contains(low, strings.ToLower(gf.Value)) {
-			return false
-		}
-		if g.Fact() == nil && strings.Contains(strings.ToLower(g.Text), strings.ToLower(f.Value)) && !strings.Contains(strings.ToLower(g.Text), "\nassistant:") {
-			return false // a note that says this value
-		}
-	}
-	return true
 }
 
 // all is every memory forgotten: the ones asked for and the related ones

@@ -117,6 +117,5 @@ func junkOf(turns int, users [][]listed) *Junk {
 // part (before an event's "Assistant:" reply) only asks (text.OnlyAsks,
 // the rule the background uses too).
 func QuestionOnly(t string) bool {
-	user, _, _ := strings.Cut(t, "\nAssistant:")
-	return text.OnlyAsks(user)
+	return text.OnlyAsks(memory.EventUser(t))
 }

@@ -194,7 +194,7 @@ func StaleEvents(ws []Write, events []*memory.Memory, now time.Time) []Write {
 			continue
 		}
 		for _, e := range events {
-			if seen[e.ID] || e.Tier != memory.TierEvent || !e.Live(now) || !shareTurn(e, w.Memory) || !valueIn(&memory.Memory{Text: userSide(e.Text)}, f.Value) {
+			if seen[e.ID] || e.Tier != memory.TierEvent || !e.Live(now) || !shareTurn(e, w.Memory) || !valueIn(&memory.Memory{Text: memory.EventUser(e.Text)}, f.Value) {
 				continue
 			}
 			seen[e.ID] = true
@@ -379,10 +379,10 @@ func DecideForget(t facts.Topic, cands []Neighbour, values []string, p Policy, n
 			why = t.Names(m.Fact())
 		case holdsValue(m.Text, values) != "":
 			why = "holds the forgotten value " + holdsValue(m.Text, values)
-		case slot && m.Fact() == nil && facts.ShapedValue(t, userSide(m.Text)) != "":
+		case slot && m.Fact() == nil && facts.ShapedValue(t, memory.EventUser(m.Text)) != "":
 			// "you can reach me on 555 0199": the slot's value, said
 			// where no fact was read from it.
-			why = "holds " + strings.Join(t.Phrases, ", ") + " " + facts.ShapedValue(t, userSide(m.Text))
+			why = "holds " + strings.Join(t.Phrases, ", ") + " " + facts.ShapedValue(t, memory.EventUser(m.Text))
 		case m.Fact() == nil && (!slot || m.Tier != memory.TierEvent) && t.Covers(m.Text):
 			why = "is about " + strings.Join(t.Phrases, ", ")
 		case m.Fact() != nil && !slot && t.Covers(m.Text):
@@ -398,10 +398,29 @@ func DecideForget(t facts.Topic, cands []Neighbour, values []string, p Policy, n
 	return out
 }
 
-// userSide is what the user said in an event's text (before the reply).
-func userSide(s string) string {
-	u, _, _ := strings.Cut(s, "\nAssistant:")
-	return u
+// KeptBeside reports a fact of a forgotten turn that says nothing of what
+// is forgotten: another slot's value that holds none of the forgotten
+// values ("I live at 14 Baker Street and I work at Acme": forgetting the
+// address keeps "works at Acme"). The turn's event and notes, which are
+// its words, go; so does anything of a forgotten slot.
+func KeptBeside(m *memory.Memory, ms []*memory.Memory) bool {
+	f := m.Fact()
+	if f == nil || m.Key == "" || m.Tier == memory.TierEvent || m.Source == memory.SourceExplicit {
+		return false
+	}
+	low := strings.ToLower(m.Text)
+	for _, g := range ms {
+		if g.Key != "" && facts.NormKey(g.Key) == facts.NormKey(m.Key) {
+			return false
+		}
+		if gf := g.Fact(); gf != nil && gf.Value != "" && strings.Contains(low, strings.ToLower(gf.Value)) {
+			return false
+		}
+		if g.Fact() == nil && strings.Contains(strings.ToLower(g.Text), strings.ToLower(f.Value)) && !strings.Contains(strings.ToLower(g.Text), "\nassistant:") {
+			return false // a note that says this value
+		}
+	}
+	return true
 }
 
 // SpecificValues are the values of the forgotten facts worth chasing in

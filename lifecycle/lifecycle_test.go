@@ -443,3 +443,29 @@ func TestDecideSwitchStatedAgain(t *testing.T) {
 		t.Errorf("without a switch only the reinforce: %+v", ws)
 	}
 }
+
+// TestKeptBeside: a forgotten turn's fact of another slot that holds none
+// of the forgotten values stays; its event, its notes, the forgotten
+// slot and a fact naming a forgotten value go.
+func TestKeptBeside(t *testing.T) {
+	fact := func(key, text, attr, value string) *memory.Memory {
+		m := &memory.Memory{Key: key, Tier: memory.TierSemantic, Text: text}
+		m.Provenance.Fact = &memory.Triple{Subject: "user", Attribute: attr, Value: value}
+		return m
+	}
+	addr := fact("user.address", "The user's address is 14 Baker Street.", "address", "14 Baker Street")
+	forgotten := []*memory.Memory{addr}
+	for _, tc := range []struct {
+		m    *memory.Memory
+		kept bool
+	}{
+		{fact("user.works_at", "The user works at Acme.", "works_at", "Acme"), true},
+		{fact("user.address", "The user's address is 2 Elm Road.", "address", "2 Elm Road"), false},
+		{fact("user.delivery", "The user's parcels go to 14 Baker Street.", "delivery", "14 Baker Street"), false},
+		{&memory.Memory{Tier: memory.TierEvent, Text: "I live at 14 Baker Street and I work at Acme.\nAssistant: Noted."}, false},
+	} {
+		if got := KeptBeside(tc.m, forgotten); got != tc.kept {
+			t.Errorf("%q: kept %v, want %v", tc.m.Text, got, tc.kept)
+		}
+	}
+}

@@ -307,6 +307,13 @@ type Turn struct {
 // MaxTurnContext bounds Turn.Context in characters (runes).
 const MaxTurnContext = 600
 
+// EventUser is what the user said in an event memory's text: the part
+// before the reply ("…\nAssistant: …").
+func EventUser(eventText string) string {
+	u, _, _ := strings.Cut(eventText, "\nAssistant:")
+	return u
+}
+
 // ExchangeContext is how a previous exchange reads as a Turn.Context: the
 // user's message, then "Assistant: " and the reply, cut so the whole
 // stays within MaxTurnContext characters (each side keeps at least half
