@@ -33,6 +33,9 @@ var (
 	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|记错了|更正|纠正|其实|实际上)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 )
 
+// zhPronoun: a subject, never a corrected value.
+var zhPronoun = map[string]bool{"我": true, "你": true, "他": true, "她": true, "它": true, "我们": true, "他们": true, "她们": true}
+
 // ExtractCorrection finds a correction in a user message.
 func ExtractCorrection(msg string) (Correction, bool) {
 	if m := correctAge.FindStringSubmatch(msg); m != nil {
@@ -52,7 +55,8 @@ func ExtractCorrection(msg string) (Correction, bool) {
 		return Correction{}, false // every pattern needs one of them
 	}
 	for _, re := range []*regexp.Regexp{correctEN, correctZH2} {
-		if m := re.FindStringSubmatch(msg); m != nil {
+		if m := re.FindStringSubmatch(msg); m != nil && !zhPronoun[m[1]] {
+			// (我说错了，我不是28岁，是29岁: 我 is who, the value follows)
 			return clean(Correction{New: m[1], Old: m[2]})
 		}
 	}

@@ -38,7 +38,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)^\s*call me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back)`)
+var enCue = regexp.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -223,6 +223,8 @@ func skipAdv(ts []tok, j int) (int, bool) {
 			l == "usually" || l == "always" || l == "only" || l == "both" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely" ||
 			l == "originally":
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
+		case l == "can" && j+1 < len(ts) && ts[j+1].low == "speak":
+			// "I can speak a bit of Japanese"
 		case (l == "have" || l == "has") && j+1 < len(ts) && (ts[j+1].tag == "VBN" || ts[j+1].tag == "VBD" || ts[j+1].low == "been" || ts[j+1].low == "just"):
 		case (l == "have" || l == "has") && j+2 < len(ts) && (ts[j+1].low == "also" || ts[j+1].low == "finally" || ts[j+1].low == "recently" || ts[j+1].low == "already" || ts[j+1].low == "now" || ts[j+1].low == "since") && (ts[j+2].tag == "VBN" || ts[j+2].tag == "VBD"):
 			// "I've also started …": the perfect past its adverb.
@@ -554,6 +556,9 @@ func extractEN(sent string) []Fact {
 		case "call":
 			if i == 0 {
 				out = append(out, clause(ts, 0, "user", "")...)
+			} else if name := goesBy(ts, i); name != "" && contains([]string{"please", "pls", "just", "can", "could", "may", "should", "to", "and", "now", ","}, ts[i-1].low) {
+				// "Please call me Sasha from now on", "you can call me Sam"
+				out = append(out, Fact{Triple: tripleOf("user", "name", name)})
 			}
 		}
 	}
@@ -686,6 +691,9 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		f.Change = true
 		return []Fact{f}
 	}
+	if name := goesBy(ts, j+3); (v == "'d" || v == "would") && next(j+1, "like", "love", "prefer") && next(j+2, "to") && name != "" && subject == "user" && !neg {
+		return []Fact{mk("name", name)} // "I'd like to be called Kim"
+	}
 	if (v == "staying" || v == "visiting" || v == "spending") && stayIn(ts, j+1) > 0 && !neg {
 		// "I'm staying with my parents in Leeds", "visiting my sister
 		// in Madrid": where the user is for now, not where they live.
@@ -813,6 +821,13 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			}
 			return nil
 		}
+		if to != "" && prior != "" && !neg && kindSlot(to) == "uses" && kindSlot(prior) == "uses" {
+			// "I've moved from VS Code to Neovim": from one tool to
+			// another of its kind is a switch, not a home.
+			f := mk("uses", to)
+			f.Replace, f.Change, f.Prior = true, true, prior
+			return []Fact{f}
+		}
 		if to != "" && !neg && (to[0] < 'a' || to[0] > 'z') && !next(j+1, "on") {
 			// A home is a name: "moved to Lisbon"; "moved on from Initech
 			// to a startup", "moved to the data team" are no home.
@@ -905,16 +920,20 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		}
 		if v == "started" && next(j+1, "speaking") && !neg {
 			// "I've also started speaking some German": a language.
-			k := j + 2
-			for next(k, "some", "a", "little", "bit", "of", "basic") {
-				k++
-			}
-			if k < len(ts) && ts[k].capital {
-				if val, _, ok := np(ts, k); ok {
-					return []Fact{mk("speaks", val)}
-				}
+			if l := languageAt(ts, j+2); l != "" {
+				return []Fact{mk("speaks", l)}
 			}
 			return nil
+		}
+		if v == "picked" && next(j+1, "up") && languageAt(ts, j+2) != "" && !neg {
+			// "I've picked up some Italian": a language the user speaks.
+			return []Fact{mk("speaks", languageAt(ts, j+2))}
+		}
+		if v == "started" && next(j+1, "learning") && languageAt(ts, j+2) != "" && !neg {
+			// "I started learning Korean": a language the user studies.
+			f := mk("studies", languageAt(ts, j+2))
+			f.Change = true
+			return []Fact{f}
 		}
 		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && !notPastime[ts[j+1].low] {
 			if val, end, ok := np(ts, j+1); ok {
@@ -1198,6 +1217,9 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{f}
 		}
 	case "like", "likes", "love", "loves", "enjoy", "enjoys", "prefer", "prefers", "adore", "hate", "hates", "dislike", "dislikes", "stand", "eat", "drink":
+		if name := goesBy(ts, j+2); next(j+1, "to") && name != "" && subject == "user" && !neg && v != "hate" && v != "hates" && v != "dislike" && v != "dislikes" && v != "stand" {
+			return []Fact{mk("name", name)} // "I prefer to go by Sasha", "I'd like to be called Sam"
+		}
 		if v == "drink" && !neg && !next(j+1, "to") {
 			// "I drink about four coffees a day", "a big mug of black
 			// coffee": what the user drinks, the drink and the words
@@ -1316,10 +1338,22 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		}
 		return out
 	case "speak", "speaks":
+		if l := languageAt(ts, j+1); l != "" {
+			return []Fact{mk("speaks", l)} // "I can speak a bit of Japanese"
+		}
 		if val, _, ok := np(ts, j+1); ok && val[0] >= 'A' && val[0] <= 'Z' {
 			return []Fact{mk("speaks", val)}
 		}
+	case "learned", "learnt":
+		// "I learned Spanish in school", "I've learnt some German": a
+		// language the user now speaks.
+		if l := languageAt(ts, j+1); l != "" && !neg {
+			return []Fact{mk("speaks", l)}
+		}
 	case "learning", "learn":
+		if l := languageAt(ts, j+1); l != "" && !neg {
+			return []Fact{mk("studies", l)} // "I'm learning some Korean"
+		}
 		if w := instrumentAt(ts, j+1); w != "" && !neg {
 			return []Fact{mk("plays", w)} // "I'm learning (to play) the violin"
 		}
@@ -1519,8 +1553,36 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if !neg {
 			return []Fact{mk("age", decadeAge(ts, j+2))}
 		}
+	case (t.low == "fluent" || t.low == "conversational" || t.low == "proficient") && j+1 < len(ts) && ts[j+1].low == "in" && languageAt(ts, j+2) != "":
+		// "I'm fluent in French"
+		if !neg {
+			return []Fact{mk("speaks", languageAt(ts, j+2))}
+		}
+	case (t.low == "a" || t.low == "an") && j+2 < len(ts) && ts[j+1].low == "native" && languages[ts[j+2].w] && j+3 < len(ts) && ts[j+3].low == "speaker":
+		// "I'm a native Dutch speaker"
+		if !neg {
+			return []Fact{mk("speaks", ts[j+2].w)}
+		}
+	case t.low == "back" && backIn(ts, j) > 0:
+		// "I'm back in London after two years in Sydney": home again, a
+		// move back; "I'm back in Rome" alone is where the user is.
+		k := backIn(ts, j)
+		if val, _, ok := np(ts, k); ok && !neg {
+			if prior, home := backHome(ts, k); home {
+				f := mk("lives_in", val)
+				f.Change, f.Prior, f.move = true, prior, true
+				return []Fact{f}
+			}
+			return []Fact{mk("staying_in", val)}
+		}
 	case t.low == "in" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP":
-		// "I'm in Tokyo": where the user is, not where they live.
+		// "I'm in Tokyo": where the user is, not where they live;
+		// "we've been in Denver since March" is where they live.
+		if val, _, ok := np(ts, j+1); ok && !neg && lastingStay(ts, j) {
+			f := mk("lives_in", val)
+			f.move = true
+			return []Fact{f}
+		}
 		if val, _, ok := np(ts, j+1); ok && !neg {
 			return []Fact{mk("staying_in", val)}
 		}
@@ -1537,6 +1599,16 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		// user runs.
 		if val, _, ok := np(ts, j+1); ok && !neg && productName(val) {
 			return []Fact{mk("uses", val)}
+		}
+	case t.low == "on" && j+2 < len(ts) && (ts[j+1].low == "a" || ts[j+1].low == "an") && ts[j+2].capital && subject == "user" && kindSlot(ts[j+2].w) != "":
+		// "I'm on a Mac now", "on an iPhone these days": a tool or a
+		// device of a known kind.
+		if val, _, ok := np(ts, j+2); ok && !neg && productName(val) {
+			slot := kindSlot(val)
+			if slot == "" {
+				slot = kindSlot(ts[j+2].w)
+			}
+			return []Fact{mk(slot, val)}
 		}
 	case t.tag == "CD" && atoi(t.w) > 0 && atoi(t.w) < 120 && (j+1 == len(ts) || !strings.HasPrefix(ts[j+1].tag, "NN") || ts[j+1].low == "years"):
 		// "My daughter is 7", "I'm 34"
@@ -1650,6 +1722,79 @@ var degreeWords = map[string]bool{"phd": true, "ph.d": true, "ph.d.": true, "doc
 // degreeIn is where the subject of "doing (a) PhD in X" starts when ts
 // from j says that ("doing", "pursuing", "working on", "studying for",
 // "halfway through" a degree in), else 0.
+// lastingStay reports being at the place after the copula at j for a
+// lasting time: the perfect "have been in" with "since" or a span of
+// months or years ("we've been in Denver since March", "… for two years"),
+// not a bounded stay ("for two weeks").
+func lastingStay(ts []tok, j int) bool {
+	if j == 0 || ts[j-1].low != "been" {
+		return false
+	}
+	sent := tokText(ts)
+	if tempPeriod(sent) != "" {
+		return false
+	}
+	for i := j + 2; i < len(ts); i++ {
+		switch ts[i].low {
+		case "since":
+			return true
+		case "for":
+			for m := i + 1; m < len(ts) && m < i+4; m++ {
+				if ts[m].low == "years" || ts[m].low == "months" || ts[m].low == "decade" || ts[m].low == "year" {
+					return true
+				}
+			}
+		case ".", ";", "but", "and":
+			return false
+		}
+	}
+	return false
+}
+
+// backIn is the index of the place after "back in" or "back home in" at
+// j, 0 when there is none.
+func backIn(ts []tok, j int) int {
+	k := j + 1
+	if k < len(ts) && ts[k].low == "home" {
+		k++
+	}
+	if k+1 < len(ts) && ts[k].low == "in" && ts[k+1].capital && ts[k+1].tag == "NNP" && !dateWords([]string{ts[k+1].w}) {
+		return k + 1
+	}
+	return 0
+}
+
+// backHome reports whether being back at the place read at k is a return
+// home, not a visit: "back home in", "back in X for good", "back in X
+// after two years in Sydney" (prior: Sydney) or "… after a decade
+// abroad"; never with a bounded period ("back in Rome for the summer").
+func backHome(ts []tok, k int) (prior string, home bool) {
+	sent := tokText(ts)
+	if p := tempPeriod(sent); p != "" && !purposeOnly(sent) {
+		return "", false
+	}
+	home = ts[k-2].low == "home" || strings.Contains(strings.ToLower(sent), "for good")
+	for i := k; i < len(ts); i++ {
+		if ts[i].low != "after" {
+			continue
+		}
+		span := false
+		for m := i + 1; m < len(ts) && m < i+8; m++ {
+			switch ts[m].low {
+			case "year", "years", "months", "decade", "decades", "abroad", "away":
+				span = true
+			case "in":
+				if span && m+1 < len(ts) && ts[m+1].capital {
+					prior, _, _ = np(ts, m+1)
+				}
+			}
+		}
+		home = home || span
+		break
+	}
+	return prior, home
+}
+
 func degreeIn(ts []tok, j int) int {
 	switch {
 	case j < len(ts) && (ts[j].low == "doing" || ts[j].low == "pursuing" || ts[j].low == "completing" || ts[j].low == "finishing"):

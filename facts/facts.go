@@ -171,6 +171,7 @@ func Extract(msg string, o Options) []Fact {
 	seen := map[string]bool{}
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
 	asked := before
+	msg = nameLater(msg)
 	for _, sent := range clauses(text.Sentences(msg)) {
 		said := sent
 		if hasHan(sent) {
@@ -322,7 +323,7 @@ func Extract(msg string, o Options) []Fact {
 			f.Change = f.Change || change
 			// "I like tea now", "我现在喜欢茶": a multi-valued slot with a
 			// change cue replaces its values, unless the sentence adds one.
-			if f.Multi && !f.Ended && !addsValue(sent) && HasChangeCue(sent, replaceCues) {
+			if f.Multi && !f.Ended && !addsValue(sent) && HasChangeCue(sent, replaceCues) && (f.Attribute != "speaks" || HasChangeCue(sent, onlyCues)) {
 				f.Replace = true
 			}
 			f.ValidFrom = o.At
@@ -654,6 +655,10 @@ func startSuffix(s string, d text.DateRef, zh bool) string {
 // "started" or "joined" alone add one.
 var replaceCues = []string{"switched", "switch to", "instead", "now", "these days", "anymore", "any more", "no longer",
 	"换成", "改成", "改用", "换了", "现在", "不再"}
+
+// onlyCues replace the languages a user speaks: one learned "now" is one
+// more ("I can speak some Japanese now").
+var onlyCues = []string{"instead", "only", "switched", "anymore", "any more", "no longer"}
 
 // addsValue reports a sentence that adds a value beside the others ("I
 // also use Go", "我也用Go").

@@ -27,6 +27,8 @@ const (
 	zhFreeAt = `(?:[^，。,.!！？?；;的]{0,7}?[^，。,.!！？?；;的现])?`
 	zhRels   = `(妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|爱人|儿子|女儿|孩子|朋友|同事|女朋友|男朋友|老板|领导|爷爷|奶奶|外公|外婆|姥姥|姥爷|孙子|孙女|叔叔|舅舅|伯伯|阿姨|姑姑|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|室友|邻居)`
 	zhJobs   = `(?:程序员|工程师|老师|教师|医生|护士|学生|设计师|律师|经理|作家|研究员|会计师|会计|厨师|记者|司机|销售|警察|工人|演员|歌手|画家|翻译|编辑|主播|博士生|研究生|大学生|公务员|建筑师|分析师|顾问|教授|架构师|运营|摄影师|飞行员|兽医|药剂师|牙医|店长|老板|创业者|自由职业者)`
+	// zhWorkLines are lines of work one does at an employer (在腾讯做后端开发).
+	zhWorkLines = `(?:开发|研发|产品|设计|运营|销售|市场|技术|测试|数据|算法|前端|后端|全栈|运维|财务|人事|客服|咨询|项目|管理|研究|风控|审计|法务|行政|采购|投资|编程|软件|硬件|教学|科研|翻译|编辑)`
 	zhDrinks = `(咖啡|黑咖啡|美式|拿铁|绿茶|红茶|花茶|乌龙茶|普洱|抹茶|奶茶|茶|牛奶|豆浆|果汁|啤酒|红酒|白酒|可乐|白开水|热水|水)`
 	zhBrands = `(华为|小米|苹果|iPhone|OPPO|vivo|三星|荣耀|一加|魅族|Pixel|特斯拉|比亚迪|丰田|本田|宝马|奔驰|大众|奥迪|蔚来|理想|小鹏)`
 )
@@ -53,6 +55,8 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `在` + `([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 +#.\-]{0,11}?)` + `(?:工作|上班)`), attr: "works_at"},
 	{re: zh(`我` + zhFreeAt + `在` + zhVal + `(?:做|当)` + `[\p{Han}]{0,4}?` + zhJobs), attr: "works_at"},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:做|当)(` + `[\p{Han}]{0,4}?` + zhJobs + `)`), attr: "job_title"},
+	// 我在腾讯做后端开发, 我在银行搞风控: the line of work names the employer.
+	{re: zh(`我` + zhFreeAt + `在` + zhVal + `(?:做|搞|负责|干)` + `[\p{Han}A-Za-z]{0,4}?` + zhWorkLines + `(?:方面)?(?:的)?(?:工作)?(?:了)?(?:[，。,.!！；;]|$)`), attr: "works_at"},
 	{re: zh(`我` + zhFree + `(?:加入了?|入职了?|跳槽到了?|跳槽去了?)` + zhVal + zhEnd), attr: "works_at"},
 	{re: zh(`我` + zhFree + `(?:从)` + zhVal + `(?:辞职|离职)`), attr: "works_at", ended: true},
 	{re: zh(`我` + zhFree + `(?:辞掉了|离开了)` + zhVal + `的工作`), attr: "works_at", ended: true},
@@ -88,7 +92,9 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at", rel: true},
-	{re: zh(`我` + zhFree + `(?:开始学|开始练|在学|学起了|迷上了|爱上了)` + zhVal + zhEnd), attr: "activity"},
+	{re: zh(`我` + zhFree + `(?:开始学|开始练|学起了|迷上了|爱上了)` + zhVal + zhEnd), attr: "activity"},
+	// 我在学吉他 (not 我在学校…: the 在 of a place).
+	{re: zh(`我` + zhFree + `在学((?:[^\P{Han}校院生]|[A-Za-z0-9])[\p{Han}A-Za-z0-9 +#.\-]{0,11}?)` + zhEnd), attr: "activity"},
 	// 我怀孕了, 我是左撇子: a lasting condition, as said.
 	{re: zh(`我` + zhFree + `(怀孕了|是左撇子|是夜猫子|是色盲|有糖尿病|有哮喘|有高血压|有乳糜泻)`), attr: "condition"},
 	// 我退休了, 我去年退休了: the user is retired.

@@ -46,6 +46,8 @@ func TestExplicit(t *testing.T) {
 		{"忘掉我之前说的地址", F, "我之前说的地址"},
 		{"不要记住我的手机号", F, "我的手机号"},
 		{"请忘记我的旧地址", F, "我的旧地址"},
+		{"Please don't remember anything about my divorce.", F, "about my divorce"},
+		{"Don't store my card details", F, "my card details"},
 		// Not instructions: recall questions, reports, negations, idioms.
 		{"I can't remember where I put my keys", N, ""},
 		{"I can't remember that movie's name", N, ""},

@@ -100,6 +100,8 @@ func Default() *Policy {
 				"forget that", "forget about", "forget what i", "please forget", "stop remembering", "忘掉", "忘记", "别记", "不要记",
 				"forget my", "forget everything", "forget the", "forget where i", "forget i", "delete my", "remove my", "erase", "delete what i", "remove what i",
 				"忘了吧", "删掉", "删除", "不用记", "别再记",
+				"don't remember anything", "do not remember anything", "don't remember my", "do not remember my", "don't remember that i",
+				"don't store my", "do not store my", "don't save my", "don't keep track of", "stop storing", "no need to remember",
 			},
 			RememberNote: "memproxy is saving the user's note from this message to long-term memory; you may confirm that it will be remembered.",
 			ForgetNote:   "memproxy is removing what the user asked to forget from long-term memory; you may confirm that it will be forgotten.",

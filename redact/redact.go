@@ -269,7 +269,7 @@ var envSecretRe = regexp.MustCompile(`(?i)\b[a-z0-9]+_(?:[a-z0-9]+_)*(?:secret|t
 // passwordRe: a password or PIN said in prose, short ones too ("the wifi
 // password is hunter22", "my PIN is 4821", "pw: BlueFalcon#2291", "pass:
 // S3cr3t!Pass", "我的密码是abc12345"): the name says it is a secret.
-var passwordRe = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pass|pw|pwd|ssn|social security(?:\s+number)?|pin(?:\s+(?:code|number))?)(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w\-]+)?\s*(?:,?\s*(?:it's|it is|which is)|is|was|:|=|：)\s*["']?([^\s"',;，。]{4,})|(?:密码|口令|PIN码)(?:是|为|：|:)\s*([^\s，。,;；'"]{4,})`)
+var passwordRe = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pass|pw|pwd|ssn|social security(?:\s+number)?|pin(?:\s+(?:code|number))?)(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w\-.]+(?:\s+[\w\-.]+){0,2}?)?\s*(?:,?\s*(?:it's|it is|which is)|is|was|:|=|：)\s*["']?([^\s"',;，。]{4,})|(?:密码|口令|PIN码)(?:是|为|：|:)\s*([^\s，。,;；'"]{4,})`)
 
 // passwordLike: a value that can be a password (a digit, a symbol or a
 // capital inside it), not a word about one ("my password is expired").

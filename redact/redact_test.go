@@ -97,13 +97,15 @@ func TestNamedSecrets(t *testing.T) {
 		"The form asks for my SSN, it's 123-45-6789, why?":                                                           "123-45-6789",
 		"My password for the portal is Winter2024!":                                                                  "Winter2024",
 		"Login is admin / pass: S3cr3t!Pass":                                                                         "S3cr3t",
+		"My password for the staging server is hunter2xyz!, can you write the ssh command?":                          "hunter2xyz",
+		"the PIN for my work laptop is 90210":                                                                        "90210",
 	} {
 		if out := r.Text(in); strings.Contains(out, gone) {
 			t.Errorf("Text(%q) = %q, still holds %q", in, out, gone)
 		}
 	}
 	for _, keep := range []string{"the secret ingredient is cinnamon", "token authentication failed", "my key insight was simple",
-		"my password is expired", "I pinned it: great", "max_tokens=100000", "the spin is fine", "sleep_time_key = default_value_here"} {
+		"my password is expired", "I pinned it: great", "max_tokens=100000", "the spin is fine", "the password for the staging server is in the vault", "sleep_time_key = default_value_here"} {
 		if out := r.Text(keep); out != keep {
 			t.Errorf("Text(%q) = %q, want it unchanged", keep, out)
 		}

@@ -1,0 +1,109 @@
+package facts
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// nameLaterRe finds a pet or a person introduced first and named right
+// after, in the next clause or sentence: "We got a new kitten, her name is
+// Luna", "We got a puppy last week. His name is Rocky.", "We adopted a
+// rescue dog and named him Biscuit", "I have a new girlfriend. Her name is
+// Mia." The pronoun refers to the noun just said.
+var nameLaterRe = func() *regexp.Regexp {
+	var kinds []string
+	for w := range pets {
+		kinds = append(kinds, w)
+	}
+	for w, rel := range relations {
+		if w[0] < 0x80 && rel != "" {
+			kinds = append(kinds, regexp.QuoteMeta(w))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(kinds))) // longest alternative first among shared prefixes
+	return regexp.MustCompile(`\b((?i:a|an|my|our)\s+(?:[a-z\-]+\s+){0,3}?(?i:` + strings.Join(kinds, "|") + `))\b` +
+		`([^.,;!?\n]{0,30}?)` +
+		`(?:\s*[.,;]\s*(?i:and\s+)?|\s+(?i:and)\s+)` +
+		`(?:(?i:his|her|its|their)\s+name(?:'s|\s+is)|(?i:we|i)\s+(?i:named|called)\s+(?i:him|her|it|them)|(?i:named|called)\s+(?i:him|her|it|them))` +
+		`\s+(\p{Lu}[\p{L}\-]+)`)
+}()
+
+// nameLater rewrites such a naming as the noun's own ("a new kitten
+// named Luna"), which the readers of pets and people take.
+func nameLater(msg string) string {
+	if !strings.Contains(msg, "name") && !strings.Contains(msg, "called") {
+		return msg
+	}
+	return nameLaterRe.ReplaceAllString(msg, "$1 named $3$2")
+}
+
+// languages are the language names the user speaks, learns or picks up
+// ("I picked up some Italian", "I'm fluent in French").
+var languages = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`English Spanish French German Italian Portuguese Dutch Swedish Norwegian Danish
+		Finnish Icelandic Polish Czech Slovak Hungarian Romanian Bulgarian Greek Turkish Russian Ukrainian Serbian
+		Croatian Slovenian Albanian Lithuanian Latvian Estonian Irish Welsh Gaelic Catalan Basque Galician Arabic
+		Hebrew Persian Farsi Urdu Hindi Bengali Punjabi Gujarati Marathi Tamil Telugu Kannada Malayalam Nepali
+		Sinhala Chinese Mandarin Cantonese Japanese Korean Vietnamese Thai Indonesian Malay Tagalog Filipino
+		Swahili Amharic Yoruba Zulu Afrikaans Somali Hausa Igbo Latin Esperanto Yiddish Armenian Georgian
+		Kazakh Uzbek Mongolian Tibetan Khmer Lao Burmese ASL`) {
+		languages[w] = true
+	}
+}
+
+// languageAt is the language named at k after words of amount ("some", "a
+// bit of", "basic", "conversational"), "" when none is.
+func languageAt(ts []tok, k int) string {
+	for k < len(ts) && langAmount[ts[k].low] {
+		k++
+	}
+	if k >= len(ts) || !ts[k].capital {
+		return ""
+	}
+	w := ts[k].w
+	if k+1 < len(ts) && languages[ts[k+1].w] && !languages[w] {
+		w = ts[k+1].w // "Brazilian Portuguese" is Portuguese
+	} else if k+1 < len(ts) && languages[w] && languages[ts[k+1].w] {
+		return "" // "English French dictionary"
+	}
+	if !languages[w] {
+		return ""
+	}
+	if k+1 < len(ts) && ts[k+1].capital && !languages[ts[k+1].w] && ts[k+1].low != "sign" {
+		return "" // "Italian Riviera", "French Open"
+	}
+	if k+1 < len(ts) && strings.HasPrefix(ts[k+1].tag, "NN") && !ts[k+1].capital && ts[k+1].low != "now" {
+		return "" // "French fries", "Spanish omelette", "Italian food"
+	}
+	return w
+}
+
+var langAmount = map[string]bool{"some": true, "a": true, "little": true, "bit": true, "of": true, "basic": true,
+	"conversational": true, "decent": true, "fluent": true, "more": true, "enough": true, "passable": true, "broken": true,
+	"rudimentary": true, "lot": true, "few": true, "words": true, "phrases": true, "the": true, "language": false}
+
+// goesBy reads "go by Sasha", "prefer to be called Sasha", "call me Sasha
+// from now on" at j (the verb): the name the user wants to be called.
+func goesBy(ts []tok, j int) string {
+	next := func(k int, words ...string) bool { return k < len(ts) && contains(words, ts[k].low) }
+	k := j
+	switch {
+	case next(k, "go", "goes", "going") && next(k+1, "by"):
+		k += 2
+	case next(k, "be") && next(k+1, "called"):
+		k += 2
+	case next(k, "called") && j > 0 && next(j-1, "be", "being"):
+		k++
+	case next(k, "call", "calling") && next(k+1, "me"):
+		k += 2
+	default:
+		return ""
+	}
+	if k < len(ts) && ts[k].capital && ts[k].tag == "NNP" && !languages[ts[k].w] {
+		return ts[k].w
+	}
+	return ""
+}

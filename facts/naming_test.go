@@ -1,0 +1,115 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// TestLanguagesSpoken: a language the user speaks, learned or picked up
+// is one more language; foods and places named by a language word are not.
+func TestLanguagesSpoken(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"I've also picked up some Italian this year.", "The user speaks Italian."},
+		{"I learned Spanish in school.", "The user speaks Spanish."},
+		{"I've learnt a bit of German.", "The user speaks German."},
+		{"I'm fluent in French.", "The user speaks French."},
+		{"I'm a native Dutch speaker.", "The user speaks Dutch."},
+		{"I started learning Korean.", "The user studies Korean."},
+		{"I'm learning some Brazilian Portuguese.", "The user studies Portuguese."},
+	}, false)
+	// one learned "now" adds to the others
+	for _, f := range Extract("I can speak a bit of Japanese now.", Options{At: at}) {
+		if f.Attribute != "speaks" || f.Value != "Japanese" || f.Replace {
+			t.Errorf("got %+v, want speaks Japanese, not replacing", f)
+		}
+	}
+	wantNone(t, at, []string{"I learned French fries are Belgian.", "I picked up Italian food on the way home.", "I learned a lot today."}, "speaks", "studies")
+}
+
+// TestNameGoesBy: the name the user asks to be called is the name.
+func TestNameGoesBy(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"Actually I prefer to go by Sasha these days.", "The user's name is Sasha."},
+		{"Please call me Sasha from now on.", "The user's name is Sasha."},
+		{"You can call me Sam.", "The user's name is Sam."},
+		{"I'd like to be called Kim.", "The user's name is Kim."},
+	}, false)
+	wantNone(t, at, []string{"I hate to call Mike about it.", "My friends call me Sash."}, "name")
+}
+
+// TestNamedAfter: a pet or a partner named in the clause or sentence
+// right after it ("her name is Luna", "named him Biscuit") is named.
+func TestNamedAfter(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"We got a new kitten, her name is Luna.", "The user has a pet kitten named Luna."},
+		{"We adopted a rescue dog and named him Biscuit.", "The user has a pet rescue dog named Biscuit."},
+		{"We got a puppy. His name is Rocky.", "The user has a pet puppy named Rocky."},
+	}, false)
+}
+
+// TestBackIn: back in a place after years elsewhere is home again; back
+// in it alone, or for a bounded time, is where the user is.
+func TestBackIn(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	type want struct{ attr, value, prior string }
+	for msg, w := range map[string]want{
+		"I'm back in London after two years in Sydney.": {"lives_in", "London", "Sydney"},
+		"We're back home in Lyon for good.":              {"lives_in", "Lyon", ""},
+		"I'm back in Rome.":                              {"staying_in", "Rome", ""},
+		"I'm back in Rome for the summer.":               {"staying_in", "Rome", ""},
+	} {
+		fs := Extract(msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Attribute != w.attr || fs[0].Value != w.value || fs[0].Prior != w.prior {
+			t.Errorf("%q: got %+v, want %v", msg, fs, w)
+		}
+	}
+	wantNone(t, at, []string{"I'm back in the office today.", "I'm back in March."}, "lives_in", "staying_in")
+}
+
+// TestZHLineOfWork: the line of work done at a place names the employer;
+// 在学校 is a place, not 在学 "learning".
+func TestZHLineOfWork(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"我在腾讯做后端开发。", "用户在腾讯工作。"},
+		{"我在银行搞风控。", "用户在银行工作。"},
+		{"我在学校做研究工作。", "用户在学校工作。"},
+		{"我在学吉他。", "用户的爱好是吉他。"},
+	}, false)
+	wantNone(t, at, []string{"我在家做饭。"})
+}
+
+// TestLastingStayAndToolMoves: having been somewhere since a date is
+// living there; moving from one tool to another of its kind is a switch;
+// "on a Mac" is a tool of a known kind.
+func TestLastingStayAndToolMoves(t *testing.T) {
+	at := time.Date(2026, 5, 11, 10, 0, 0, 0, time.UTC)
+	type want struct {
+		attr, value, prior string
+		replace            bool
+	}
+	for msg, w := range map[string]want{
+		"We've been in Denver since March.":       {"lives_in", "Denver", "", false},
+		"I've been in Oslo for three years.":      {"lives_in", "Oslo", "", false},
+		"I've been in Oslo for two weeks.":        {"staying_in", "Oslo", "", false},
+		"I've moved from VS Code to Neovim.":      {"uses", "Neovim", "VS Code", true},
+		"I'm on a Mac now.":                       {"uses", "Mac", "", true},
+		"I moved from Lisbon to Porto last year.": {"lives_in", "Porto", "Lisbon", false},
+	} {
+		fs := Extract(msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Attribute != w.attr || fs[0].Value != w.value || fs[0].Prior != w.prior || fs[0].Replace != w.replace {
+			t.Errorf("%q: got %+v, want %v", msg, fs, w)
+		}
+	}
+}
+
+// TestCorrectionZHSubject: the subject of a Chinese correction is no value.
+func TestCorrectionZHSubject(t *testing.T) {
+	c, ok := ExtractCorrection("我说错了，我不是28岁，是29岁。")
+	if !ok || c.New != "29岁" || c.Old != "28岁" {
+		t.Errorf("got %+v %v, want 29岁 for 28岁", c, ok)
+	}
+}
