@@ -57,9 +57,9 @@ func TestBackIn(t *testing.T) {
 	type want struct{ attr, value, prior string }
 	for msg, w := range map[string]want{
 		"I'm back in London after two years in Sydney.": {"lives_in", "London", "Sydney"},
-		"We're back home in Lyon for good.":              {"lives_in", "Lyon", ""},
-		"I'm back in Rome.":                              {"staying_in", "Rome", ""},
-		"I'm back in Rome for the summer.":               {"staying_in", "Rome", ""},
+		"We're back home in Lyon for good.":             {"lives_in", "Lyon", ""},
+		"I'm back in Rome.":                             {"staying_in", "Rome", ""},
+		"I'm back in Rome for the summer.":              {"staying_in", "Rome", ""},
 	} {
 		fs := Extract(msg, Options{At: at})
 		if len(fs) != 1 || fs[0].Attribute != w.attr || fs[0].Value != w.value || fs[0].Prior != w.prior {
