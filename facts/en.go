@@ -600,6 +600,13 @@ var unrealWords = map[string]bool{"pretend": true, "pretending": true, "imagine"
 	"thinks": true, "believes": true, "claims": true, "says": true, "insists": true, "hypothetically": true}
 
 func unreal(ts []tok, i int) bool {
+	for k := i - 1; k >= 0 && ts[k].low != "," && ts[k].tag != "."; k-- {
+		// "If I moved to Japan, …", "… unless I move to Leeds": a
+		// condition, not a statement (not "If I'm honest, I hate it").
+		if ts[k].low == "if" || ts[k].low == "unless" {
+			return true
+		}
+	}
 	for _, t := range ts[:i] {
 		if unrealWords[t.low] {
 			return true
@@ -611,7 +618,7 @@ func unreal(ts []tok, i int) bool {
 // implicitRe: a statement that starts with a past-tense verb and no
 // subject ("Sold the Civic and bought a Tesla", "Caved and bought an
 // iPhone").
-var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took)\b`)
+var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated)\b`)
 
 // aboutRe: a sentence that is about one of the user's things without a
 // first-person subject ("Ethiopian food is my new favourite", "First week
@@ -1468,6 +1475,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 				return []Fact{f}
 			}
 		}
+	case t.low == "at" && calledAt(ts, j+1) > 0 && workContext(ts) && subject == "user":
+		// "I'm now at a startup called Zest"
+		if val, _, ok := np(ts, calledAt(ts, j+1)); ok && !neg {
+			f := mk("works_at", val)
+			f.Change = true
+			return []Fact{f}
+		}
 	case t.low == "at" && j+1 < len(ts) && ts[j+1].capital && ts[j+1].tag == "NNP" && workContext(ts) && subject == "user":
 		// "I switched jobs, I'm at Netflix now"
 		if val, _, ok := np(ts, j+1); ok && !neg {
@@ -1722,6 +1736,23 @@ var degreeWords = map[string]bool{"phd": true, "ph.d": true, "ph.d.": true, "doc
 // degreeIn is where the subject of "doing (a) PhD in X" starts when ts
 // from j says that ("doing", "pursuing", "working on", "studying for",
 // "halfway through" a degree in), else 0.
+// calledAt is where the name starts in "a startup called Zest", "an
+// agency named Brightly" at j, 0 when ts says no such thing there.
+func calledAt(ts []tok, j int) int {
+	if j >= len(ts) || ts[j].low != "a" && ts[j].low != "an" {
+		return 0
+	}
+	for m := j + 1; m+1 < len(ts) && m < j+5; m++ {
+		if (ts[m].low == "called" || ts[m].low == "named") && ts[m+1].capital {
+			return m + 1
+		}
+		if !strings.HasPrefix(ts[m].tag, "NN") && !strings.HasPrefix(ts[m].tag, "JJ") {
+			return 0
+		}
+	}
+	return 0
+}
+
 // lastingStay reports being at the place after the copula at j for a
 // lasting time: the perfect "have been in" with "since" or a span of
 // months or years ("we've been in Denver since March", "… for two years"),
@@ -2974,6 +3005,16 @@ var learners = map[string]bool{"people": true, "others": true, "folks": true, "e
 // a noun phrase of the same case as the first (a name beside a name); a
 // verb, a pronoun or a possessive ("and my wife speaks Dutch") ends the
 // list.
+// bareLike: the word at r, tagged as a verb, is a bare noun listed after a
+// value the tagger read the same way ("allergic to penicillin/VB and
+// latex/VB"): nothing follows it but the end of the list.
+func bareLike(ts []tok, r, head int) bool {
+	if !strings.HasPrefix(ts[r].tag, "VB") || ts[r].tag != ts[head].tag {
+		return false
+	}
+	return r+1 == len(ts) || ts[r+1].tag == "." || ts[r+1].low == "," || ts[r+1].low == "and" || ts[r+1].low == "or"
+}
+
 func coordinated(ts []tok, fs []Fact) []Fact {
 	var out []Fact
 	for _, f := range fs {
@@ -3003,7 +3044,7 @@ func coordinated(ts []tok, fs []Fact) []Fact {
 			for r < len(ts) && (ts[r].low == "a" || ts[r].low == "an" || ts[r].low == "the" || ts[r].low == "also") {
 				r++
 			}
-			if r >= len(ts) || ts[r].capital != capital || !(strings.HasPrefix(ts[r].tag, "NN") || strings.HasPrefix(ts[r].tag, "JJ")) ||
+			if r >= len(ts) || ts[r].capital != capital || !(strings.HasPrefix(ts[r].tag, "NN") || strings.HasPrefix(ts[r].tag, "JJ") || bareLike(ts, r, p-1)) ||
 				stopNP[ts[r].low] || andVerbs[ts[r].low] {
 				break
 			}

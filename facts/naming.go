@@ -31,11 +31,26 @@ var nameLaterRe = func() *regexp.Regexp {
 
 // nameLater rewrites such a naming as the noun's own ("a new kitten
 // named Luna"), which the readers of pets and people take.
+// (a slot "changed to" a value is first said as the slot's value now)
 func nameLater(msg string) string {
+	msg = changedTo(msg)
 	if !strings.Contains(msg, "name") && !strings.Contains(msg, "called") {
 		return msg
 	}
 	return nameLaterRe.ReplaceAllString(msg, "$1 named $3$2")
+}
+
+// changedToRe: a slot of the user's said to have changed to a value ("My
+// email changed to …", "our address has changed to …").
+var changedToRe = regexp.MustCompile(`\b((?i:my|our)\s+(?i:(?:new\s+|work\s+|home\s+|personal\s+)?(?:email address|email|e-mail|phone number|mobile number|phone|mobile|number|address|time zone|timezone|username|handle|surname|last name|name|job title|title|shift|hours|schedule)))\s+(?i:has\s+|have\s+)?(?i:changed|been changed|switched|moved)\s+to\s+`)
+
+// changedTo rewrites such a change as the slot's new value said with
+// "now", which the readers of slots take: "my email is now …".
+func changedTo(msg string) string {
+	if !strings.Contains(msg, " to ") {
+		return msg
+	}
+	return changedToRe.ReplaceAllString(msg, "$1 is now ")
 }
 
 // languages are the language names the user speaks, learns or picks up

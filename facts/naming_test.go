@@ -113,3 +113,27 @@ func TestCorrectionZHSubject(t *testing.T) {
 		t.Errorf("got %+v %v, want 29岁 for 28岁", c, ok)
 	}
 }
+
+// TestChangedToAndLeftOut: a slot said to have changed to a value is that
+// value now; an employer introduced as "a startup called Zest"; a list a
+// tagger reads as verbs; a sentence whose subject, the user, is left out;
+// a condition ("if I moved …") states nothing.
+func TestChangedToAndLeftOut(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"My email changed to sam.new@mail.com.", "The user's email is sam.new@mail.com."},
+		{"我的邮箱换成了new.li@example.com。", "用户的邮箱是new.li@example.com。"},
+		{"I'm now at a startup called Zest.", "The user works at Zest."},
+		{"Living in Berlin these days.", "The user lives in Berlin."},
+		{"Gave up on Android and got an iPhone 15 Pro.", "The user's phone is an iPhone 15 Pro."},
+	}, false)
+	wantTexts(t, at, []textCase{
+		{"I'm allergic to penicillin and latex.", "The user is allergic to latex."},
+		{"I'm allergic to penicillin and latex.", "The user is allergic to penicillin."},
+	}, true)
+	if got := texts(Extract("I'm allergic to penicillin and need to carry an EpiPen.", Options{At: at})); len(got) != 1 {
+		t.Errorf("a verb after the list is no allergy: %v", got)
+	}
+	wantNone(t, at, []string{"If I moved to Japan, would I need a visa?", "If I moved to Japan I would need a visa.",
+		"I'd stay in Leeds unless I move to York."}, "lives_in")
+}
