@@ -486,6 +486,16 @@ func extractEN(sent string) []Fact {
 		f.Ended, f.Change = true, true
 		out = append(out, f)
 	}
+	if m := namedGoneRe.FindStringSubmatch(sent); m != nil && len(out) == 0 {
+		name := m[1] + m[2]
+		if !notAgeNames[strings.ToLower(name)] {
+			// "We had to rehome Buddy", "we gave Rex away": the pet of
+			// that name, as a death says it.
+			f := Fact{Triple: tripleOf("user", "pet", name), Alts: []string{"pet"}}
+			f.Ended, f.Change = true, true
+			out = append(out, f)
+		}
+	}
 	implicit := implicitRe.MatchString(sent)
 	if !enCue.MatchString(contractions.Replace(sent)) && !implicit && !aboutRe.MatchString(sent) && !relCue.MatchString(sent) && !newJobRe.MatchString(sent) {
 		return out
@@ -2322,6 +2332,10 @@ var attrAlias = map[string]string{
 // namedDeathRe: a name said to have died or run away, the sentence's
 // subject ("Rex passed away last week", "Sadly, Miso died").
 var namedDeathRe = regexp.MustCompile(`^\s*(?:(?:sadly|unfortunately|so|well|yesterday|today),?\s+)*([A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)*(?:died|passed away|passed|ran away|went missing|was put down|had to be put down|was put to sleep|crossed the rainbow bridge)\b`)
+
+// namedGoneRe: a name the user parted with ("had to rehome Buddy", "we
+// gave Rex away", "we had to put Max down", "we lost Luna last week").
+var namedGoneRe = regexp.MustCompile(`\b(?:rehome|rehomed|re-home|re-homed|rehoming|give away|gave away|put down|lost)\s+([A-Z][a-z]+)\b|\b(?:gave|give|put)\s+([A-Z][a-z]+)\s+(?:away|up for adoption|down|to sleep)\b`)
 
 // reachMeRe: how to reach the user, said in passing ("You can reach me on
 // 07700 900123 after five", "text me at 555-0100", "email me at x@y.io").

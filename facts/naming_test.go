@@ -137,3 +137,34 @@ func TestChangedToAndLeftOut(t *testing.T) {
 	wantNone(t, at, []string{"If I moved to Japan, would I need a visa?", "If I moved to Japan I would need a visa.",
 		"I'd stay in Leeds unless I move to York."}, "lives_in")
 }
+
+// TestNamedPetGone: a pet parted with by its name ends that pet (reconcile
+// ends it only where a pet has the name), in English and Chinese.
+func TestNamedPetGone(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	for msg, name := range map[string]string{
+		"We had to rehome Buddy because of my allergy.": "Buddy",
+		"We gave Rex away to my aunt.":                  "Rex",
+		"旺财上个月去世了。":                                     "旺财",
+		"我们把豆豆送人了。":                                     "豆豆",
+	} {
+		fs := Extract(msg, Options{At: at})
+		if len(fs) == 0 || fs[0].Attribute != "pet" || fs[0].Value != name || !fs[0].Ended {
+			t.Errorf("%q: got %+v, want the pet %s ended", msg, fs, name)
+		}
+	}
+	wantNone(t, at, []string{"我爸爸去世了。", "我家的猫丢了。"}, "child", "partner")
+	for _, f := range Extract("我家的猫丢了。", Options{At: at}) {
+		if f.Value != "猫" {
+			t.Errorf("我家的猫丢了: got the value %q, want the kind 猫", f.Value)
+		}
+	}
+}
+
+// TestForgetTopicZHWhere: 我在哪里工作 names the employer's slot.
+func TestForgetTopicZHWhere(t *testing.T) {
+	tp := ForgetTopic("我在哪里工作")
+	if !tp.NamesSlot() {
+		t.Errorf("ForgetTopic(我在哪里工作) = %+v names no slot", tp)
+	}
+}

@@ -34,6 +34,8 @@ const (
 )
 
 var (
+	// zhPetKindRe: a pet's kind, which the kind's own ending reads (我的狗死了).
+	zhPetKindRe   = regexp.MustCompile(`^(?:狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟|小狗|小猫)`)
 	zhDrinkOnlyRe = regexp.MustCompile(`^` + zhDrinks + `$`)
 	zhRelRe       = regexp.MustCompile(`我(?:的)?` + zhRels)
 	// zhRelLeadRe: a clause that starts with a kin word (老公叫李明).
@@ -110,8 +112,18 @@ var zhAttrs = map[string]string{
 // extractZH reads a Chinese sentence clause by clause: a clause without
 // a subject after one of the user's ("我从阿里辞职了，上周加入了腾讯")
 // is the user's too.
+// zhNamedGoneRe: a name said to have died or been given away at the
+// start of a sentence (旺财上个月去世了, 我们把豆豆送人了): the pet of that
+// name, if the user has one (reconcile ends it, and drops it otherwise).
+var zhNamedGoneRe = regexp.MustCompile(`^(?:我们?家的?|我们?的)?([^\P{Han}的我你他她它们把]{2,3}?)(?:[\p{Han}]{0,4}?)(?:去世了|死了|病死了|走丢了|丢了|被送人了|送人了)|^我们?把([^\P{Han}的我你他她它们]{2,3})(?:送人了|送走了|安乐死了)`)
+
 func extractZH(sent string) []Fact {
 	var out []Fact
+	if m := zhNamedGoneRe.FindStringSubmatch(sent); m != nil && !zhRelLeadRe.MatchString(m[1]+m[2]) && !zhPetKindRe.MatchString(m[1]+m[2]) {
+		f := Fact{Triple: tripleOf("user", "pet", m[1]+m[2]), Alts: []string{"pet"}}
+		f.Ended, f.Change = true, true
+		out = append(out, f)
+	}
 	// A sentence without any subject is the user's ("最近工作上都用Rust"):
 	// Chinese leaves the speaker out.
 	mine := !strings.Contains(sent, "我") && !zhSubjectRe.MatchString(sent) && !zhOtherRe.MatchString(sent)

@@ -402,7 +402,8 @@ func DecideForget(t facts.Topic, cands []Neighbour, values []string, p Policy, n
 // is forgotten: another slot's value that holds none of the forgotten
 // values ("I live at 14 Baker Street and I work at Acme": forgetting the
 // address keeps "works at Acme"). The turn's event and notes, which are
-// its words, go; so does anything of a forgotten slot.
+// its words, go; so does anything of a forgotten single-valued slot, while
+// the other values of a multi-valued one stay.
 func KeptBeside(m *memory.Memory, ms []*memory.Memory) bool {
 	f := m.Fact()
 	if f == nil || m.Key == "" || m.Tier == memory.TierEvent || m.Source == memory.SourceExplicit {
@@ -410,7 +411,9 @@ func KeptBeside(m *memory.Memory, ms []*memory.Memory) bool {
 	}
 	low := strings.ToLower(m.Text)
 	for _, g := range ms {
-		if g.Key != "" && facts.NormKey(g.Key) == facts.NormKey(m.Key) {
+		if g.Key != "" && facts.NormKey(g.Key) == facts.NormKey(m.Key) && !(facts.IsMulti(f.Attribute) && g.Fact() != nil && !strings.EqualFold(g.Fact().Value, f.Value)) {
+			// (one value of a multi-valued slot forgotten, "forget that I
+			// speak Russian", keeps the others said with it)
 			return false
 		}
 		if gf := g.Fact(); gf != nil && gf.Value != "" && strings.Contains(low, strings.ToLower(gf.Value)) {

@@ -468,4 +468,12 @@ func TestKeptBeside(t *testing.T) {
 			t.Errorf("%q: kept %v, want %v", tc.m.Text, got, tc.kept)
 		}
 	}
+	// "Forget that I speak Russian" keeps the other languages said with it.
+	russian := []*memory.Memory{fact("user.speaks", "The user speaks Russian.", "speaks", "Russian")}
+	if !KeptBeside(fact("user.speaks", "The user speaks English.", "speaks", "English"), russian) {
+		t.Error("a multi-valued slot's other value was not kept")
+	}
+	if KeptBeside(fact("user.speaks", "The user speaks Russian.", "speaks", "Russian"), russian) {
+		t.Error("the forgotten value was kept")
+	}
 }
