@@ -38,7 +38,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called)`)
+var enCue = regexp.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called|diagnosed)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -475,6 +475,9 @@ func extractEN(sent string) []Fact {
 	}
 	if f, ok := reachMe(sent); ok {
 		return []Fact{f}
+	}
+	if l := replyLanguage(sent); l != "" {
+		return []Fact{{Triple: tripleOf("user", "reply_language", l)}}
 	}
 	var out []Fact
 	if m := namedDeathRe.FindStringSubmatch(sent); m != nil && !notAgeNames[strings.ToLower(m[1])] {
@@ -973,6 +976,11 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		if next(k, "at", "for") && k+1 < len(ts) && ts[k+1].capital {
 			if val, _, ok := np(ts, k+1); ok {
 				f := mk("works_at", val)
+				if schoolName(val) && (subject != "user" || k == j+1) {
+					// "My son started at Roosevelt Middle School": a
+					// school, not an employer.
+					f = mk("studies_at", val)
+				}
 				f.Change = true
 				return []Fact{f}
 			}
@@ -1194,7 +1202,7 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			f.Change = true
 			return []Fact{f}
 		}
-		if v == "changed" && next(j+1, "my", "our") && !neg {
+		if (v == "changed" || v == "switched") && next(j+1, "my", "our") && !neg {
 			// "I changed my gym days to Tuesdays and Fridays": the slot
 			// is what was changed, when it is a time (a phone changed
 			// to a Pixel is a switch, below).
@@ -1417,8 +1425,8 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("birthday", strings.Join(d, " "))}
 			}
 		}
-		if v == "was" || v == "were" || v == "get" {
-			return nil
+		if (v == "was" || v == "were" || v == "get") && !next(j+1, "diagnosed") {
+			return nil // (a diagnosis said in the past still holds)
 		}
 		return copula(ts, j+1, subject, word, neg)
 	case "gone", "went", "turned", "became", "become", "becoming":
@@ -1586,6 +1594,11 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		// "I'm a native Dutch speaker"
 		if !neg {
 			return []Fact{mk("speaks", ts[j+2].w)}
+		}
+	case t.low == "diagnosed" && j+1 < len(ts) && ts[j+1].low == "with" && subject == "user":
+		// "I was diagnosed with type 2 diabetes": a condition the user has.
+		if val, _, ok := np(ts, j+2); ok && !neg && !strings.Contains(val, "'") {
+			return []Fact{mk("condition", "has "+strings.ToLower(val[:1])+val[1:])}
 		}
 	case t.low == "back" && backIn(ts, j) > 0:
 		// "I'm back in London after two years in Sydney": home again, a

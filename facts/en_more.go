@@ -75,19 +75,29 @@ var brands = map[string]string{
 	"xiaomi": "phone_model", "huawei": "phone_model", "nokia": "phone_model", "motorola": "phone_model", "android": "phone_model",
 	"macbook": "computer", "thinkpad": "computer", "chromebook": "computer", "imac": "computer", "xps": "computer", "surface": "computer",
 	"laptop": "computer", "car": "car", "phone": "phone_model", "smartphone": "phone_model", "computer": "computer",
-	"suv": "car", "truck": "car", "minivan": "car",
+	"suv": "car", "truck": "car", "minivan": "car", "bike": "bike", "bicycle": "bike", "e-bike": "bike", "ebike": "bike",
 }
 
 // deviceKind is the slot a thing the user owns goes to ("Tesla Model 3"
 // → car), "" when it is none of them.
 func deviceKind(v string) string {
-	for _, w := range strings.Fields(strings.ToLower(v)) {
-		if k := brands[strings.Trim(w, ",.")]; k != "" {
+	for _, w := range strings.Fields(v) {
+		w = strings.Trim(w, ",.")
+		if k := brands[strings.ToLower(w)]; k != "" {
 			return k
+		}
+		if bikeBrands[w] {
+			return "bike" // a capital: "Specialized", not "a specialized role"
 		}
 	}
 	return ""
 }
+
+// bikeBrands name a bicycle when capitalised; "bike" and "bicycle" do in
+// any case (brands).
+var bikeBrands = map[string]bool{"Trek": true, "Specialized": true, "Cannondale": true, "Brompton": true,
+	"Bianchi": true, "Canyon": true, "Pinarello": true, "Orbea": true, "Cervélo": true, "Cervelo": true,
+	"Schwinn": true, "Raleigh": true, "VanMoof": true, "Colnago": true}
 
 // device reads a thing the user has or bought: "an Android phone, a
 // Pixel 7" (the named one wins), "an iPhone 16 to replace the Pixel".

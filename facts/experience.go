@@ -45,6 +45,22 @@ func experienced(ts []tok, j int, mk func(a, v string) Fact, neg bool) (Fact, bo
 		if k < len(ts) && ts[k].low == "to" {
 			attr, k = "visited", k+1
 		}
+	case "got", "came", "returned", "back":
+		// "Just got back from a trip to Vietnam", "I returned from
+		// Lisbon": where the user has been.
+		if ts[j].low != "returned" && ts[j].low != "back" && k < len(ts) && ts[k].low == "back" {
+			k++
+		}
+		if k < len(ts) && ts[k].low == "from" && (ts[j].low != "got" && ts[j].low != "came" || ts[k-1].low == "back") {
+			k++
+			for k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "my" || ts[k].low == "our" || ts[k].low == "the" || ts[k].low == "two-week" || ts[k].low == "week-long" || ts[k].low == "short" || ts[k].low == "long" || ts[k].low == "family" || ts[k].low == "work" || ts[k].low == "business") {
+				k++
+			}
+			if k+1 < len(ts) && tripWords[ts[k].low] && (ts[k+1].low == "to" || ts[k+1].low == "in") {
+				k += 2
+			}
+			attr = "visited"
+		}
 	}
 	if attr == "" {
 		return Fact{}, false
@@ -53,8 +69,20 @@ func experienced(ts []tok, j int, mk func(a, v string) Fact, neg bool) (Fact, bo
 	if !ok {
 		return Fact{}, false
 	}
+	if a, _, two := strings.Cut(v, " and "); attr == "visited" && two && !strings.HasPrefix(v, "the ") {
+		v = a // "Japan and Korea": two places (the list reader adds the next)
+	}
 	return mk(attr, v), true
 }
+
+// timeNouns after a name say when, not what kind ("back from Lisbon
+// yesterday").
+var timeNouns = map[string]bool{"yesterday": true, "today": true, "tonight": true, "tomorrow": true, "last": true,
+	"this": true, "recently": true, "earlier": true}
+
+// tripWords name a journey whose place follows ("a trip to Vietnam").
+var tripWords = map[string]bool{"trip": true, "holiday": true, "vacation": true, "visit": true, "week": true,
+	"weekend": true, "fortnight": true, "month": true, "honeymoon": true, "tour": true, "stay": true}
 
 // titleAt is the name at ts[k]: the words inside quotes, or capitalised
 // words (with "of", "the", "and", "with" between them: "The Name of the
@@ -96,7 +124,7 @@ func titleAt(ts []tok, k int, place bool) (string, bool) {
 		}
 		break
 	}
-	if len(words) == 0 || m < len(ts) && strings.HasPrefix(ts[m].tag, "NN") {
+	if len(words) == 0 || m < len(ts) && strings.HasPrefix(ts[m].tag, "NN") && !timeNouns[ts[m].low] {
 		return "", false
 	}
 	v := strings.Join(words, " ")

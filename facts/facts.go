@@ -458,7 +458,7 @@ func lastPerSlot(fs []Fact) []Fact {
 
 // labelRe is a value given under a label: "New email: sam@x.io",
 // "Phone: 555 0100", "new address: 12 Elm St".
-var labelRe = regexp.MustCompile(`^\s*(?:[Mm]y\s+)?((?:[Nn]ew|[Cc]urrent|[Uu]pdated)\s+)?([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)$`)
+var labelRe = regexp.MustCompile(`^\s*(?:[Mm]y\s+|I(?:'ve| have)? got (?:a |an |my )|I have (?:a |an ))?((?:[Nn]ew|[Cc]urrent|[Uu]pdated)\s+)?([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)$`)
 
 // labelled writes a labelled value as the sentence it means ("New email:
 // x" → "My new email is x"), for the labels that name a slot (an email,

@@ -145,6 +145,7 @@ var attrWords = map[string][]string{
 	"phone_model":  {"phone", "手机"},
 	"computer":     {"computer", "laptop", "电脑"},
 	"car":          {"car", "车"},
+	"bike":         {"bike", "bicycle", "自行车"},
 	"pet":          {"pet", "pets", "宠物"},
 	"partner":      {"partner", "wife", "husband", "girlfriend", "boyfriend", "spouse"},
 	"boss":         {"boss", "manager", "supervisor"},

@@ -100,6 +100,24 @@ var langAmount = map[string]bool{"some": true, "a": true, "little": true, "bit":
 	"conversational": true, "decent": true, "fluent": true, "more": true, "enough": true, "passable": true, "broken": true,
 	"rudimentary": true, "lot": true, "few": true, "words": true, "phrases": true, "the": true, "language": false}
 
+// replyLanguageRe: a standing instruction to answer in a language ("From
+// now on, answer me in French", "Please always reply in English", "Going
+// forward respond to me only in Spanish"). A one-off request ("Answer in
+// French, please") has no standing word and is no fact.
+var replyLanguageRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|always|from today|in future|in the future|by default|for now on)\b[^.!?]{0,40}?\b(?:answer|reply|respond|talk|speak|write|chat)(?:\s+(?:to\s+)?me)?\s+(?:only\s+|just\s+)?in\s+(\p{Lu}\p{Ll}+)\b|\b(?:answer|reply|respond|talk|speak|write)(?:\s+(?:to\s+)?me)?\s+(?:only\s+)?in\s+(\p{Lu}\p{Ll}+)\s+(?:from now on|going forward|by default|from today)\b`)
+
+// replyLanguage is the language such an instruction names, "" for none.
+func replyLanguage(sent string) string {
+	m := replyLanguageRe.FindStringSubmatch(sent)
+	if m == nil {
+		return ""
+	}
+	if l := m[1] + m[2]; languages[l] {
+		return l
+	}
+	return ""
+}
+
 // goesBy reads "go by Sasha", "prefer to be called Sasha", "call me Sasha
 // from now on" at j (the verb): the name the user wants to be called.
 func goesBy(ts []tok, j int) string {

@@ -168,3 +168,30 @@ func TestForgetTopicZHWhere(t *testing.T) {
 		t.Errorf("ForgetTopic(我在哪里工作) = %+v names no slot", tp)
 	}
 }
+
+// TestStandingAndEveryday: a standing instruction to answer in a language
+// is a slot (the next one replaces it; a one-off request is none); a
+// diagnosis is a condition; a trip come back from is a visit; a list of
+// places is each place; a child starting at a school studies there; a
+// gym day switched is the gym days; a bicycle named by its brand.
+func TestStandingAndEveryday(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"From now on, answer me in French.", "The user wants replies in French."},
+		{"Reply in German from now on.", "The user wants replies in German."},
+		{"以后用中文回答我。", "用户希望用中文回复。"},
+		{"从现在开始请用英文回复。", "用户希望用英文回复。"},
+		{"I was diagnosed with type 2 diabetes last year.", "The user has type 2 diabetes (since 2025)."},
+		{"Just got back from a trip to Vietnam!", "The user has been to Vietnam."},
+		{"My son started at Roosevelt Middle School.", "The user's son studies at Roosevelt Middle School."},
+		{"I switched my gym days to Tuesdays and Fridays.", "The user's gym days are Tuesdays and Fridays."},
+		{"I bought a Specialized Sirrus.", "The user rides a Specialized Sirrus."},
+		{"I got a new number: 555-0199.", "The user's phone number is 555-0199."},
+		{"我现在不喜欢吃辣了。", "用户不喜欢吃辣。"},
+	}, false)
+	wantTexts(t, at, []textCase{
+		{"I've been to Japan and Korea.", "The user has been to Japan."},
+		{"I've been to Japan and Korea.", "The user has been to Korea."},
+	}, true)
+	wantNone(t, at, []string{"Answer in French, please.", "I have a specialized role at work.", "I got back from work late."})
+}

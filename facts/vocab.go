@@ -37,6 +37,7 @@ var vocab = map[string]attr{
 	"timezone":    {profile: true, en: "%S is on %v.", zh: "%S的时区是%v。"},
 	"uses":        {multi: true, en: "%S uses %v.", ended: "%S no longer uses %v.", zh: "%S使用%v。"},
 	"car":         {en: "%S drives %a %v.", ended: "%S no longer drives %a %v.", zh: "%S开%v。"},
+	"bike":        {en: "%S rides %a %v.", ended: "%S no longer rides %a %v.", zh: "%S骑%v。"},
 	"phone_model": {en: "%S's phone is %a %v.", ended: "%S no longer has %a %v phone.", zh: "%S用的手机是%v。"},
 	"computer":    {en: "%S's computer is %a %v.", ended: "%S no longer uses %a %v.", zh: "%S用的电脑是%v。"},
 	"drinks":      {multi: true, en: "%S drinks %v.", ended: "%S no longer drinks %v.", zh: "%S喝%v。"},
@@ -53,7 +54,11 @@ var vocab = map[string]attr{
 	"read":        {multi: true, en: "%S has read %v.", zh: "%S读过%v。"},
 	"watched":     {multi: true, en: "%S has watched %v.", zh: "%S看过%v。"},
 	"visited":     {multi: true, en: "%S has been to %v.", zh: "%S去过%v。"},
-	"pet":         {multi: true, en: "%S has a pet %v.", ended: "%S no longer has a pet %v.", zh: "%S养了宠物%v。"},
+	// The language the user wants replies in ("From now on, answer me
+	// in French"): a standing instruction with a slot, so the next one
+	// replaces it.
+	"reply_language": {profile: true, en: "%S wants replies in %v.", zh: "%S希望用%v回复。"},
+	"pet":            {multi: true, en: "%S has a pet %v.", ended: "%S no longer has a pet %v.", zh: "%S养了宠物%v。"},
 	// People: the attribute names the relation; %A is the word the user
 	// used for it ("wife" for partner, "manager" for boss).
 	"partner":     {en: "%S's %A is %v.", ended: "%S is no longer with %v.", zhEnded: "%S和%v分开了。", zh: "%S的%A是%v。"},

@@ -75,7 +75,9 @@ var zhRules = []zhRule{
 	{re: zh(`我(?:每天|平时|一般|经常|通常|习惯|天天|早上|每天早上)[^，。！？,.!?]{0,4}?喝` + `(?:一杯|两杯|几杯|一壶|杯)?` + zhDrinks + `(?:了|[，。,.!！；;]|$)`), attr: "drinks"},
 	{re: zh(`我` + zhFree + `会说(?:一点|一些|点|流利的)?` + zhVal + `(?:[，。,.!！]|$)`), attr: "speaks"},
 	{re: zh(`我(?:现在|也)?(?:很|非常|特别)?(?:喜欢|爱|偏好|更喜欢)` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "likes"},
-	{re: zh(`我(?:不再|不|讨厌)喜欢` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
+	{re: zh(`我(?:现在|已经|其实|也|真的)?(?:不再|不|讨厌)喜欢` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
+	// 以后用中文回答我, 从现在开始请用英文回复: the language of the replies.
+	{re: zh(`(?:以后|今后|从现在开始|从今以后|一直|总是|都)[，,]?(?:请|都|也)?(?:请)?用(中文|英文|英语|汉语|日语|韩语|法语|德语|西班牙语|俄语|粤语)(?:来)?(?:回答|回复|回我|跟我说|和我说|交流|聊)`), attr: "reply_language"},
 	{re: zh(`我(?:很)?讨厌` + zhVal + `(?:了)?(?:[，。,.!！]|$)`), attr: "dislikes"},
 	{re: zh(`我` + zhFree + `(吃素|吃纯素|纯素食者|纯素主义者|素食主义者|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
 	{re: zh(`我` + zhFree + `(?:不吃|不能吃|忌口)` + `([\p{Han}]{1,4}?)(?:了)?(?:[，。,.!！；;]|$)`), attr: "avoids"},
@@ -207,6 +209,10 @@ func extractZH(sent string) []Fact {
 			fs[i].starts = starts && (fs[i].Attribute == "works_at" || fs[i].Attribute == "studies_at")
 		}
 		out = append(out, fs...)
+	}
+	if slices.ContainsFunc(out, func(f Fact) bool { return f.Attribute == "reply_language" }) {
+		// 请用英文回复 is how to answer, not a tool used
+		out = slices.DeleteFunc(out, func(f Fact) bool { return f.Attribute == "uses" })
 	}
 	keyPersonal(out) // 我儿子12岁，女儿9岁: two ages, before the slots are deduplicated
 	return dedupAttr(out)
