@@ -165,12 +165,20 @@ func leans(clause string) bool {
 // keeps the id and the request, not the text.
 func (q *explicit) explicitForget(ctx context.Context, t *memory.Turn) (err error) {
 	content := q.gate.ExplicitContent(t.User)
-	if len(contentTerms(content)) == 0 {
+	var ids []string
+	switch {
+	case facts.ForgetsEverything(content, t.User):
+		// "Forget everything you know about me": every memory of the
+		// scope, in any state.
+		if ids, err = q.scopeIDs(ctx, t.Scope); err != nil {
+			return fmt.Errorf("explicit forget: %w", err)
+		}
+	case len(contentTerms(content)) == 0:
 		return nil
-	}
-	ids, err := q.matchForget(ctx, t.Scope, content, t.Time)
-	if err != nil {
-		return fmt.Errorf("explicit forget: %w", err)
+	default:
+		if ids, err = q.matchForget(ctx, t.Scope, content, t.Time); err != nil {
+			return fmt.Errorf("explicit forget: %w", err)
+		}
 	}
 	ms, err := q.cfg.Store.GetMany(ctx, t.Scope, ids)
 	if err != nil {
@@ -190,6 +198,30 @@ func (q *explicit) explicitForget(ctx context.Context, t *memory.Turn) (err erro
 		}
 	}
 	return nil
+}
+
+// maxForgetAllPages bounds what a forget of everything reads: the first
+// 100,000 of the scope's memories (500 a page); a larger scope is for the
+// admin API's user deletion.
+const maxForgetAllPages = 200
+
+// scopeIDs lists the ids of every memory of the scope, any tier and state.
+func (q *explicit) scopeIDs(ctx context.Context, s memory.Scope) ([]string, error) {
+	var ids []string
+	f := memory.ListFilter{State: memory.StateAny, Limit: 500}
+	for page := 0; page < maxForgetAllPages; page++ {
+		p, err := q.cfg.Store.List(ctx, s, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range p.Data {
+			ids = append(ids, m.ID)
+		}
+		if f.Cursor = p.Next; f.Cursor == "" {
+			break
+		}
+	}
+	return ids, nil
 }
 
 // matchForget finds the live memories the forget request names: it

@@ -476,6 +476,11 @@ func extractEN(sent string) []Fact {
 	if f, ok := reachMe(sent); ok {
 		return []Fact{f}
 	}
+	if m := moveDoneRe.FindStringSubmatch(sent); m != nil {
+		// "The move to Edinburgh went well": the move happened.
+		f := Fact{Triple: tripleOf("user", "lives_in", m[1]), Change: true, move: true}
+		return []Fact{f}
+	}
 	if l := replyLanguage(sent); l != "" {
 		return []Fact{{Triple: tripleOf("user", "reply_language", l)}}
 	}
@@ -1185,6 +1190,13 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				k++
 			}
 			if !next(k, "in") {
+				if v != "code" && k < len(ts) && progLangs[ts[k].low] && ts[k].capital && (k+1 == len(ts) || !strings.HasPrefix(ts[k+1].tag, "NN")) {
+					// "I mostly write Go now": a programming language
+					// written is one used (not "I write Go code reviews").
+					f := mk("uses", ts[k].w)
+					f.Ended = neg
+					return []Fact{f}
+				}
 				return nil
 			}
 			k++
@@ -2345,6 +2357,11 @@ var attrAlias = map[string]string{
 // namedDeathRe: a name said to have died or run away, the sentence's
 // subject ("Rex passed away last week", "Sadly, Miso died").
 var namedDeathRe = regexp.MustCompile(`^\s*(?:(?:sadly|unfortunately|so|well|yesterday|today),?\s+)*([A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)*(?:died|passed away|passed|ran away|went missing|was put down|had to be put down|was put to sleep|crossed the rainbow bridge)\b`)
+
+// moveDoneRe: the user's move to a place said to have happened ("The
+// move to Edinburgh went well", "our move to Porto is done"), not one
+// still planned ("the move to Leeds is next month").
+var moveDoneRe = regexp.MustCompile(`^\W*(?:(?:so|well|anyway|finally),?\s+)?(?i:the|our|my)\s+(?:big\s+)?(?i:move|relocation)\s+to\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)\s+(?i:went|was|is done|is complete|is finished|is over|has happened|finally happened|happened)\b`)
 
 // namedGoneRe: a name the user parted with ("had to rehome Buddy", "we
 // gave Rex away", "we had to put Max down", "we lost Luna last week").

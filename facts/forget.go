@@ -22,7 +22,13 @@ type Topic struct {
 	// Facts are the facts the request states ("forget that I live in
 	// Whitby").
 	Facts []Fact
+	// All: the request names everything the user said ("forget
+	// everything you know about me", 忘掉关于我的一切).
+	All bool
 }
+
+// forgetAllRe is a request to forget all of the user's memory.
+var forgetAllRe = regexp.MustCompile(`(?i)^\W*(?:(?:about\s+)?(?:everything|all|anything)(?:\s+(?:you\s+(?:know|have|remember|learned|stored|saved|kept)|i(?:'ve|\s+have)?\s+(?:ever\s+)?(?:told|said to|shared with)\s+you))?(?:\s+(?:about|on|of)\s+me)?|(?:all\s+)?(?:about\s+)?me|all\s+(?:of\s+)?my\s+(?:data|info|information|memories|details|history)|(?:my|the)\s+(?:whole\s+|entire\s+)?(?:memory|memories|history|profile|data))\W*$|^(?:关于我的)?(?:一切|所有(?:的)?(?:事情|信息|内容|记忆)?|全部(?:的)?(?:信息|内容|记忆)?)(?:吧|了)?$|^(?:我的)?(?:所有|全部)(?:的)?(?:信息|记忆|资料|数据)(?:吧|了)?$|^关于我的(?:所有|全部|一切)(?:事情|信息|内容|记忆)?(?:吧|了)?$`)
 
 // forgetLead is talk before the topic: "I said about", "what I told you
 // about", "everything about", "about".
@@ -46,11 +52,30 @@ var (
 	zhForgetTail = []string{"吧", "了", "的事情", "的事", "这件事", "那件事", "的那些", "的内容", "的信息", "的部分", "这些", "那些"}
 )
 
+// forgetEverythingRe: a forget whose cue is the whole request ("Forget
+// everything.", "Please forget everything!", 全部忘掉).
+var forgetEverythingRe = regexp.MustCompile(`(?i)^\W*(?:please\s+|pls\s+|just\s+|ok\s+|okay\s+)?(?:forget|erase|delete|wipe|remove)\s+(?:absolutely\s+)?everything(?:\s+please)?\W*$|^(?:请)?(?:把)?(?:一切|所有|全部)(?:都)?(?:忘掉|忘了|删掉|删除)(?:吧)?\W*$`)
+
+// ForgetsEverything reports a forget request that names everything the
+// user said, by its payload ("everything you know about me") or, when the
+// cue took it all ("Forget everything."), by the message.
+func ForgetsEverything(payload, msg string) bool {
+	if strings.TrimSpace(payload) == "" {
+		return forgetEverythingRe.MatchString(strings.TrimSpace(msg))
+	}
+	return ForgetTopic(payload).All
+}
+
 // ForgetTopic reads what a forget request's payload (the gate's explicit
 // content) names.
 func ForgetTopic(payload string) Topic {
 	var t Topic
 	p := strings.TrimSpace(payload)
+	if forgetAllRe.MatchString(strings.TrimRight(p, "。！!.")) {
+		t.All = true
+		t.Phrases = []string{"everything"}
+		return t
+	}
 	if strings.IndexFunc(p, text.IsCJK) >= 0 {
 		if i := strings.IndexAny(p, "，。！？；,.!?;"); i > 0 {
 			p = p[:i]

@@ -195,3 +195,40 @@ func TestStandingAndEveryday(t *testing.T) {
 	}, true)
 	wantNone(t, at, []string{"Answer in French, please.", "I have a specialized role at work.", "I got back from work late."})
 }
+
+// TestForgetsEverything: a forget of everything the user said, by its
+// payload or its cue alone; a topic of its own is no forget of all.
+func TestForgetsEverything(t *testing.T) {
+	for _, c := range []struct {
+		payload, msg string
+		all          bool
+	}{
+		{"everything you know about me.", "Please forget everything you know about me.", true},
+		{"about me", "Forget everything about me", true},
+		{"", "Forget everything.", true},
+		{"关于我的一切", "请忘掉关于我的一切。", true},
+		{"我的所有信息", "请删除我的所有信息", true},
+		{"everything I've told you", "Erase everything I've told you", true},
+		{"everything about my divorce", "Forget everything about my divorce", false},
+		{"my passport number", "Forget my passport number", false},
+		{"all of it", "Forget all of it", false},
+		{"", "Forget.", false},
+	} {
+		if got := ForgetsEverything(c.payload, c.msg); got != c.all {
+			t.Errorf("ForgetsEverything(%q, %q) = %v, want %v", c.payload, c.msg, got, c.all)
+		}
+	}
+}
+
+// TestMoreEveryday: a language written is one used; a move said done;
+// zh: the partner of 现在的, an age turned at a birthday.
+func TestMoreEveryday(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"I mostly write Go.", "The user uses Go."},
+		{"The move to Edinburgh went well.", "The user lives in Edinburgh."},
+		{"我现在的男朋友叫张伟。", "用户的男朋友是张伟。"},
+		{"我过了三十一岁生日。", "用户31岁。"},
+	}, false)
+	wantNone(t, at, []string{"The move to Leeds is next month.", "I write Go code reviews."}, "lives_in", "uses")
+}

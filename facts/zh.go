@@ -84,6 +84,8 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
 	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年|已经|现在|都)?(\d{1,3}|[一二两三四五六七八九十]{1,3})岁`), attr: "age"},
+	// 我上周刚过了三十一岁生日: the age just turned.
+	{re: zh(`我` + zhFree + `(?:过了|过完了?)(\d{1,3}|[一二两三四五六七八九十]{1,3})岁(?:的)?生日`), attr: "age"},
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是` + zhVal + `(?:[，。,.!！]|$)`), attr: "favorite_{a}", rel: true},
 	// 我最喜欢的电影是《肖申克的救赎》: a title in its brackets.
 	{re: zh(`我最喜欢的([\p{Han}]{1,6}?)是《([^》]{1,30})》`), attr: "favorite_{a}", rel: true},
@@ -92,7 +94,7 @@ var zhRules = []zhRule{
 	{re: zh(`我的[\p{Han}]{0,3}?(邮箱|电话|手机号|生日|地址|时区|公司|单位|雇主)(?:是|换成了?|改成了?|变成了?|换为|改为)([^\s，。！]{1,40}?)(?:了)?(?:[，。！]|$)`), attr: "{a}", rel: true},
 	// 我的爱好是画画和跑步: the user's hobbies, each one (split below).
 	{re: zh(`我的(?:兴趣)?爱好(?:是|有)([^\s，。！]{1,30}?)(?:[，。！]|$)`), attr: "activity"},
-	{re: zh(`我` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
+	{re: zh(`我(?:现在的|的|新的?|现在)?` + zhRels + `叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "{relname}", rel: true},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:工作|上班)`), attr: "works_at", rel: true},
 	{re: zh(`我` + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at"},
 	{re: zh(`我` + zhRels + zhFree + `在` + zhVal + `(?:读书|上学|读大学|读研|读博|留学|念书)`), attr: "studies_at", rel: true},

@@ -102,6 +102,7 @@ func Default() *Policy {
 				"忘了吧", "删掉", "删除", "不用记", "别再记",
 				"don't remember anything", "do not remember anything", "don't remember my", "do not remember my", "don't remember that i",
 				"don't store my", "do not store my", "don't save my", "don't keep track of", "stop storing", "no need to remember",
+				"delete all my", "erase all my", "delete everything", "wipe my", "忘掉关于我的", "删除我的所有",
 			},
 			RememberNote: "memproxy is saving the user's note from this message to long-term memory; you may confirm that it will be remembered.",
 			ForgetNote:   "memproxy is removing what the user asked to forget from long-term memory; you may confirm that it will be forgotten.",

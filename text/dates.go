@@ -98,13 +98,18 @@ const enNum = `(\d{1,2}|a couple of|couple of|an?|one|two|three|four|five|six|se
 const enDay = `(sunday|monday|tuesday|wednesday|thursday|friday|saturday)`
 
 var (
-	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this coming|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next))\b`)
+	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this coming|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next)|(?:(?:is|'s|are|due|scheduled|booked|planned|set|falls)\s+(?:for\s+|on\s+)?|(?:by|until|till|before)\s+)(the (\d{1,2})(?:st|nd|rd|th)))\b`)
 	zhNum    = `(\d{1,2}|[一两二三四五六七八九十])`
 	zhDateRe = regexp.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|大后天|后天)|(上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上上|下下|上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
 )
 
 // hasDateWord is a cheap screen before the regular expressions run.
 func hasDateWord(s string) bool {
+	for _, d := range []string{"the 1", "the 2", "the 3", "the 4", "the 5", "the 6", "the 7", "the 8", "the 9"} {
+		if strings.Contains(s, d) {
+			return true // "on the 21st"
+		}
+	}
 	for _, w := range []string{"yesterday", "today", "tonight", "tomorrow", "night", "morning", "afternoon", "evening",
 		"week", "month", "year", "day", "ago", "天", "晚", "周", "星期", "礼拜", "月", "年",
 		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"} {
@@ -160,6 +165,14 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 			r.Date, r.Precision = shift(day, n, g(12))
 		case g(13) != "":
 			r.Date, r.Precision = weekStart(day).AddDate(0, 0, 14), Week
+		case g(14) != "":
+			// "my MOT is on the 21st", "due by the 3rd": the next such
+			// day, this month or the next (said of what is to come).
+			d, ok := dayOfMonth(day, count(g(15)))
+			if !ok || monthNext(low[m[29]:]) {
+				continue // "the 14th of May" names its month: a date said outright
+			}
+			r.Start, r.End, r.Text, r.Date = m[28], m[29], s[m[28]:m[29]], d
 		}
 		out = append(out, r)
 	}
@@ -208,6 +221,40 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// monthNext reports whether rest (after a day) starts with a month name,
+// after "of" or not ("the 14th of May", "the 3rd March").
+func monthNext(rest string) bool {
+	w := strings.Fields(rest)
+	if len(w) > 0 && w[0] == "of" {
+		w = w[1:]
+	}
+	if len(w) == 0 {
+		return false
+	}
+	switch strings.Trim(w[0], ".,;!?") {
+	case "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+		"november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec":
+		return true
+	}
+	return false
+}
+
+// dayOfMonth is the next day n of a month from day on (day itself when
+// it is the n-th); ok is false for a day no month has.
+func dayOfMonth(day time.Time, n int) (time.Time, bool) {
+	if n < 1 || n > 31 {
+		return time.Time{}, false
+	}
+	for i := 0; i < 3; i++ {
+		first := time.Date(day.Year(), day.Month()+time.Month(i), 1, 0, 0, 0, 0, day.Location())
+		d := first.AddDate(0, 0, n-1)
+		if d.Month() == first.Month() && !d.Before(day) {
+			return d, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func lowerASCII(s string) string {

@@ -109,3 +109,27 @@ func TestSentencesAndQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestDayOfMonthAlone: a day said alone of what is to come ("is on the
+// 21st", "due by the 3rd") is the next such day; said of the past ("I got
+// back on the 3rd") it is left alone, the month being unknown.
+func TestDayOfMonthAlone(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"My car's MOT is on the 21st.":     "My car's MOT is on the 21st (21 Mar 2026).",
+		"The rent is due by the 3rd.":      "The rent is due by the 3rd (3 Apr 2026).",
+		"It's on the 11th.":                "It's on the 11th (11 Mar 2026).",
+		"I got back on the 3rd.":           "I got back on the 3rd.",
+		"for the 2nd time":                 "for the 2nd time",
+		"My flight is on the 14th of May.": "My flight is on the 14th of May.",
+		"It's on the 3rd March.":           "It's on the 3rd March.",
+	} {
+		if got := AnnotateDates(in, at, nil); got != want {
+			t.Errorf("AnnotateDates(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// 31 in a month of 30 days is the next month that has one
+	if got := AnnotateDates("It's due by the 31st.", time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC), nil); got != "It's due by the 31st (31 May 2026)." {
+		t.Errorf("got %q", got)
+	}
+}
