@@ -1325,7 +1325,28 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		if val, _, ok := np(ts, k); ok && !neg {
 			return []Fact{mk("avoids", val)}
 		}
-	case "wear", "wears", "wearing", "run", "runs", "ride", "rides", "cycle", "train", "hike", "swim", "ski", "climb", "shoot", "shoots", "skate":
+	case "running", "runs", "run":
+		if j+1 < len(ts) && ts[j+1].capital && kindSlot(ts[j+1].w) == "uses" && !neg {
+			// "I'm running Ubuntu now on a ThinkPad": software the user
+			// runs, and the machine it runs on.
+			if val, end, ok := np(ts, j+1); ok {
+				out := []Fact{mk("uses", val)}
+				for k := end; k+2 < len(ts) && k < end+3; k++ {
+					if ts[k].low == "on" && (ts[k+1].low == "a" || ts[k+1].low == "an" || ts[k+1].low == "my") {
+						if d, _, ok := np(ts, k+2); ok && deviceKind(d) != "" {
+							out = append(out, mk(deviceKind(d), d))
+						}
+						break
+					}
+				}
+				return out
+			}
+		}
+		if v == "running" {
+			return nil
+		}
+		fallthrough
+	case "wear", "wears", "wearing", "ride", "rides", "cycle", "train", "hike", "swim", "ski", "climb", "shoot", "shoots", "skate":
 		// "I run in Brooks Ghost shoes", "I wear Nike Pegasus for
 		// running", "I ride a Trek": a product the user uses, named (a
 		// capital: a brand or a model); "I run a bakery" is none.
@@ -2352,6 +2373,8 @@ var attrAlias = map[string]string{
 	// "My home is in Oslo": the home slot, not an open attribute.
 	"home": "lives_in", "home city": "lives_in", "current city": "lives_in", "workplace": "works_at",
 	"hobby": "activity", "hobbies": "activity",
+	// "My laptop is a MacBook Pro", "my car is a Kia", "my phone is a Pixel 8".
+	"laptop": "computer", "computer": "computer", "car": "car", "phone model": "phone_model", "bike": "bike", "bicycle": "bike",
 }
 
 // namedDeathRe: a name said to have died or run away, the sentence's

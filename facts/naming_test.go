@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -231,4 +232,26 @@ func TestMoreEveryday(t *testing.T) {
 		{"我过了三十一岁生日。", "用户31岁。"},
 	}, false)
 	wantNone(t, at, []string{"The move to Leeds is next month.", "I write Go code reviews."}, "lives_in", "uses")
+}
+
+// TestDevicesAndNames: software run on a machine, a laptop said as the
+// computer, a value's name, and the kind words a search finds a device by.
+func TestDevicesAndNames(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	wantTexts(t, at, []textCase{
+		{"My laptop is a MacBook Pro.", "The user's computer is a MacBook Pro."},
+	}, false)
+	wantTexts(t, at, []textCase{
+		{"I'm running Ubuntu now on a ThinkPad.", "The user uses Ubuntu."},
+		{"I'm running Ubuntu now on a ThinkPad.", "The user's computer is a ThinkPad."},
+	}, true)
+	wantNone(t, at, []string{"I'm running late.", "I'm running a marathon in May."}, "uses", "computer")
+	for v, name := range map[string]string{"golden retriever named Max": "Max", "狗（名叫旺财）": "旺财", "Python": ""} {
+		if got := NameOf(v); got != name {
+			t.Errorf("NameOf(%q) = %q, want %q", v, got, name)
+		}
+	}
+	if k := kindWords(&Fact{Triple: tripleOf("user", "computer", "ThinkPad")}); !strings.Contains(k, "laptop") {
+		t.Errorf("a computer is not found by laptop: %q", k)
+	}
 }

@@ -88,6 +88,18 @@ func Vocabulary() []string {
 // said by its kind ("I no longer have a dog") ends the one named so.
 // PetNamed reports whether a pet value names the pet name ("dog named
 // Rex", 狗（名叫旺财）).
+// NameOf is the name a value gives what it is ("golden retriever named
+// Max" → Max, "狗（名叫旺财）" → 旺财), "" for a value naming none.
+func NameOf(v string) string {
+	if i := strings.LastIndex(v, " named "); i >= 0 {
+		return strings.TrimSpace(v[i+len(" named "):])
+	}
+	if i := strings.Index(v, "（名叫"); i >= 0 {
+		return strings.TrimSuffix(v[i+len("（名叫"):], "）")
+	}
+	return ""
+}
+
 func PetNamed(v, name string) bool {
 	name = strings.TrimSpace(name)
 	lv, ln := strings.ToLower(v), strings.ToLower(name)

@@ -377,6 +377,8 @@ func kindWords(f *Fact) string {
 		return "pet pets animal 宠物"
 	case f.Attribute == "drinks":
 		return "drink drinks beverage 喝什么 饮料"
+	case f.Attribute == "uses" && ValueKind(f.Value) == "os":
+		return "operating system computer laptop 用什么 系统"
 	case f.Attribute == "uses":
 		return "用什么 使用"
 	case f.Attribute == "read":
@@ -392,6 +394,18 @@ func kindWords(f *Fact) string {
 		return "fan support supporter team 粉丝"
 	case f.Attribute == "studies_at":
 		return "study studying student school university college 学校 上学"
+	case f.Attribute == "computer":
+		return "computer laptop notebook desktop machine 电脑 笔记本"
+	case f.Attribute == "phone_model":
+		return "phone mobile smartphone cell 手机"
+	case f.Attribute == "car":
+		return "car vehicle drive 车"
+	case f.Attribute == "bike":
+		return "bike bicycle cycle ride 自行车"
+	case f.Attribute == "reply_language":
+		return "language answer reply respond 语言 回答"
+	case f.Attribute == "condition" || f.Attribute == "allergy":
+		return "health medical condition diet 健康"
 	}
 	return ""
 }

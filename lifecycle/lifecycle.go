@@ -264,10 +264,13 @@ func opposite(old *memory.Memory, f *facts.Fact) bool {
 	return o != "" && facts.NormKey(old.Key) == f.Subject+"."+o
 }
 
-// sameValue reports whether old states f's value.
+// sameValue reports whether old states f's value: the same words, or the
+// same name ("a golden retriever named Max" and "a dog named Max" are one
+// pet).
 func sameValue(old *memory.Memory, f *facts.Fact) bool {
 	if old.Fact() != nil {
-		return normText(old.Fact().Value) == normText(f.Value)
+		n := facts.NameOf(f.Value)
+		return normText(old.Fact().Value) == normText(f.Value) || n != "" && strings.EqualFold(facts.NameOf(old.Fact().Value), n)
 	}
 	return valueIn(old, f.Value)
 }

@@ -184,6 +184,21 @@ func TestDecideReinforcesRepeats(t *testing.T) {
 	}
 }
 
+// One pet told of in other words ("a golden retriever named Max", "my dog
+// Max") is one pet: the repeat reinforces it.
+func TestDecideSameNamedPet(t *testing.T) {
+	st := &store{}
+	st.say(t, "I have a golden retriever named Max.", t0)
+	ops := st.say(t, "My dog Max is a golden retriever.", t0.AddDate(0, 1, 0))
+	if len(ops) != 1 || ops[0] != Reinforce {
+		t.Errorf("ops %v", ops)
+	}
+	st.say(t, "We also got a cat named Miso.", t0.AddDate(0, 2, 0))
+	if n := len(st.live()); n != 2 {
+		t.Errorf("live %q", st.live())
+	}
+}
+
 // A switch stated several times each way leaves one live value.
 func TestDecideSwitchBackAndForth(t *testing.T) {
 	st := &store{}

@@ -54,6 +54,9 @@ var (
 	}
 )
 
+// urlCredRe: a URL with a user and password before its host.
+var urlCredRe = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]+:)[^\s/@]+(@)`)
+
 // Redactor scrubs secrets from text. The zero value redacts nothing.
 type Redactor struct {
 	Email, Phone, APIKey, Card bool
@@ -87,6 +90,10 @@ func (r Redactor) Text(s string) string {
 				}
 			}
 		}
+	}
+	if r.APIKey && strings.Contains(s, "://") {
+		// postgres://admin:S3cret@db…: the password of a URL's user.
+		s = urlCredRe.ReplaceAllString(s, "${1}"+strings.ReplaceAll(Secret, "$", "$$")+"${2}")
 	}
 	if r.APIKey {
 		low := strings.ToLower(s)

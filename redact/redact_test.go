@@ -98,6 +98,8 @@ func TestNamedSecrets(t *testing.T) {
 		"My password for the portal is Winter2024!":                                                                  "Winter2024",
 		"Login is admin / pass: S3cr3t!Pass":                                                                         "S3cr3t",
 		"My password for the staging server is hunter2xyz!, can you write the ssh command?":                          "hunter2xyz",
+		"Connection fails: postgres://admin:S3cretPassw0rd@db.example.com:5432/prod":                                 "S3cretPassw0rd",
+		"clone https://bob:ghTok3n99@git.example.com/repo.git":                                                       "ghTok3n99",
 		"the PIN for my work laptop is 90210":                                                                        "90210",
 	} {
 		if out := r.Text(in); strings.Contains(out, gone) {
@@ -105,7 +107,7 @@ func TestNamedSecrets(t *testing.T) {
 		}
 	}
 	for _, keep := range []string{"the secret ingredient is cinnamon", "token authentication failed", "my key insight was simple",
-		"my password is expired", "I pinned it: great", "max_tokens=100000", "the spin is fine", "the password for the staging server is in the vault", "sleep_time_key = default_value_here"} {
+		"my password is expired", "I pinned it: great", "max_tokens=100000", "the spin is fine", "the password for the staging server is in the vault", "see https://example.com:8080/path@v2", "sleep_time_key = default_value_here"} {
 		if out := r.Text(keep); out != keep {
 			t.Errorf("Text(%q) = %q, want it unchanged", keep, out)
 		}
