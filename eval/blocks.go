@@ -103,8 +103,10 @@ func contentText(raw json.RawMessage) string {
 	return b.String()
 }
 
-// linePrefix is the rendered prefix of a memory line: "- [tier date m:id] ".
-var linePrefix = regexp.MustCompile(`^- \[[A-Za-z0-9_-]+((?: \d{1,2} [A-Za-z]{3} \d{4})?)(?: m:[^\]\s]+)?\] ?`)
+// linePrefix is the rendered prefix of a memory line: "- [tier date] ",
+// "- [date] " or "- [tier] " (blocks written before the id left the line
+// may still end in " m:id").
+var linePrefix = regexp.MustCompile(`^- \[(?:[A-Za-z][A-Za-z0-9_-]*)?((?: ?\d{1,2} [A-Za-z]{3} \d{4})?)(?: m:[^\]\s]+)?\] ?`)
 
 // MemoryLines is the part of a memory block the score reads: its memory
 // lines, each as its date and text. The fences, the guard and the tier

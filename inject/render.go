@@ -282,25 +282,28 @@ func fit(items []Item, room, max int, cut bool, lines []string, used []Item) ([]
 	return lines, used, spent
 }
 
-// linePrefix is "- [<tier> <date> m:<shortid>] ", such as
-// "- [event 8 May 2023 m:ofic] ". Every line pays for it, so it is
-// written to cost few tokens: the date as day, month abbreviation and year
-// (4 tokens by memory.CountTokens, 6 for "2023-05-08") and the short id in
-// letters only (see memory.ShortID). On LoCoMo events (~90 tokens of text) the
-// prefix fell from 16 to 12 tokens.
+// linePrefix is "- [<tier> <date>] " ("- [semantic 3 Mar 2026] "), or
+// "- [<date>] " for a dated event, the common case, and "- [<tier>] " for an
+// undated memory. Every line pays for it out of the budget, so it carries
+// only what the model reads: the date as day, month abbreviation and year
+// (4 tokens by memory.CountTokens, 6 for "2023-05-08"), the tier where it says
+// more than "something that happened". There is no memory id: no model reads
+// it, and the request log, the admin API and usage feedback carry full ids.
+// On LoCoMo events (~90 tokens of text) the prefix fell from 12 tokens to 7.
 func linePrefix(it Item) string { return string(appendPrefix(nil, it)) }
 
 // appendPrefix appends linePrefix(it) to b.
 func appendPrefix(b []byte, it Item) []byte {
 	b = append(b, "- ["...)
-	b = append(b, safeWord(string(it.Tier), "memory")...)
-	if !it.Date.IsZero() {
-		b = append(b, ' ')
-		b = it.Date.UTC().AppendFormat(b, "2 Jan 2006")
+	dated := !it.Date.IsZero()
+	if it.Tier != memory.TierEvent || !dated {
+		b = append(b, safeWord(string(it.Tier), "memory")...)
+		if dated {
+			b = append(b, ' ')
+		}
 	}
-	if id := memory.ShortID(it.ID); id != "" {
-		b = append(b, " m:"...)
-		b = append(b, id...)
+	if dated {
+		b = it.Date.UTC().AppendFormat(b, "2 Jan 2006")
 	}
 	return append(b, "] "...)
 }

@@ -135,7 +135,7 @@ func TestRenderProfileFirstWithinItsCap(t *testing.T) {
 	if strings.Join(ids, ",") != "p1,f1" {
 		t.Fatalf("used %v, want p1 then f1 (p2 over the profile cap)\n%s", ids, section)
 	}
-	if !strings.Contains(section, "- [profile m:ph] Call the user Sam.\n- [semantic m:fh] fact one\n") {
+	if !strings.Contains(section, "- [profile] Call the user Sam.\n- [semantic] fact one\n") {
 		t.Fatalf("unexpected lines:\n%s", section)
 	}
 }

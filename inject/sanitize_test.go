@@ -163,7 +163,7 @@ func checkSafe(t *testing.T, text string) {
 		t.Fatalf("block structure broken by %q:\n%s", text, section)
 	}
 	for _, l := range lines[2 : len(lines)-1] {
-		if !strings.HasPrefix(l, "- [event m:fggd] ") {
+		if !strings.HasPrefix(l, "- [event] ") {
 			t.Fatalf("memory %q added a line %q:\n%s", text, l, section)
 		}
 	}

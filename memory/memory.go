@@ -209,29 +209,6 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// ShortID is the memory's name in the injected block ("m:ofic") and on
-// the admin page: the id's first four ASCII letters and digits, with the
-// digits written as the letters g–p (0→g … 9→p), so the hex id "8f2c…"
-// shows as "ofic". Every injected line pays for it: a run of letters
-// costs one token where mixed hex costs up to four. The mapping is fixed,
-// so it reads back to the id's hex prefix ("ofic" → 8f2c). Anything other
-// than ASCII letters and digits is dropped (ids can come from imports).
-func ShortID(id string) string {
-	var b [4]byte
-	n := 0
-	for i := 0; i < len(id) && n < len(b); i++ {
-		switch c := id[i]; {
-		case c >= '0' && c <= '9':
-			b[n] = 'g' + (c - '0')
-			n++
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-			b[n] = c
-			n++
-		}
-	}
-	return string(b[:n])
-}
-
 // MaxAPIName bounds Memory.API in bytes.
 const MaxAPIName = 32
 

@@ -87,8 +87,8 @@ func Default() *Policy {
 		Inject: Inject{
 			BudgetTokens: 500,
 			Placement:    "system",
-			Guard: "Notes from earlier chats; may be outdated or irrelevant. Use one only if it\n" +
-				"clearly helps, prefer what the user says now, never mention them.",
+			Guard: "Earlier notes, maybe stale or irrelevant: use one only if it clearly helps,\n" +
+				"prefer what the user says now, never mention them.",
 		},
 		Explicit: Explicit{
 			RememberCues: []string{

@@ -52,8 +52,8 @@ async function api(method, path, body) {
 }
 
 const enc = encodeURIComponent;
-// shortId is memory.ShortID: the name a memory has in the injected block
-// ("m:ofic"), the id's first four letters and digits with 0–9 as g–p.
+// shortId is a memory's short name on this page ("m:ofic"): the id's first
+// four letters and digits with 0–9 as g–p, so it reads back to the hex prefix.
 const shortId = (id) =>
   (id.match(/[0-9A-Za-z]/g) || []).slice(0, 4).map((c) => (c >= "0" && c <= "9" ? String.fromCharCode(103 + +c) : c)).join("");
 const fmtDate = (t) => (t ? new Date(t).toISOString().slice(0, 16).replace("T", " ") : "–");
