@@ -150,6 +150,11 @@ func np(ts []tok, j int) (string, int, bool) {
 			// … and before a time phrase ("tennis/RB every Sunday"): a
 			// word that is no adverb is the object.
 			(len(words) == 0 && t.tag == "RB" && objectAdverb(ts, j))
+		// … and a noun before a time adverb as an adverb too ("a high
+		// school teacher/RB now"): after a noun, a word that is no
+		// adverb, followed by one or by the end, ends the phrase.
+		nounish = nounish || t.tag == "RB" && len(words) > 0 && strings.HasPrefix(ts[j-1].tag, "NN") && !adverbWord(t.low) &&
+			(j+1 == len(ts) || ts[j+1].tag == "." || ts[j+1].tag == "," || adverbWord(ts[j+1].low))
 		if !(t.capital || nounish) || t.tag == "PRP" || t.tag == "." || t.tag == "," || t.tag == ":" {
 			break
 		}
@@ -478,7 +483,7 @@ func extractEN(sent string) []Fact {
 	}
 	if m := moveDoneRe.FindStringSubmatch(sent); m != nil {
 		// "The move to Edinburgh went well": the move happened.
-		f := Fact{Triple: tripleOf("user", "lives_in", m[1]), Change: true, move: true}
+		f := Fact{Triple: tripleOf("user", "lives_in", m[1]+m[2]), Change: true, move: true}
 		return []Fact{f}
 	}
 	if l := replyLanguage(sent); l != "" {
@@ -510,6 +515,13 @@ func extractEN(sent string) []Fact {
 	}
 	if m := ageRe.FindStringSubmatch(contractions.Replace(sent)); m != nil {
 		out = append(out, Fact{Triple: tripleOf("user", "age", m[1])})
+	}
+	if m := implicitRe.FindStringSubmatchIndex(sent); m != nil && !strings.EqualFold(sent[m[2]:m[3]], "living") {
+		// "Went back to the iPhone": read as "I went back to the iPhone",
+		// so the tagger sees the verb as one (alone, capitalised, it is
+		// often a proper noun).
+		sent = withSubject(sent, m[2])
+		implicit = false
 	}
 	ts := tagEN(sent)
 	// userClause reads the user's verb phrase at k and the ones after
@@ -631,6 +643,37 @@ func unreal(ts []tok, i int) bool {
 		}
 	}
 	return false
+}
+
+// adverbWord: a word that is an adverb whatever the tagger says (the
+// -ly adverbs and the common short ones).
+func adverbWord(w string) bool {
+	return strings.HasSuffix(w, "ly") || commonAdverbs[w]
+}
+
+var commonAdverbs = map[string]bool{"now": true, "then": true, "too": true, "also": true, "here": true, "there": true,
+	"again": true, "still": true, "already": true, "yet": true, "just": true, "even": true, "ever": true, "never": true,
+	"always": true, "often": true, "soon": true, "today": true, "tonight": true, "tomorrow": true, "yesterday": true,
+	"anymore": true, "together": true, "back": true, "away": true, "home": true, "abroad": true, "instead": true,
+	"though": true, "so": true, "very": true, "well": true, "much": true, "more": true, "most": true, "less": true,
+	"once": true, "twice": true, "almost": true, "quite": true, "rather": true, "around": true, "up": true,
+	"down": true, "out": true, "off": true, "over": true, "on": true, "in": true, "not": true, "lately": true,
+	"nowadays": true, "recently": true, "anyway": true, "either": true, "else": true, "ago": true, "full-time": true,
+	"part-time": true, "remotely": true, "currently": true, "these": true, "this": true, "last": true, "next": true}
+
+// withSubject puts the user back as the subject of a sentence whose verb
+// starts at v: "Finally sold the Civic" → "I finally sold the Civic",
+// "Today went back to Vim" → "Today I went back to Vim".
+func withSubject(sent string, v int) string {
+	verb := strings.ToLower(sent[v:v+1]) + sent[v+1:]
+	pre := strings.TrimSpace(sent[:v])
+	switch w := strings.ToLower(strings.TrimSuffix(pre, ",")); w {
+	case "":
+		return "I " + verb
+	case "just", "finally", "honestly":
+		return "I " + w + " " + verb
+	}
+	return pre + " I " + verb
 }
 
 // implicitRe: a statement that starts with a past-tense verb and no
@@ -1081,6 +1124,15 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "adopted":
 		return petFact(ts, j+1, subject, word, neg)
+	case "brought", "bring", "bringing":
+		// "We just brought home a parrot called Kiwi": a pet (or a
+		// device) the user now has.
+		if next(j+1, "home") && !neg {
+			if d := device(ts, j+2, subject, word); len(d) > 0 {
+				return d
+			}
+			return petFact(ts, j+2, subject, word, neg)
+		}
 	case "resigned", "handed", "hand", "handing":
 		// "I resigned from Acme", "I handed in my notice at Acme": the
 		// user's employer slot ends.
@@ -1200,6 +1252,13 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				return nil
 			}
 			k++
+		}
+		if next(k, "a", "an") && !neg {
+			// "I use an iPhone", "I use a MacBook Pro": a device used is
+			// the one the user has (its slot, not a tool beside Vim).
+			if d := device(ts, k, subject, word); len(d) > 0 {
+				return d
+			}
 		}
 		if val, end, ok := np(ts, k); ok {
 			f := mk("uses", val)
@@ -2384,7 +2443,9 @@ var namedDeathRe = regexp.MustCompile(`^\s*(?:(?:sadly|unfortunately|so|well|yes
 // moveDoneRe: the user's move to a place said to have happened ("The
 // move to Edinburgh went well", "our move to Porto is done"), not one
 // still planned ("the move to Leeds is next month").
-var moveDoneRe = regexp.MustCompile(`^\W*(?:(?:so|well|anyway|finally),?\s+)?(?i:the|our|my)\s+(?:big\s+)?(?i:move|relocation)\s+to\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)\s+(?i:went|was|is done|is complete|is finished|is over|has happened|finally happened|happened)\b`)
+var moveDoneRe = regexp.MustCompile(`^\W*(?:(?:so|well|anyway|finally),?\s+)?(?i:the|our|my)\s+(?:big\s+)?(?i:move|relocation)\s+to\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)\s+(?i:went|was|is done|is complete|is finished|is over|has happened|finally happened|happened)\b` +
+	// "Just finished the move up to Seattle", "we've completed our move to Leeds".
+	`|^\W*(?i:(?:so|well|anyway|finally|just|today|yesterday),?\s+)?(?i:(?:i|we)(?:'ve|’ve| have)?\s+)?(?i:just\s+|finally\s+)?(?i:finished|completed|wrapped up)\s+(?i:the\s+|our\s+|my\s+)?(?i:big\s+)?(?i:move|moving|relocation|relocating)\s+(?i:(?:up|down|over|back|out)\s+)?(?i:to)\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)`)
 
 // namedGoneRe: a name the user parted with ("had to rehome Buddy", "we
 // gave Rex away", "we had to put Max down", "we lost Luna last week").

@@ -410,11 +410,12 @@ func purpose(ts []tok, j int) string {
 }
 
 // homeRes say where home is without "I live": "home for me is Lisbon
-// now", "home's Lisbon these days", "Lisbon is home now", "I call Lisbon
-// home", "my home base is Porto". The place is a name.
+// now", "home's Lisbon these days", "Lisbon is home now", "Austin has been
+// home for six years", "I call Lisbon home", "my home base is Porto". The
+// place is a name.
 var homeRes = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^\s*(?:(?:so|and|well|anyway|these days|nowadays|now),?\s+)?(?:my\s+|our\s+)?home(?:\s+base)?(?:\s+for\s+(?:me|us))?(?:\s+(?:is|'s)|'s)\s+(?:now\s+|actually\s+)?(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))`),
-	regexp.MustCompile(`^\s*(?:(?:So|And|Well|Anyway),?\s+)?([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2})\s+is\s+(?:now\s+)?(?:my\s+|our\s+)?(?:new\s+)?home\b(?:\s+(?:now|these days|for good))?\s*[.!]?\s*$`),
+	regexp.MustCompile(`^\s*(?:(?:So|And|Well|Anyway),?\s+)?([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2})\s+(?:is|has been|'s been)\s+(?:now\s+)?(?:my\s+|our\s+)?(?:new\s+)?home\b(?:\s+(?:now|these days|for good|for\s+(?:(?:the\s+)?(?:last|past)\s+)?(?:[\w-]+\s+){0,2}(?:years?|months?|decades?)(?:\s+now)?))?\s*[.!]?\s*$`),
 	regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:now\s+)?call\s+(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))\s+home\b`),
 }
 

@@ -24,13 +24,18 @@ import (
 // count with "over" only.
 var switchPronoun = regexp.MustCompile(`(?i)\b((?:switched|switching|switch)(?:\s+(?:over|back|right))?\s+to|(?:moved|moving|changed|migrated|migrating)\s+over\s+to|(?:started|start|been|now|am|i'm)\s+using|stuck\s+with|sticking\s+with)\s+(it|that|this|them|that one|this one)\b`)
 
-// wentBack: "I've gone back to my iPhone", "we went back to Slack":
-// a switch back said with the user's own verb.
-var wentBack = regexp.MustCompile(`(?i)\b(?:i|we)(?:'ve|'m|’ve|’m| have| am)?\s+(?:just\s+|finally\s+)?(?:went|gone|got|switched|moved|come|came|going)\s+back\s+(?:to|on)\s+(?:my\s+|our\s+|the\s+|using\s+)?([A-Za-z][^,;.!?]*)`)
+// wentBack: "I've gone back to my iPhone", "we went back to Slack",
+// "Went back to the iPhone": a switch back said with the user's own verb
+// (the subject may be left out at the start).
+var wentBack = regexp.MustCompile(`(?i)(?:^\W*(?:(?:so|well|anyway|finally|just|yeah|ok|okay),?\s+)?|\b(?:i|we)(?:'ve|'m|’ve|’m| have| am)?\s+)(?:just\s+|finally\s+)?(?:went|gone|got|switched|moved|come|came|going)\s+back\s+(?:to|on)\s+(?:my\s+|our\s+|the\s+|using\s+)?([A-Za-z][^,;.!?]*)`)
 
 // backTo: "back to vim", "Nope, back to vim.", "and back to tea": a
 // subject-less return to a value.
 var backTo = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas)[,!.]?\s+)*back\s+(?:to|on)\s+([A-Za-z][^,;.!?]*)`)
+
+// nameAgain: "Okay, Neovim again.", "Firefox again!": a subject-less
+// return to a named value, said alone.
+var nameAgain = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas|fine)[,!.]?\s+)*(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+again\s*[.!]*\s*$`)
 
 // nowItIs: "it's only herbal tea for me now", "these days it's Rust for
 // everything", "now it's just water".
@@ -89,6 +94,11 @@ func resolveSwitch(sent, before, reply string) string {
 	}
 	if m := backTo.FindStringSubmatch(sent); m != nil {
 		// Of a known kind only: "Back to Paris!" is a trip.
+		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
+			return "I switched back to " + v + "."
+		}
+	}
+	if m := nameAgain.FindStringSubmatch(sent); m != nil {
 		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
 			return "I switched back to " + v + "."
 		}

@@ -1,0 +1,49 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// TestSaidOtherwise: statements the extractor missed for their wording, not
+// their meaning — a subject left out before "went back to", a device "used"
+// rather than owned, a pet "brought home", a noun the tagger reads as an
+// adverb before "now", a home that "has been" home, a move said finished.
+func TestSaidOtherwise(t *testing.T) {
+	cases := []struct{ msg, attr, value string }{
+		{"Went back to the iPhone, the Pixel battery was awful.", "phone_model", "iPhone"},
+		{"Went back to my iPhone.", "phone_model", "iPhone"},
+		{"Finally went back to Vim.", "uses", "Vim"},
+		{"Going back to Paris next week.", "uses", ""},
+		{"Going back to Paris next week.", "lives_in", ""},
+		{"I use an iPhone.", "phone_model", "iPhone"},
+		{"I use a MacBook Pro for work.", "computer", "MacBook Pro"},
+		{"I use Vim.", "uses", "Vim"},
+		{"I use a standing desk.", "computer", ""},
+		{"We just brought home a parrot called Kiwi.", "pet", "parrot named Kiwi"},
+		{"I brought home some groceries.", "pet", ""},
+		{"I changed careers, I'm a high school teacher now.", "job_title", "high school teacher"},
+		{"I'm a teacher now.", "job_title", "teacher"},
+		{"I play tennis weekly now.", "plays", "tennis"},
+		{"Austin has been home for six years now.", "lives_in", "Austin"},
+		{"Lisbon has been our home for the past two years.", "lives_in", "Lisbon"},
+		{"Just finished the move up to Seattle. Boxes everywhere.", "lives_in", "Seattle"},
+		{"We finally finished moving to Leeds.", "lives_in", "Leeds"},
+		{"I finished moving the boxes to the garage.", "lives_in", ""},
+		{"Okay, Neovim again. I missed the speed.", "uses", "Neovim"},
+		{"Paris again!", "uses", ""},
+		{"Sold the Civic and bought a Tesla.", "car", "Tesla"},
+		{"Today, got a puppy named Rex.", "pet", "puppy named Rex"},
+	}
+	for _, c := range cases {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)}) {
+			if f.Attribute == c.attr && !f.Ended {
+				got = f.Value
+			}
+		}
+		if got != c.value {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
+	}
+}
