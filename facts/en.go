@@ -679,7 +679,7 @@ func withSubject(sent string, v int) string {
 // implicitRe: a statement that starts with a past-tense verb and no
 // subject ("Sold the Civic and bought a Tesla", "Caved and bought an
 // iPhone").
-var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated)\b`)
+var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated|handed|resigned)\b`)
 
 // aboutRe: a sentence that is about one of the user's things without a
 // first-person subject ("Ethiopian food is my new favourite", "First week
@@ -889,9 +889,10 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			}
 			return nil
 		}
-		if to != "" && prior != "" && !neg && kindSlot(to) == "uses" && kindSlot(prior) == "uses" {
-			// "I've moved from VS Code to Neovim": from one tool to
-			// another of its kind is a switch, not a home.
+		if to != "" && !neg && kindSlot(to) == "uses" && (prior != "" && kindSlot(prior) == "uses" || next(j+1, "over")) {
+			// "I've moved from VS Code to Neovim", "Moved over to
+			// Firefox": to a tool (from another of its kind, or "over")
+			// is a switch, not a home.
 			f := mk("uses", to)
 			f.Replace, f.Change, f.Prior = true, true, prior
 			return []Fact{f}

@@ -32,6 +32,9 @@ func TestSaidOtherwise(t *testing.T) {
 		{"I finished moving the boxes to the garage.", "lives_in", ""},
 		{"Okay, Neovim again. I missed the speed.", "uses", "Neovim"},
 		{"Paris again!", "uses", ""},
+		{"Moved over to Firefox for the privacy stuff.", "uses", "Firefox"},
+		{"Moved over to Firefox for the privacy stuff.", "lives_in", ""},
+		{"We moved over to Leeds.", "lives_in", "Leeds"},
 		{"Sold the Civic and bought a Tesla.", "car", "Tesla"},
 		{"Today, got a puppy named Rex.", "pet", "puppy named Rex"},
 	}
@@ -44,6 +47,21 @@ func TestSaidOtherwise(t *testing.T) {
 		}
 		if got != c.value {
 			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
+	}
+}
+
+// TestSubjectlessEnding: a resignation said without "I" ends the employer.
+func TestSubjectlessEnding(t *testing.T) {
+	for _, msg := range []string{"Handed in my notice at Blue Bottle today, taking a break for a while.", "Resigned from Blue Bottle yesterday."} {
+		ended := false
+		for _, f := range Extract(msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)}) {
+			if f.Attribute == "works_at" && f.Value == "Blue Bottle" && f.Ended {
+				ended = true
+			}
+		}
+		if !ended {
+			t.Errorf("%q does not end works_at Blue Bottle", msg)
 		}
 	}
 }

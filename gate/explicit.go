@@ -132,6 +132,18 @@ func (g *Gate) instruction(text string, p phrase, start, end int) (string, bool)
 	if adverbialCues[p.s] {
 		return trimPayload(text[skipSeparators(text, clause):]), true
 	}
+	if p.class == cueForget {
+		// 把我的手机号忘掉吧, 请把那个地址删掉: the object goes before the
+		// verb, after 把; what comes before 把 is politeness only.
+		pre := text[clause:start]
+		if i := strings.Index(pre, "把"); i >= 0 {
+			if _, ok := g.politePrefix(pre[:i]); ok {
+				if obj := trimPayload(pre[i+len("把"):]); obj != "" {
+					return obj, true
+				}
+			}
+		}
+	}
 	request, ok := g.politePrefix(text[clause:start])
 	if !ok {
 		return "", false

@@ -46,6 +46,10 @@ func TestExplicit(t *testing.T) {
 		{"忘掉我之前说的地址", F, "我之前说的地址"},
 		{"不要记住我的手机号", F, "我的手机号"},
 		{"请忘记我的旧地址", F, "我的旧地址"},
+		{"把我的手机号忘掉吧。", F, "我的手机号"},
+		{"请把我以前的地址删掉", F, "我以前的地址"},
+		{"我把密码忘掉了", N, ""},
+		{"他把那件事忘掉了", N, ""},
 		{"Please don't remember anything about my divorce.", F, "about my divorce"},
 		{"Don't store my card details", F, "my card details"},
 		// Not instructions: recall questions, reports, negations, idioms.
