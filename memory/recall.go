@@ -219,7 +219,7 @@ type Result struct {
 // Similarity. Two kinds of evidence say how well a memory answers the
 // query: the query–memory cosine of the embeddings (recomputed for
 // candidates only lexical search found) and lexical coverage, the share of
-// the query's content terms (words; CJK character bigrams; a short
+// the query's content terms (words; CJK bigrams and lone characters; a short
 // stop-word list removed) that occur in the memory. Both are in [0, 1].
 // They measure well how much the query is answered at all, but rank
 // poorly: coverage knows no IDF, while the backends' lexical scores (bm25

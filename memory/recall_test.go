@@ -74,9 +74,9 @@ func (s *testSearcher) LexicalSearch(_ context.Context, sc Scope, q string, o Se
 			continue
 		}
 		have := map[string]bool{}
-		eachTerm(m.Text, func(t string) { have[strings.ToLower(t)] = true })
+		eachTerm(m.Text, func(t string, _ int) { have[strings.ToLower(t)] = true })
 		n := 0
-		eachTerm(q, func(t string) {
+		eachTerm(q, func(t string, _ int) {
 			if have[strings.ToLower(t)] {
 				n++
 			}
@@ -515,13 +515,18 @@ func TestExcluderLongLines(t *testing.T) {
 
 func TestTerms(t *testing.T) {
 	var got []string
-	eachTerm("Rex's 狗叫小白, ok 猫!", func(s string) { got = append(got, s) })
-	if want := []string{"Rex", "s", "狗叫", "叫小", "小白", "ok", "猫"}; !slices.Equal(got, want) {
+	eachTerm("Rex's 狗叫小白, ok 猫! 我的狗, 宠物狗", func(s string, _ int) { got = append(got, s) })
+	if want := []string{"Rex", "s", "狗", "小白", "小", "白", "ok", "猫", "狗", "宠物", "物狗", "宠", "物", "狗"}; !slices.Equal(got, want) {
 		t.Errorf("eachTerm = %q, want %q", got, want)
 	}
 	terms := contentTerms("What is my DOG's name? dog")
 	if !slices.Equal(terms, []string{"dog", "nam"}) {
 		t.Errorf("contentTerms = %q (stemmed)", terms)
+	}
+	// A one-character word matches inside a longer one; particles are
+	// no terms (我的狗叫什么 asks about 狗).
+	if c := coverage(contentTerms("我的狗叫什么？"), "用户养了宠物狗（名叫豆豆）。"); c < 0.6 {
+		t.Errorf("CJK coverage = %v (terms %q)", c, contentTerms("我的狗叫什么？"))
 	}
 	if c := coverage(terms, "The Dog is called Rex"); c != 0.5 {
 		t.Errorf("coverage = %v, want 0.5", c)

@@ -26,11 +26,13 @@ var stopTerms = map[string]bool{
 	"remember": true, "recall": true, "said": true, "told": true, "mentioned": true, "last": true,
 	"的": true, "了": true, "吗": true, "呢": true, "吧": true, "啊": true, "是": true, "我": true,
 	"你": true, "什么": true, "怎么": true, "我的": true, "记得": true, "之前": true, "上次": true,
+	// the characters of those, as lone or edge terms (你记得我上次说的 …)
+	"记": true, "得": true, "之": true, "前": true, "上": true, "次": true, "说": true,
 }
 
 // contentTerms are the query's distinct topic terms: lowercased, stemmed
-// words and CJK character bigrams (a lone CJK character as itself), stop
-// words out.
+// words and CJK terms (bigrams, lone characters and those next to a
+// function character: eachTerm), stop words out.
 func contentTerms(q string) []string { return newQueryTerms(q).terms }
 
 // maxQueryTerms bounds the terms (and so the pairs) a query is matched
@@ -157,7 +159,20 @@ func newQueryTerms(q string) queryTerms {
 	prev := -1
 	window, afterCue, many := 0, false, false // content terms still asked for after a cue
 	last := -1                                // the term just before, when no stop word came between
-	eachTerm(q, func(t string) {
+	eachTerm(q, func(t string, kind int) {
+		switch kind {
+		case termChar:
+			// A character inside a longer CJK piece is no query term (as
+			// in text.QueryTerms): 小白 must not match 小黑.
+			return
+		case termEdge:
+			// One next to a function character is (喝 of 平时喝什么), as
+			// a lone one is (狗 of 我的狗); outside phrases and asked words.
+			if !stopTerms[t] && !slices.Contains(qt.terms, t) && len(qt.terms) < maxQueryTerms {
+				qt.terms = append(qt.terms, t)
+			}
+			return
+		}
 		capital := t[0] >= 'A' && t[0] <= 'Z'
 		t = strings.ToLower(t)
 		cue := askCues[t]
@@ -279,7 +294,22 @@ func (qt queryTerms) matchTexts(a, b string) (coverage float64, phrases int, see
 	var seen, seenPair [maxQueryTerms]bool
 	var buf [maxStemLen]byte
 	n, prev := 0, -1
-	match := func(t string) {
+	match := func(t string, kind int) {
+		if kind != termPlain {
+			// A character of a CJK piece of the memory: it matches a
+			// query's lone character, outside phrases.
+			for i, q := range terms {
+				if q == t {
+					if !seen[i] {
+						seen[i] = true
+						seenMask |= 1 << uint(i)
+						n++
+					}
+					break
+				}
+			}
+			return
+		}
 		var st []byte
 		if len(t) <= maxStemLen && asciiWord(t) {
 			if k := startKey(t); prev < 0 && starts[k/64]&(1<<uint(k%64)) == 0 {
@@ -359,46 +389,68 @@ func asciiWord(t string) bool {
 	return true
 }
 
-// eachTerm splits text into words (letters, digits, marks) and CJK
-// character bigrams, the way the stores index it, and emits them as
-// substrings of text (not lowercased).
-func eachTerm(text string, emit func(string)) {
-	word := -1                  // start of the current word, -1 when none
-	cjkStart, cjkPrev := -1, -1 // start of the CJK run, start of its last rune
+// eachTerm splits text into words (letters, digits, marks) and CJK terms
+// the way the stores index it (text.EachCJKTerm: a CJK run split at
+// Chinese function characters, each piece as its bigrams, then its Han
+// characters), and emits them as substrings of text (not lowercased).
+func eachTerm(s string, emit func(t string, kind int)) {
+	word := -1                      // start of the current word, -1 when none
+	piece, prev, runes := -1, -1, 0 // start of the CJK piece, start of its last rune, its runes
+	afterFn := false                // the piece follows a function character
 	flushWord := func(end int) {
 		if word >= 0 {
-			emit(text[word:end])
+			emit(s[word:end], termPlain)
 			word = -1
 		}
 	}
-	flushCJK := func(end int) {
-		if cjkStart >= 0 && cjkPrev == cjkStart {
-			emit(text[cjkStart:end]) // a lone character
-		}
-		cjkStart, cjkPrev = -1, -1
-	}
-	for i, r := range text {
+	flushCJK := func(end int, beforeFn bool) {
 		switch {
+		case runes == 1:
+			emit(s[piece:end], termPlain) // a lone character
+		case runes > 1:
+			k := 0
+			for i, r := range s[piece:end] {
+				if unicode.Is(unicode.Han, r) {
+					kind := termChar
+					if k == 0 && afterFn || k == runes-1 && beforeFn {
+						kind = termEdge
+					}
+					emit(s[piece+i:piece+i+utf8.RuneLen(r)], kind)
+				}
+				k++
+			}
+		}
+		piece, prev, runes = -1, -1, 0
+	}
+	for i, r := range s {
+		switch {
+		case cjkScript(r) && cjkFunction(r):
+			flushWord(i)
+			flushCJK(i, true)
+			afterFn = true
 		case cjkScript(r):
 			flushWord(i)
-			if cjkPrev >= 0 {
-				emit(text[cjkPrev : i+utf8.RuneLen(r)])
+			if prev >= 0 {
+				emit(s[prev:i+utf8.RuneLen(r)], termPlain)
 			} else {
-				cjkStart = i
+				piece = i
 			}
-			cjkPrev = i
+			prev = i
+			runes++
 		case termRune(r):
-			flushCJK(i)
+			flushCJK(i, false)
+			afterFn = false
 			if word < 0 {
 				word = i
 			}
 		default:
 			flushWord(i)
-			flushCJK(i)
+			flushCJK(i, false)
+			afterFn = false
 		}
 	}
-	flushWord(len(text))
-	flushCJK(len(text))
+	flushWord(len(s))
+	flushCJK(len(s), false)
 }
 
 // excluder answers "is this memory already in the request's messages?" by

@@ -35,3 +35,14 @@ const maxStemLen = text.MaxStemLen
 func stemBytes(b []byte) int { return text.StemBytes(b) }
 
 func cjkScript(r rune) bool { return text.CJKScript(r) }
+
+func cjkFunction(r rune) bool { return text.CJKFunction(r) }
+
+// Term kinds eachTerm emits: words and CJK bigrams and lone characters
+// (termPlain), the characters of longer CJK pieces, inside (termChar) or
+// next to a function character (termEdge); see text.EachCJKTerm.
+const (
+	termPlain = text.CJKPlain
+	termChar  = text.CJKChar
+	termEdge  = text.CJKEdge
+)

@@ -1,7 +1,8 @@
 // Package text holds memproxy's one set of lexical rules: the token
 // counter, the tokeniser both stores index with (stemmed words, CJK
-// character bigrams), the stopword list, the light stemmer, sentence
-// splitting, question detection and relative-date resolution. Gate,
+// bigrams and characters split at function characters), the stopword
+// list, the light stemmer, sentence splitting, question detection and
+// relative-date resolution. Gate,
 // memory, background and the fact extractor all use it, so a word means
 // the same thing everywhere.
 //

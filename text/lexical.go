@@ -12,15 +12,18 @@ import (
 //
 //   - runs of letters, digits and combining marks outside CJK, lowercased
 //     and stemmed (Stem: "hiking" → "hik"), so inflections match;
-//   - runs of CJK characters (Han, Hiragana, Katakana, Hangul) as overlapping
-//     character bigrams ("记得上次" → "记得 得上 上次"), a lone CJK character
-//     as itself.
+//   - runs of CJK characters (Han, Hiragana, Katakana, Hangul) split at
+//     Chinese function characters (CJKFunction: 的, 了, 我, 吗 …), each
+//     piece as its overlapping character bigrams and then its Han characters
+//     ("我记得上次" → "记得 得上 上次 记 得 上 次"; "我的狗" → "狗"), so a
+//     one-character word of a query (狗, 车, 茶) matches inside a longer
+//     one (宠物狗) and no term spans a particle (的狗, 考的).
 //
 // Everything else (punctuation, symbols, spaces) separates tokens.
 func LexicalForm(text string) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/2)
-	emitTokens(text, func(tok string) {
+	emitTokens(text, true, func(tok string) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
@@ -31,11 +34,17 @@ func LexicalForm(text string) string {
 
 // QueryTerms returns the distinct lexical tokens of a query, in order of
 // first appearance, using the same rules as LexicalForm so a query matches
-// what was indexed. An empty result means the query has nothing to match.
+// what was indexed, except that a CJK piece of several characters gives
+// only its bigrams and the characters at its edges next to a function
+// character (EachCJKTerm): a lone character (the 狗 of 我的狗, the 喝 of
+// 平时喝什么) matches the same character inside an indexed word (宠物狗,
+// 喝茶), while a two-character word (小白) does not match every text
+// sharing one of its characters (小黑).
+// An empty result means the query has nothing to match.
 func QueryTerms(q string) []string {
 	var terms []string
 	seen := make(map[string]bool)
-	emitTokens(q, func(tok string) {
+	emitTokens(q, false, func(tok string) {
 		if !seen[tok] {
 			seen[tok] = true
 			terms = append(terms, tok)
@@ -67,7 +76,10 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
 }
 
-func emitTokens(text string, emit func(string)) {
+// emitTokens emits text's lexical tokens; unigrams: also the inner
+// characters of CJK pieces (the indexed form has them, a query's terms do
+// not: see QueryTerms).
+func emitTokens(text string, unigrams bool, emit func(string)) {
 	var word []rune
 	var cjk []rune
 	flushWord := func() {
@@ -77,15 +89,11 @@ func emitTokens(text string, emit func(string)) {
 		}
 	}
 	flushCJK := func() {
-		switch len(cjk) {
-		case 0:
-		case 1:
-			emit(string(cjk))
-		default:
-			for i := 0; i+1 < len(cjk); i++ {
-				emit(string(cjk[i : i+2]))
+		EachCJKTerm(cjk, func(t []rune, kind int) {
+			if unigrams || kind != CJKChar {
+				emit(string(t))
 			}
-		}
+		})
 		cjk = cjk[:0]
 	}
 	for _, r := range text {
@@ -103,4 +111,68 @@ func emitTokens(text string, emit func(string)) {
 	}
 	flushWord()
 	flushCJK()
+}
+
+// CJK term kinds (EachCJKTerm).
+const (
+	// CJKPlain: a bigram of a piece, or a piece of one character.
+	CJKPlain = iota
+	// CJKChar: a Han character inside a longer piece; indexed, no query
+	// term (小白 must not match 小黑).
+	CJKChar
+	// CJKEdge: a Han character of a longer piece next to a function
+	// character, which bounds a word there (喝 of 平时喝什么, 车 of 开车吗):
+	// a query term too, as a one-character word often stands there.
+	CJKEdge
+)
+
+// EachCJKTerm emits the lexical terms of a run of CJK characters: the run
+// is split at Chinese function characters (CJKFunction); a piece of one
+// character is emitted as itself, a longer one as its overlapping bigrams
+// and then each of its Han characters (kana and Hangul syllables alone are
+// mostly particles and endings), as CJKEdge where a function character
+// stands next to it and CJKChar elsewhere. Pairs of adjacent terms
+// (phrases) are read from the CJKPlain terms only.
+func EachCJKTerm(run []rune, emit func(t []rune, kind int)) {
+	for start := 0; start < len(run); {
+		if CJKFunction(run[start]) {
+			start++
+			continue
+		}
+		end := start + 1
+		for end < len(run) && !CJKFunction(run[end]) {
+			end++
+		}
+		piece := run[start:end]
+		if len(piece) == 1 {
+			emit(piece, CJKPlain)
+		} else {
+			for i := 0; i+1 < len(piece); i++ {
+				emit(piece[i:i+2], CJKPlain)
+			}
+			for i, r := range piece {
+				if !unicode.Is(unicode.Han, r) {
+					continue
+				}
+				kind := CJKChar
+				if i == 0 && start > 0 || i == len(piece)-1 && end < len(run) {
+					kind = CJKEdge // the run goes on with a function character
+				}
+				emit(piece[i:i+1], kind)
+			}
+		}
+		start = end
+	}
+}
+
+// CJKFunction reports whether r is a Chinese function character: a
+// particle, pronoun or the copula, which carries no topic and is read as a
+// separator, the way English stopwords are (的, 了, 吗, 呢, 吧, 啊, 呀, 嘛,
+// 么, 什, 怎, 这, 那, 我, 你, 他, 她, 它, 们, 是, and 叫 of 叫什么, 名叫).
+func CJKFunction(r rune) bool {
+	switch r {
+	case '的', '了', '吗', '呢', '吧', '啊', '呀', '嘛', '么', '什', '怎', '这', '那', '我', '你', '他', '她', '它', '们', '是', '叫':
+		return true
+	}
+	return false
 }

@@ -8,11 +8,13 @@ import (
 func TestLexicalForm(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"Hello, World! It's 2026.", "hello world it s 2026"},
-		{"我记得上次", "我记 记得 得上 上次"},
+		{"我记得上次", "记得 得上 上次 记 得 上 次"},
+		{"我的狗叫豆豆", "狗 豆豆 豆 豆"},
+		{"用户养了宠物狗", "用户 户养 用 户 养 宠物 物狗 宠 物 狗"},
 		{"猫", "猫"},
-		{"I like 北京烤鸭 a lot", "i lik 北京 京烤 烤鸭 a lot"},
-		{"東京に行きました", "東京 京に に行 行き きま まし した"},
-		{"コーヒーが好き", "コー ーヒ ヒー ーが が好 好き"},
+		{"I like 北京烤鸭 a lot", "i lik 北京 京烤 烤鸭 北 京 烤 鸭 a lot"},
+		{"東京に行きました", "東京 京に に行 行き きま まし した 東 京 行"},
+		{"コーヒーが好き", "コー ーヒ ヒー ーが が好 好き 好"},
 		{"  ...  ", ""},
 		{"Café CRÈME", "café crème"},
 	}
@@ -29,6 +31,12 @@ func TestQueryTerms(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("QueryTerms = %q, want %q", got, want)
 	}
+	if got := QueryTerms("我的狗叫什么？小白很乖"); !slices.Equal(got, []string{"狗", "小白", "白很", "很乖"}) {
+		t.Errorf("QueryTerms = %q, want the lone 狗 and the bigrams of 小白很乖 (none of its characters)", got)
+	}
+	if got := QueryTerms("我平时喝什么"); !slices.Equal(got, []string{"平时", "时喝", "平", "喝"}) {
+		t.Errorf("QueryTerms = %q, want 平 and 喝 (next to 我 and 什么) besides the bigrams", got)
+	}
 	if got := QueryTerms("?!"); len(got) != 0 {
 		t.Errorf("QueryTerms(punctuation) = %q, want none", got)
 	}
@@ -41,7 +49,7 @@ func TestContentTerms(t *testing.T) {
 	if got := ContentTerms(QueryTerms("what is it")); !slices.Equal(got, []string{"what", "is", "it"}) {
 		t.Errorf("all-stopword query = %q, want kept", got)
 	}
-	if got := ContentTerms(QueryTerms("我的猫")); !slices.Equal(got, []string{"我的", "的猫"}) {
+	if got := ContentTerms(QueryTerms("我的猫")); !slices.Equal(got, []string{"猫"}) {
 		t.Errorf("CJK terms = %q", got)
 	}
 }
