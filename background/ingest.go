@@ -240,6 +240,10 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		if err := q.rec.correct(ctx, t, c); err != nil {
 			return fmt.Errorf("correction: %w", err)
 		}
+	} else if v, ok := facts.ExtractCorrectionNew(t.User); ok && len(found) == 0 {
+		if err := q.rec.correctLatest(ctx, t, v); err != nil {
+			return fmt.Errorf("correction: %w", err)
+		}
 	}
 	if len(found) > 0 && !slices.ContainsFunc(found, func(f Fact) bool { return f.Note && !f.Restates }) && factsCoverMessage(t.User, found) {
 		return nil

@@ -415,10 +415,43 @@ func snapshot(m *memory.Memory) string {
 
 // correct applies a user's correction ("I meant Tuesday, not Monday") to
 // the newest live fact that carries the old value.
+// correctWindow is how far back a correction that names only its new
+// value ("Sorry, I meant Tuesday.") looks for the fact it corrects.
+const correctWindow = time.Hour
+
+// correctLatest applies a correction naming only its new value v to the
+// last fact stated within correctWindow that holds a value of v's kind
+// (facts.CorrectedIn): "My piano lesson is on Monday." then "Sorry, I meant
+// Tuesday." corrects Monday. Nothing is written when there is none.
+func (q *reconciler) correctLatest(ctx context.Context, t *memory.Turn, v string) error {
+	page, err := q.cfg.Store.List(ctx, t.Scope, memory.ListFilter{
+		Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile, memory.TierEvent}, State: memory.StateLive, At: t.Time,
+		Since: t.Time.Add(-correctWindow), Until: t.Time, Limit: 50,
+	})
+	if err != nil {
+		return fmt.Errorf("correction list: %w", err)
+	}
+	var last *memory.Memory
+	old := ""
+	for _, m := range page.Data {
+		if o := facts.CorrectedIn(m.Text, v); o != "" && (last == nil || m.CreatedAt.After(last.CreatedAt)) {
+			last, old = m, o
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	c, ok := facts.NewCorrection(v, old)
+	if !ok {
+		return nil
+	}
+	return q.correct(ctx, t, c)
+}
+
 func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correction) error {
 	s := t.Scope
 	cands, err := q.cfg.Store.LexicalSearch(ctx, s, c.Old, memory.SearchOptions{
-		Limit: 20, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile}, At: t.Time,
+		Limit: 20, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile, memory.TierEvent}, At: t.Time,
 	})
 	if err != nil {
 		return fmt.Errorf("correction search: %w", err)
