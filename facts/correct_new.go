@@ -16,7 +16,7 @@ var (
 		`([\w:@.'\-]+(?:\s+[\w:@.'\-]+){0,2}?)\s*(?:instead|actually)?\s*[.!]*\s*$`)
 	// "Sorry, Tuesday." / "Oops, 4pm!": a correcting word, then the value alone.
 	correctNewBare = regexp.MustCompile(`(?i)^\W*(?:sorry|oops|correction|my bad|my mistake)[,!.:;]*\s+(?:on\s+|at\s+|the\s+)?([\w:@.'\-]+(?:\s+[\w:@.'\-]+)?)\s*[.!]*\s*$`)
-	correctNewZH = regexp.MustCompile(`^\s*(?:(?:不对|不是的|错了|说错了|我说错了|搞错了|我搞错了|记错了|更正一下|纠正一下|抱歉|不好意思|哦不)[，,。!！\s]*)+(?:应该是|其实是|是|我是说|改成)([\p{Han}A-Za-z0-9:：]{1,10}?)[。.!！]*\s*$|^\s*我是说([\p{Han}A-Za-z0-9:：]{1,10}?)[。.!！]*\s*$`)
+	correctNewZH   = regexp.MustCompile(`^\s*(?:(?:不对|不是的|错了|说错了|我说错了|搞错了|我搞错了|记错了|更正一下|纠正一下|抱歉|不好意思|哦不)[，,。!！\s]*)+(?:应该是|其实是|是|我是说|改成)([\p{Han}A-Za-z0-9:：]{1,10}?)[。.!！]*\s*$|^\s*我是说([\p{Han}A-Za-z0-9:：]{1,10}?)[。.!！]*\s*$`)
 )
 
 // ExtractCorrectionNew finds a correction that names only its new value;
