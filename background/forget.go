@@ -101,6 +101,7 @@ func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*mem
 	if _, err := er.EraseTurns(ctx, s, reqs); err != nil {
 		return fmt.Errorf("forget: %w", err)
 	}
+	eraseNamedValues(t, all(gone, related, ms))
 	ids = ids[:0]
 	for id := range gone {
 		ids = append(ids, id)
@@ -109,6 +110,25 @@ func (q *explicit) eraseForgotten(ctx context.Context, t *memory.Turn, ms []*mem
 		return fmt.Errorf("forget: %w", err)
 	}
 	return nil
+}
+
+// eraseNamedValues erases the forget request's own text (user message,
+// reply) where it names a forgotten fact's value ("Can you forget about my
+// penicillin allergy?"): its turn-log row, written after the ingest, must
+// not keep what it asked to forget. A request that names only the slot
+// ("Forget my passport number") keeps its text.
+func eraseNamedValues(t *memory.Turn, ms []*memory.Memory) {
+	for _, m := range ms {
+		f := m.Fact()
+		if f == nil || len([]rune(f.Value)) < 3 {
+			continue
+		}
+		for _, s := range []*string{&t.User, &t.Assistant} {
+			if *s != memory.ErasedText && strings.Contains(strings.ToLower(*s), strings.ToLower(f.Value)) {
+				*s = memory.ErasedText
+			}
+		}
+	}
 }
 
 // all is every memory forgotten: the ones asked for and the related ones

@@ -212,6 +212,11 @@ func (t Topic) Names(tr *memory.Triple) string {
 		if pt := text.ContentWords(ph); len(pt) > 0 && len(value) > 0 && subset(pt, value) {
 			return "names the value " + tr.Value
 		}
+		if headedBySlot(ph, tr.Attribute, value) {
+			// "my penicillin allergy", 家庭住址: the slot's word heads
+			// the phrase, and what comes before it is the value's.
+			return NamesSlotReason + tr.Attribute
+		}
 	}
 	for _, f := range t.Facts {
 		if NormKey(f.Key()) == NormKey(tr.Subject+"."+tr.Attribute) && strings.EqualFold(f.Value, tr.Value) {
@@ -272,6 +277,33 @@ func subset(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// headedBySlot reports whether phrase ph ends with a word of attribute a
+// and its other content words are all the value's (value: its content
+// words): "penicillin allergy" for allergy penicillin, "home address";
+// a Chinese phrase that ends with the word (家庭住址 for 住址).
+func headedBySlot(ph, a string, value []string) bool {
+	words := append([]string{strings.ReplaceAll(a, "_", " ")}, attrWords[a]...)
+	for _, w := range words {
+		if w == "" || w == ph {
+			continue
+		}
+		if strings.IndexFunc(w, text.IsCJK) >= 0 {
+			if strings.HasSuffix(ph, w) {
+				return true
+			}
+			continue
+		}
+		rest, ok := strings.CutSuffix(ph, " "+w)
+		if !ok {
+			continue
+		}
+		if rw := text.ContentWords(rest); len(rw) > 0 && subset(rw, value) {
+			return true
+		}
+	}
+	return false
 }
 
 // AttributesNamed are the vocabulary attributes a topic names by a word

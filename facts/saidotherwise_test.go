@@ -1,8 +1,11 @@
 package facts
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/memproxy/memproxy/memory"
 )
 
 // TestSaidOtherwise: statements the extractor missed for their wording, not
@@ -62,6 +65,40 @@ func TestSubjectlessEnding(t *testing.T) {
 		}
 		if !ended {
 			t.Errorf("%q does not end works_at Blue Bottle", msg)
+		}
+	}
+}
+
+// TestZHLikedActivityIsHobby: 我平时喜欢打羽毛球 is a like found by 爱好.
+func TestZHLikedActivityIsHobby(t *testing.T) {
+	for _, msg := range []string{"我平时喜欢打羽毛球。", "我周末喜欢爬山。", "我一直很喜欢弹吉他。"} {
+		fs := Extract(msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)})
+		if len(fs) != 1 || fs[0].Attribute != "likes" || !strings.Contains(fs[0].Context, "爱好") {
+			t.Errorf("%q: %+v, want one like with the context 爱好", msg, fs)
+		}
+	}
+	if fs := Extract("我喜欢吃火锅。", Options{}); len(fs) != 1 || strings.Contains(fs[0].Context, "爱好") {
+		t.Errorf("a food liked is no hobby: %+v", fs)
+	}
+}
+
+// TestForgetTopicHeadedBySlot: "my penicillin allergy" names the allergy
+// penicillin (value words before the slot's word), 家庭住址 the home.
+func TestForgetTopicHeadedBySlot(t *testing.T) {
+	cases := []struct {
+		topic string
+		tr    memory.Triple
+		names bool
+	}{
+		{"my penicillin allergy", memory.Triple{Subject: "user", Attribute: "allergy", Value: "penicillin"}, true},
+		{"my penicillin allergy", memory.Triple{Subject: "user", Attribute: "allergy", Value: "peanuts"}, false},
+		{"我的家庭住址", memory.Triple{Subject: "user", Attribute: "lives_in", Value: "朝阳区建国路88号"}, true},
+		{"my Honda car", memory.Triple{Subject: "user", Attribute: "car", Value: "Honda Civic"}, true},
+		{"my Honda car", memory.Triple{Subject: "user", Attribute: "phone_model", Value: "iPhone"}, false},
+	}
+	for _, c := range cases {
+		if got := ForgetTopic(c.topic).Names(&c.tr) != ""; got != c.names {
+			t.Errorf("ForgetTopic(%q).Names(%v) = %v, want %v", c.topic, c.tr, got, c.names)
 		}
 	}
 }

@@ -362,7 +362,7 @@ func kindWords(f *Fact) string {
 	case f.Attribute == "speaks":
 		return "language languages 语言"
 	case f.Attribute == "activity" || f.Attribute == "plays" ||
-		(f.Attribute == "likes" || f.Attribute == "dislikes") && strings.HasSuffix(firstWord(f.Value), "ing"):
+		(f.Attribute == "likes" || f.Attribute == "dislikes") && (strings.HasSuffix(firstWord(f.Value), "ing") || zhActivity(f.Value)):
 		// "What are my hobbies?" asks for what the user does: a hobby
 		// taken up, a game played, an activity liked ("likes hiking").
 		return "hobby hobbies pastime 爱好"
@@ -441,4 +441,15 @@ func agePronoun(subject string) string {
 		return "her"
 	}
 	return "their"
+}
+
+// zhActivity reports whether a Chinese value is something one does, a
+// verb and its object (打羽毛球, 弹吉他, 下棋, 爬山, 钓鱼): liked, it is a
+// hobby, as an English gerund is ("likes hiking").
+func zhActivity(v string) bool {
+	r := []rune(v)
+	if len(r) < 2 {
+		return false
+	}
+	return strings.ContainsRune("打玩踢弹下跑游滑爬练画拍钓骑唱跳看读写做烤织种养", r[0])
 }
