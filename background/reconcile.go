@@ -448,10 +448,20 @@ func (q *reconciler) correctLatest(ctx context.Context, t *memory.Turn, v string
 	return q.correct(ctx, t, c)
 }
 
+// correct applies correction c to the newest live fact that holds its old
+// value; when the message is the correction alone (one sentence), an
+// event stated within correctWindow may be the one corrected ("My flight
+// lands at 6pm." then "Oops, I meant 8pm, not 6pm."), never an older one
+// or one corrected in passing in a longer message.
 func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correction) error {
 	s := t.Scope
+	tiers := []memory.Tier{memory.TierSemantic, memory.TierProfile}
+	alone := len(splitSentences(t.User)) == 1
+	if alone {
+		tiers = append(tiers, memory.TierEvent)
+	}
 	cands, err := q.cfg.Store.LexicalSearch(ctx, s, c.Old, memory.SearchOptions{
-		Limit: 20, Tiers: []memory.Tier{memory.TierSemantic, memory.TierProfile, memory.TierEvent}, At: t.Time,
+		Limit: 20, Tiers: tiers, At: t.Time,
 	})
 	if err != nil {
 		return fmt.Errorf("correction search: %w", err)
@@ -461,6 +471,9 @@ func (q *reconciler) correct(ctx context.Context, t *memory.Turn, c facts.Correc
 	for _, cand := range cands {
 		m := cand.Memory
 		if !m.Live(t.Time) || (target != nil && !m.CreatedAt.After(target.CreatedAt)) {
+			continue
+		}
+		if m.Tier == memory.TierEvent && (!alone || m.CreatedAt.Before(t.Time.Add(-correctWindow))) {
 			continue
 		}
 		if fixed, ok := c.Apply(m.Text); ok {

@@ -187,6 +187,12 @@ func Extract(msg string, o Options) []Fact {
 				continue
 			}
 		}
+		if hasHan(sent) {
+			// 如果我搬到深圳，…: a condition states nothing.
+			if sent = dropZHCondition(sent); sent == "" {
+				continue
+			}
+		}
 		var fs []Fact
 		if hasHan(sent) {
 			fs = extractZH(sent)
@@ -697,3 +703,22 @@ var (
 	// jobTalkRe: a message about jobs.
 	jobTalkRe = regexp.MustCompile(`(?i)\b(?:quit|job|jobs|company|employer|hired|startup|position|role|firm|offer|resigned|notice|laid off|new gig)\b`)
 )
+
+// zhConditionRe is a Chinese conditional clause, at the start of a clause
+// (after its subject), up to its comma: 如果我搬到深圳，…; 我要是辞职了，…;
+// 假如我住在上海的话 (not the 要是 of 主要是).
+var zhConditionRe = regexp.MustCompile(`(?:^|[，,；;。！？!?\s])(?:我们|我|你|他|她)?(?:如果|假如|要是|万一|假设|倘若|如若|若是|假使)[^，,。！？!?；;]*(?:[，,；;]|$)`)
+
+// dropZHCondition removes the conditional clauses of a Chinese sentence
+// (as "if" and "unless" clauses state nothing in English); "" when nothing
+// else is left.
+func dropZHCondition(s string) string {
+	if !strings.ContainsAny(s, "如假要万倘若") {
+		return s
+	}
+	out := strings.TrimSpace(zhConditionRe.ReplaceAllString(s, ""))
+	if strings.Trim(out, "，,。！？!?；; ") == "" {
+		return ""
+	}
+	return out
+}

@@ -102,3 +102,18 @@ func TestForgetTopicHeadedBySlot(t *testing.T) {
 		}
 	}
 }
+
+// TestZHConditionStatesNothing: 如果 clauses state nothing; 主要是 is no 要是.
+func TestZHConditionStatesNothing(t *testing.T) {
+	for _, msg := range []string{"如果我搬到深圳，房租会不会很贵？", "我要是辞职了，你觉得我能找到新工作吗？", "假如我住在上海，通勤要多久？"} {
+		if fs := Extract(msg, Options{}); len(fs) != 0 {
+			t.Errorf("%q: %+v, want nothing", msg, fs)
+		}
+	}
+	if fs := Extract("我主要是在腾讯做后端开发。", Options{}); len(fs) == 0 {
+		t.Errorf("主要是 read as a condition: nothing extracted")
+	}
+	if fs := Extract("如果下雨我就不去了，不过我住在杭州。", Options{}); len(fs) != 1 || fs[0].Value != "杭州" {
+		t.Errorf("the clause after the condition: %+v", fs)
+	}
+}
