@@ -28,7 +28,7 @@ type Topic struct {
 }
 
 // forgetAllRe is a request to forget all of the user's memory.
-var forgetAllRe = regexp.MustCompile(`(?i)^\W*(?:(?:about\s+)?(?:everything|all|anything)(?:\s+(?:you\s+(?:know|have|remember|learned|stored|saved|kept)|i(?:'ve|\s+have)?\s+(?:ever\s+)?(?:told|said to|shared with)\s+you))?(?:\s+(?:about|on|of)\s+me)?|(?:all\s+)?(?:about\s+)?me|all\s+(?:of\s+)?my\s+(?:data|info|information|memories|details|history)|(?:my|the)\s+(?:whole\s+|entire\s+)?(?:memory|memories|history|profile|data))\W*$|^(?:关于我的)?(?:一切|所有(?:的)?(?:事情|信息|内容|记忆)?|全部(?:的)?(?:信息|内容|记忆)?)(?:吧|了)?$|^(?:我的)?(?:所有|全部)(?:的)?(?:信息|记忆|资料|数据)(?:吧|了)?$|^关于我的(?:所有|全部|一切)(?:事情|信息|内容|记忆)?(?:吧|了)?$`)
+var forgetAllRe = regexp.MustCompile(`(?i)^\W*(?:(?:about\s+)?(?:everything|all|anything)(?:\s+(?:you\s+(?:know|have|remember|learned|stored|saved|kept)|i(?:'ve|\s+have)?\s+(?:ever\s+)?(?:told|said to|shared with)\s+you))?(?:\s+(?:about|on|of)\s+me)?|(?:all\s+)?(?:about\s+)?me|all\s+(?:of\s+)?my\s+(?:data|info|information|memories|details|history)|(?:my|the)\s+(?:whole\s+|entire\s+)?(?:memory|memories|history|profile|data))\W*$|^(?:关于我的)?(?:一切|所有(?:的)?(?:事情|信息|内容|记忆)?|全部(?:的)?(?:信息|内容|记忆)?)(?:都|全|全都)?(?:吧|了)?$|^(?:我的)?(?:所有|全部)(?:的)?(?:信息|记忆|资料|数据)(?:都|全|全都)?(?:吧|了)?$|^关于我的(?:所有|全部|一切)(?:事情|信息|内容|记忆)?(?:都|全|全都)?(?:吧|了)?$`)
 
 // forgetLead is talk before the topic: "I said about", "what I told you
 // about", "everything about", "about".
@@ -54,7 +54,7 @@ var (
 
 // forgetEverythingRe: a forget whose cue is the whole request ("Forget
 // everything.", "Please forget everything!", 全部忘掉).
-var forgetEverythingRe = regexp.MustCompile(`(?i)^\W*(?:please\s+|pls\s+|just\s+|ok\s+|okay\s+)?(?:forget|erase|delete|wipe|remove)\s+(?:absolutely\s+)?everything(?:\s+please)?\W*$|^(?:请)?(?:把)?(?:一切|所有|全部)(?:都)?(?:忘掉|忘了|删掉|删除)(?:吧)?\W*$`)
+var forgetEverythingRe = regexp.MustCompile(`(?i)^\W*(?:please\s+|pls\s+|just\s+|ok\s+|okay\s+)?(?:forget|erase|delete|wipe|remove)\s+(?:absolutely\s+)?everything(?:\s+please)?\W*$|^(?:请)?(?:把|将)?(?:关于我的|我的)?(?:一切|所有|全部)(?:都|全|全都)?(?:忘掉|忘了|忘记|删掉|删除|清除|清空)(?:吧)?\W*$`)
 
 // ForgetsEverything reports a forget request that names everything the
 // user said, by its payload ("everything you know about me") or, when the

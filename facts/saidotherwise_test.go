@@ -117,3 +117,23 @@ func TestZHConditionStatesNothing(t *testing.T) {
 		t.Errorf("the clause after the condition: %+v", fs)
 	}
 }
+
+// TestZHPromotedAndForgetAll: 我升职了，现在是技术总监 is the job; 把关于我的
+// 一切都忘掉吧 forgets everything; an editor used is found by 编辑器.
+func TestZHPromotedAndForgetAll(t *testing.T) {
+	for _, msg := range []string{"我升职了，现在是技术总监。", "我升职成技术总监了。"} {
+		fs := Extract(msg, Options{})
+		if len(fs) != 1 || fs[0].Attribute != "job_title" || fs[0].Value != "技术总监" {
+			t.Errorf("%q: %+v, want job_title 技术总监", msg, fs)
+		}
+	}
+	if fs := Extract("现在是下午三点。", Options{}); len(fs) != 0 {
+		t.Errorf("a time is no job: %+v", fs)
+	}
+	if !ForgetsEverything("关于我的一切都", "把关于我的一切都忘掉吧。") || !ForgetsEverything("", "请把我的所有都删除") {
+		t.Error("a forget of everything about the user not read")
+	}
+	if fs := Extract("最近改用Cursor了。", Options{}); len(fs) != 1 || !strings.Contains(fs[0].Context, "编辑器") {
+		t.Errorf("an editor without its kind's words: %+v", fs)
+	}
+}

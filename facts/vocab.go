@@ -377,6 +377,8 @@ func kindWords(f *Fact) string {
 		return "pet pets animal 宠物"
 	case f.Attribute == "drinks":
 		return "drink drinks beverage 喝什么 饮料"
+	case f.Attribute == "uses" && ValueKind(f.Value) == "editor":
+		return "editor code editor IDE coding 编辑器 写代码 用什么"
 	case f.Attribute == "uses" && ValueKind(f.Value) == "os":
 		return "operating system computer laptop 用什么 系统"
 	case f.Attribute == "uses":
