@@ -10,6 +10,7 @@ import (
 
 	"github.com/jdkato/prose/v2"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/text"
 )
 
 // tok is one tagged word.
@@ -660,6 +661,14 @@ var commonAdverbs = map[string]bool{"now": true, "then": true, "too": true, "als
 	"down": true, "out": true, "off": true, "over": true, "on": true, "in": true, "not": true, "lately": true,
 	"nowadays": true, "recently": true, "anyway": true, "either": true, "else": true, "ago": true, "full-time": true,
 	"part-time": true, "remotely": true, "currently": true, "these": true, "this": true, "last": true, "next": true}
+
+// userSubjectRe: a sentence whose subject is the user; beenClauseRe a
+// clause after a comma that leaves that subject out ("…, been living in
+// Manchester"), read as a sentence of its own (splitBeenClauses).
+var (
+	userSubjectRe = regexp.MustCompile(`^\W*(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
+	beenClauseRe  = regexp.MustCompile(`,\s+been\s+(living|working|based|staying|studying|teaching)\b`)
+)
 
 // withSubject puts the user back as the subject of a sentence whose verb
 // starts at v: "Finally sold the Civic" → "I finally sold the Civic",
@@ -3082,7 +3091,10 @@ func calledName(ts []tok, j int) (string, bool) {
 		case (ts[k].low == "called" || ts[k].low == "named") && k+1 < len(ts) && ts[k+1].capital:
 			v, _, ok := np(ts, k+1)
 			return v, ok
-		case ts[k].capital || !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")):
+		case ts[k].capital && !(k+1 < len(ts) && !ts[k+1].capital && strings.HasPrefix(ts[k+1].tag, "NN")),
+			!ts[k].capital && !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")):
+			// (A capitalised word may qualify the noun: "a Berlin startup
+			// called Kiteworks".)
 			return "", false
 		}
 	}
@@ -3193,3 +3205,21 @@ func coordinated(ts []tok, fs []Fact) []Fact {
 // currentAdj are the words before an attribute that name its current
 // value ("my new employer", "my current job").
 var currentAdj = map[string]bool{"new": true, "current": true, "present": true, "latest": true}
+
+// splitBeenClauses makes a clause that leaves out the user as subject
+// after a comma a sentence of its own: "I'm from Nairobi originally, been
+// living in Manchester for ten years" → "… originally. I've been living
+// in Manchester for ten years", so each says its own fact, and a date
+// said in one dates only that one.
+func splitBeenClauses(msg string) string {
+	if !beenClauseRe.MatchString(msg) {
+		return msg
+	}
+	sents := text.Sentences(msg)
+	for i, s := range sents {
+		if userSubjectRe.MatchString(s) && !hasHan(s) {
+			sents[i] = beenClauseRe.ReplaceAllString(s, ". I've been $1")
+		}
+	}
+	return strings.Join(sents, " ")
+}

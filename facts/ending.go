@@ -122,6 +122,9 @@ var namedEndings = []*namedEnding{
 	{attr: "lives_in", re: regexp.MustCompile(`^{A}(?:moved out of|moved away from|relocated away from|moved out from) ` + enName)},
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:left|quit|walked out of) ` + enName)},
 	{attr: "studies_at", re: regexp.MustCompile(`^{A}(?:dropped out of|graduated from) ` + enName)},
+	// "I sold the Mazda", "we got rid of our old Civic": the car of that
+	// name (a name no car has ends nothing).
+	{attr: "car", re: regexp.MustCompile(`^{A}(?:sold|scrapped|got rid of|traded in|gave away|totaled|totalled|wrecked) (?:the|{P}) (?:old )?` + enName)},
 	// "I'm no longer at IBM", "I'm not at Acme any more": where the
 	// user was, in whichever slot holds it ("with" is a partner's word).
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:no longer (?:at|part of|employed (?:at|by)|working (?:at|for)) ` + enName + `|not (?:at|part of|working (?:at|for)) ` + enName + ` any ?more)`)},
@@ -159,6 +162,9 @@ func slotEndings(sent string) []Fact {
 		return slotEndingsZH(sent)
 	}
 	orig := strings.TrimLeft(contractions.Replace(strings.TrimSpace(sent)), `"'(`)
+	if m := implicitRe.FindStringSubmatchIndex(orig); m != nil && !strings.EqualFold(orig[m[2]:m[3]], "living") {
+		orig = withSubject(orig, m[2]) // "Sold the Mazda.": the user sold it
+	}
 	low := enEndLead.ReplaceAllString(asciiLower(orig), "")
 	subject, word, rest, rel := "user", "", low, false
 	switch {

@@ -171,7 +171,7 @@ func Extract(msg string, o Options) []Fact {
 	seen := map[string]bool{}
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
 	asked := before
-	msg = nameLater(msg)
+	msg = splitBeenClauses(nameLater(msg))
 	for _, sent := range clauses(text.Sentences(msg)) {
 		said := sent
 		if hasHan(sent) {

@@ -137,3 +137,23 @@ func TestZHPromotedAndForgetAll(t *testing.T) {
 		t.Errorf("an editor without its kind's words: %+v", fs)
 	}
 }
+
+// TestCarSoldByNameAndCommaClause: "Sold the Mazda." ends that car; a
+// clause after a comma without its subject states its own fact, dated
+// alone; a capitalised word may qualify a company's kind.
+func TestCarSoldByNameAndCommaClause(t *testing.T) {
+	at := time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)
+	for _, msg := range []string{"Sold the Mazda.", "I sold the Mazda.", "We got rid of our old Mazda."} {
+		fs := Extract(msg, Options{At: at})
+		if len(fs) != 1 || fs[0].Attribute != "car" || fs[0].Value != "Mazda" || !fs[0].Ended {
+			t.Errorf("%q: %+v, want the car Mazda ended", msg, fs)
+		}
+	}
+	fs := Extract("I grew up in Lyon, been working at Airbus since 2019.", Options{At: at})
+	if len(fs) != 2 || fs[0].Text != "The user is from Lyon." || fs[1].Attribute != "works_at" || fs[1].Value != "Airbus" {
+		t.Errorf("comma clause: %+v", fs)
+	}
+	if fs := Extract("I work remotely for a Berlin startup called Kiteworks.", Options{At: at}); len(fs) != 1 || fs[0].Value != "Kiteworks" {
+		t.Errorf("a Berlin startup called Kiteworks: %+v", fs)
+	}
+}

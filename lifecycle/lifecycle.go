@@ -140,7 +140,7 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		}
 		switch {
 		case f.Ended:
-			if same {
+			if same || leadsValue(old, f.Value) {
 				sup(old, f.Key()+" "+f.Value+" ended")
 			}
 		case same && ended(old, f):
@@ -273,6 +273,14 @@ func sameValue(old *memory.Memory, f *facts.Fact) bool {
 		return normText(old.Fact().Value) == normText(f.Value) || n != "" && strings.EqualFold(facts.NameOf(old.Fact().Value), n)
 	}
 	return valueIn(old, f.Value)
+}
+
+// leadsValue reports whether v is the first words of old's value: an
+// ending that names a value by its make or first name ("I sold the
+// Mazda" for "Mazda 3") ends it.
+func leadsValue(old *memory.Memory, v string) bool {
+	f := old.Fact()
+	return f != nil && v != "" && strings.HasPrefix(normText(f.Value), normText(v)+" ")
 }
 
 // valueIn reports whether old's value (its triple, or else its text) is v.

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,6 +236,25 @@ func TestDecideEndedIsHistory(t *testing.T) {
 	}
 	if hist != 2 {
 		t.Errorf("%d Deloitte memories in history, want the old value and its end", hist)
+	}
+}
+
+// An ending that names a value by its first words ends it: "Sold the
+// Mazda." ends "Mazda 3"; a value it does not lead stays.
+func TestDecideEndedByMake(t *testing.T) {
+	st := &store{}
+	st.say(t, "I drive a Mazda 3.", t0)
+	st.say(t, "Sold the Mazda.", t0.AddDate(0, 1, 0))
+	for _, l := range st.live() {
+		if strings.Contains(l, "Mazda") {
+			t.Errorf("%q live", l)
+		}
+	}
+	st = &store{}
+	st.say(t, "I drive a Mazda 3.", t0)
+	st.say(t, "I sold the Civic.", t0.AddDate(0, 1, 0))
+	if !slices.ContainsFunc(st.live(), func(l string) bool { return strings.Contains(l, "Mazda 3") }) {
+		t.Errorf("a Civic sold ended the Mazda: %q", st.live())
 	}
 }
 
