@@ -299,6 +299,11 @@ func workContext(ts []tok) bool {
 	return false
 }
 
+// companyHeads are the nouns that name an employer joined by its name
+// ("a startup called Zest", "an agency named Brightly").
+var companyHeads = map[string]bool{"startup": true, "company": true, "firm": true, "agency": true, "studio": true,
+	"consultancy": true, "bank": true, "lab": true, "business": true, "practice": true}
+
 // groupHeads are the nouns that name a group one is a member of, not an
 // employer: "I joined the Sierra Club", "a Facebook group", "the Hallé
 // Choir".
@@ -984,6 +989,21 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 					return []Fact{f}
 				}
 			}
+			if name, ok := calledName(ts, j+1); ok {
+				switch head := strings.ToLower(lastWord(val)); {
+				case companyHeads[head]:
+					// "I joined a startup called Zest": the employer.
+					f := mk("works_at", name)
+					f.Change = true
+					return []Fact{f}
+				case groupHeads[head] || head == "gym":
+					// "I joined a climbing gym called The Arch": the group
+					// by its name, what it is said beside it.
+					f := mk("member_of", name)
+					f.detail = "a " + strings.ToLower(val)
+					return []Fact{f}
+				}
+			}
 			f := mk("member_of", val)
 			f.the = next(j+1, "the")
 			return []Fact{f}
@@ -991,6 +1011,14 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 	case "started", "took", "picked":
 		if w := instrumentAt(ts, j+1); w != "" && v != "started" && !neg {
 			return []Fact{mk("plays", w)} // "I took up the violin", "picked up the ukulele"
+		}
+		if v == "started" && next(j+1, "learning", "playing") && !neg {
+			if w := instrumentAt(ts, j+2); w != "" {
+				// "I also started learning the cello": an instrument played.
+				f := mk("plays", w)
+				f.Change = true
+				return []Fact{f}
+			}
 		}
 		// "I've started eating meat again": a diet, not a hobby.
 		if v == "started" && next(j+1, "eating") && j+2 < len(ts) && foods[ts[j+2].low] {
@@ -2463,7 +2491,10 @@ var namedGoneRe = regexp.MustCompile(`\b(?:rehome|rehomed|re-home|re-homed|rehom
 
 // reachMeRe: how to reach the user, said in passing ("You can reach me on
 // 07700 900123 after five", "text me at 555-0100", "email me at x@y.io").
-var reachMeRe = regexp.MustCompile(`(?i)\b(?:reach|call|text|contact|ring|phone|message|whatsapp|email|e-mail|mail)\s+me\s+(?:on|at|via)\s+(.+)$`)
+var reachMeRe = regexp.MustCompile(`(?i)\b(?:reach|call|text|contact|ring|phone|message|whatsapp|email|e-mail|mail)\s+me\s+(?:on|at|via)\s+(.+)$` +
+	// "Use sam@newdomain.io from now on", "please use 07700 900123 instead":
+	// an address or number the user says to use from now on.
+	`|(?i)^\W*(?:(?:please|pls|ok|okay|so|and)[,]?\s+)?use\s+(.+?)\s+(?:from now on|going forward|instead|now)\b`)
 
 // reachMe reads the phone number or e-mail a sentence says to reach the
 // user at.
@@ -2472,11 +2503,15 @@ func reachMe(sent string) (Fact, bool) {
 	if m == nil {
 		return Fact{}, false
 	}
-	if e := emailRe.FindString(m[1]); e != "" && strings.HasPrefix(m[1], e) {
-		return Fact{Triple: tripleOf("user", "email", e)}, true
+	v, use := m[1], m[1] == ""
+	if use {
+		v = m[2] // "use … from now on": the whole value, nothing else
 	}
-	if p := phoneRe.FindString(m[1]); p != "" && strings.HasPrefix(m[1], p) {
-		return Fact{Triple: tripleOf("user", "phone", strings.TrimSpace(p))}, true
+	if e := emailRe.FindString(v); e != "" && strings.HasPrefix(v, e) && (!use || e == strings.TrimSpace(v)) {
+		return Fact{Triple: tripleOf("user", "email", e), Change: use}, true
+	}
+	if p := phoneRe.FindString(v); p != "" && strings.HasPrefix(v, p) && (!use || strings.TrimSpace(p) == strings.TrimSpace(v)) {
+		return Fact{Triple: tripleOf("user", "phone", strings.TrimSpace(p)), Change: use}, true
 	}
 	return Fact{}, false
 }
@@ -3092,7 +3127,7 @@ func calledName(ts []tok, j int) (string, bool) {
 			v, _, ok := np(ts, k+1)
 			return v, ok
 		case ts[k].capital && !(k+1 < len(ts) && !ts[k+1].capital && strings.HasPrefix(ts[k+1].tag, "NN")),
-			!ts[k].capital && !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ")):
+			!ts[k].capital && !(strings.HasPrefix(ts[k].tag, "NN") || strings.HasPrefix(ts[k].tag, "JJ") || ts[k].tag == "VBG"):
 			// (A capitalised word may qualify the noun: "a Berlin startup
 			// called Kiteworks".)
 			return "", false

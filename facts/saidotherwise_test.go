@@ -157,3 +157,28 @@ func TestCarSoldByNameAndCommaClause(t *testing.T) {
 		t.Errorf("a Berlin startup called Kiteworks: %+v", fs)
 	}
 }
+
+// TestNamedJoinsAndUseFromNowOn: a group or company joined by its name,
+// an instrument started, an address the user says to use from now on.
+func TestNamedJoinsAndUseFromNowOn(t *testing.T) {
+	cases := []struct{ msg, attr, value string }{
+		{"I joined a startup called Zest.", "works_at", "Zest"},
+		{"I joined a book club called Page Turners.", "member_of", "Page Turners"},
+		{"I joined a climbing gym called The Arch.", "member_of", "Arch"},
+		{"I also started learning the cello last month.", "plays", "cello"},
+		{"Use sam@newdomain.io from now on, the old address is dead.", "email", "sam@newdomain.io"},
+		{"Please use 07700 900123 instead.", "phone", "07700 900123"},
+		{"Use the back door from now on.", "email", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)}) {
+			if f.Attribute == c.attr && !f.Ended {
+				got = f.Value
+			}
+		}
+		if got != c.value {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
+	}
+}

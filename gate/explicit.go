@@ -222,15 +222,28 @@ func trimPayload(s string) string {
 }
 
 // clauseStart returns the index just after the clause delimiter before i.
+// An ASCII '.', ':' or ',' directly followed by a letter or digit is
+// inside a token, not between clauses ("sam@newdomain.io", "https://…",
+// "1,000").
 func clauseStart(s string, i int) int {
 	for i > 0 {
 		r, n := runeBefore(s, i)
-		if isClauseDelim(r) {
+		if isClauseDelim(r) && !(r == '.' || r == ':' || r == ',') || (r == '.' || r == ':' || r == ',') && !inToken(s, i) {
 			return i
 		}
 		i -= n
 	}
 	return 0
+}
+
+// inToken reports whether the byte at i (just after an ASCII punctuation
+// mark) continues a token: a letter, a digit or a slash.
+func inToken(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/'
 }
 
 // sentenceEnd returns the index of the sentence terminator after i

@@ -117,3 +117,18 @@ func TestPackageLevelExplicit(t *testing.T) {
 		t.Errorf("no cues configured: Intent = %q", got)
 	}
 }
+
+// TestExplicitPayloadKeepsAddresses: a period inside an address or a
+// number does not start the clause a standing cue takes.
+func TestExplicitPayloadKeepsAddresses(t *testing.T) {
+	g := newDefault(t)
+	for msg, want := range map[string]string{
+		"Use sam@newdomain.io from now on, the old address is dead.": "Use sam@newdomain.io from now on, the old address is dead",
+		"Send reports to https://acme.example/reports from now on":   "Send reports to https://acme.example/reports from now on",
+		"Budget is 1,500 a month from now on.":                       "Budget is 1,500 a month from now on",
+	} {
+		if in, got := g.Explicit(msg); in != memory.IntentRemember || got != want {
+			t.Errorf("Explicit(%q) = %v, %q; want %q", msg, in, got, want)
+		}
+	}
+}
