@@ -329,7 +329,9 @@ func Extract(msg string, o Options) []Fact {
 			f.Change = f.Change || change
 			// "I like tea now", "我现在喜欢茶": a multi-valued slot with a
 			// change cue replaces its values, unless the sentence adds one.
-			if f.Multi && !f.Ended && !addsValue(sent) && HasChangeCue(sent, replaceCues) && (f.Attribute != "speaks" || HasChangeCue(sent, onlyCues)) {
+			// Skills and pastimes accumulate ("I'm learning the violin
+			// now" keeps the piano): only "only" replaces them.
+			if f.Multi && !f.Ended && !addsValue(sent) && HasChangeCue(sent, replaceCues) && (!accumulates[f.Attribute] || HasChangeCue(sent, onlyCues)) {
 				f.Replace = true
 			}
 			f.ValidFrom = o.At
@@ -722,3 +724,8 @@ func dropZHCondition(s string) string {
 	}
 	return out
 }
+
+// accumulates are the multi-valued attributes a value said "now" joins
+// rather than replaces (languages spoken, instruments played, subjects
+// studied, pastimes): one learns a new one beside the others.
+var accumulates = map[string]bool{"speaks": true, "plays": true, "studies": true, "activity": true}

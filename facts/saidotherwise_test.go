@@ -182,3 +182,18 @@ func TestNamedJoinsAndUseFromNowOn(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillsAccumulateWithNow: "now" does not make a new instrument or
+// language replace the others; "only" does.
+func TestSkillsAccumulateWithNow(t *testing.T) {
+	for msg, replace := range map[string]bool{
+		"I'm learning how to play the violin now.": false,
+		"I sold my guitar, I only play piano now.":  true,
+		"I like tea now.":                          true,
+	} {
+		fs := Extract(msg, Options{})
+		if len(fs) == 0 || fs[len(fs)-1].Replace != replace {
+			t.Errorf("%q: %+v, want Replace %v", msg, fs, replace)
+		}
+	}
+}
