@@ -677,10 +677,14 @@ var (
 
 // withSubject puts the user back as the subject of a sentence whose verb
 // starts at v: "Finally sold the Civic" → "I finally sold the Civic",
-// "Today went back to Vim" → "Today I went back to Vim".
+// "Today went back to Vim" → "Today I went back to Vim", "Staying at a
+// hotel tonight" → "I am staying at a hotel tonight".
 func withSubject(sent string, v int) string {
 	verb := strings.ToLower(sent[v:v+1]) + sent[v+1:]
 	pre := strings.TrimSpace(sent[:v])
+	if w, _, _ := strings.Cut(verb, " "); strings.HasSuffix(w, "ing") {
+		verb = "am " + verb // "Staying at a hotel in Denver tonight": I am staying
+	}
 	switch w := strings.ToLower(strings.TrimSuffix(pre, ",")); w {
 	case "":
 		return "I " + verb
@@ -693,7 +697,7 @@ func withSubject(sent string, v int) string {
 // implicitRe: a statement that starts with a past-tense verb and no
 // subject ("Sold the Civic and bought a Tesla", "Caved and bought an
 // iPhone").
-var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated|handed|resigned)\b`)
+var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated|handed|resigned|staying|visiting|spending|heading|flying|travelling|traveling)\b`)
 
 // aboutRe: a sentence that is about one of the user's things without a
 // first-person subject ("Ethiopian food is my new favourite", "First week

@@ -196,3 +196,12 @@ func TestSkillsAccumulateWithNow(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectlessStay: "Staying at a hotel in Denver tonight" is a stay
+// that expires, not a home.
+func TestSubjectlessStay(t *testing.T) {
+	fs := Extract("Staying at a hotel in Denver tonight for a conference.", Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)})
+	if len(fs) != 1 || fs[0].Attribute != "staying_in" || fs[0].Value != "Denver" || fs[0].Expires.IsZero() {
+		t.Errorf("%+v, want a stay in Denver that expires", fs)
+	}
+}
