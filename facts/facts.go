@@ -279,7 +279,7 @@ func Extract(msg string, o Options) []Fact {
 				restates = n != ""
 			}
 			if n != "" {
-				f := Fact{Note: true, Restates: restates, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
+				f := Fact{Note: true, Restates: restates, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues), Context: lifeEventWords(sent)}
 				if len(refs) > 0 {
 					f.ValidFrom, f.Dated = refs[0].Date, true
 				}
@@ -302,7 +302,7 @@ func Extract(msg string, o Options) []Fact {
 			if f.Note {
 				// The rest of a sentence no triple holds, as said.
 				if n := thirdPerson(sent); n != "" && !hasHan(sent) {
-					nf := Fact{Note: true, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues)}
+					nf := Fact{Note: true, Text: n, ValidFrom: o.At, Change: HasChangeCue(sent, o.ChangeCues), Context: lifeEventWords(sent)}
 					if len(refs) > 0 {
 						nf.ValidFrom, nf.Dated = refs[0].Date, true
 						if d := datedStatement(sent, refs); d != "" {

@@ -205,3 +205,14 @@ func TestSubjectlessStay(t *testing.T) {
 		t.Errorf("%+v, want a stay in Denver that expires", fs)
 	}
 }
+
+// TestLifeEventNoteWords: a note about a wedding is found by "wedding".
+func TestLifeEventNoteWords(t *testing.T) {
+	fs := Extract("We're getting married on June 12th in Tuscany!", Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)})
+	if len(fs) != 1 || !fs[0].Note || !strings.Contains(fs[0].Context, "wedding") {
+		t.Errorf("%+v, want a note with the search word wedding", fs)
+	}
+	if w := lifeEventWords("I went hiking with my sister."); w != "" {
+		t.Errorf("no life event, got %q", w)
+	}
+}
