@@ -672,7 +672,10 @@ var commonAdverbs = map[string]bool{"now": true, "then": true, "too": true, "als
 // Manchester"), read as a sentence of its own (splitBeenClauses).
 var (
 	userSubjectRe = regexp.MustCompile(`^\W*(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
-	beenClauseRe  = regexp.MustCompile(`,\s+been\s+(living|working|based|staying|studying|teaching)\b`)
+	beenClauseRe  = regexp.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
+	// bornRe: a sentence that starts with where the user was born or
+	// grew up, its subject left out ("Born and raised in Cardiff, …").
+	bornRe = regexp.MustCompile(`^\W*(?:Born|Grew up|Raised)\b`)
 )
 
 // withSubject puts the user back as the subject of a sentence whose verb
@@ -3256,8 +3259,14 @@ func splitBeenClauses(msg string) string {
 	}
 	sents := text.Sentences(msg)
 	for i, s := range sents {
-		if userSubjectRe.MatchString(s) && !hasHan(s) {
-			sents[i] = beenClauseRe.ReplaceAllString(s, ". I've been $1")
+		if (userSubjectRe.MatchString(s) || bornRe.MatchString(s)) && !hasHan(s) {
+			sents[i] = beenClauseRe.ReplaceAllStringFunc(s, func(c string) string {
+				m := beenClauseRe.FindStringSubmatch(c)
+				if m[1] == "been" {
+					return ". I've been " + m[2] + m[3] // ", been living in" → ". I've been living in"
+				}
+				return ". I'm now " + m[1] + " " + m[2] + m[3] // ", now living in" → ". I'm now living in"
+			})
 		}
 	}
 	return strings.Join(sents, " ")

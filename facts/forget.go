@@ -159,7 +159,7 @@ var attrWords = map[string][]string{
 	"lives_in":     {"where i live", "live", "city", "hometown", "home", "住址", "住在哪", "住哪", "住在哪里", "住哪里", "住在哪儿", "住哪儿"},
 	"works_at":     {"job", "work", "employer", "company", "workplace", "where i work", "工作", "公司", "单位", "在哪里工作", "在哪工作", "在哪儿工作", "在哪里上班", "在哪上班", "在哪儿上班", "在什么公司工作"},
 	"job_title":    {"job", "work", "occupation", "profession", "job title", "role", "工作", "职业"},
-	"email":        {"email", "e-mail", "email address", "mail", "邮箱", "电子邮件"},
+	"email":        {"email", "e-mail", "email address", "e-mail address", "mail", "邮箱", "电子邮件", "邮箱地址", "邮件地址", "电子邮箱"},
 	"phone":        {"phone", "phone number", "number", "mobile", "mobile number", "cell", "cell number", "电话", "手机号", "电话号码"},
 	"birthday":     {"birthday", "date of birth", "birth date", "生日"},
 	"age":          {"age", "年龄"},

@@ -216,3 +216,16 @@ func TestLifeEventNoteWords(t *testing.T) {
 		t.Errorf("no life event, got %q", w)
 	}
 }
+
+// TestNowLivingClause: ", now living in Bristol" after where the user was
+// born is the home; 邮箱地址 names the e-mail.
+func TestNowLivingClause(t *testing.T) {
+	fs := Extract("Born and raised in Cardiff, now living in Bristol.", Options{})
+	if len(fs) != 1 || fs[0].Attribute != "lives_in" || fs[0].Value != "Bristol" {
+		t.Errorf("%+v, want the home Bristol", fs)
+	}
+	tr := memory.Triple{Subject: "user", Attribute: "email", Value: "li.ming@example.cn"}
+	if ForgetTopic("我的邮箱地址").Names(&tr) == "" {
+		t.Error("邮箱地址 does not name the e-mail")
+	}
+}
