@@ -289,6 +289,29 @@ var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": tr
 var pets = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten": true, "parrot": true, "hamster": true, "rabbit": true,
 	"bunny": true, "turtle": true, "tortoise": true, "fish": true, "horse": true, "snake": true, "lizard": true, "guinea": true, "bird": true}
 
+// dogBreeds and catBreeds are the breeds a pet is often named by instead
+// of its kind ("my labrador Bella", "a beagle named Scout"): they are pet
+// words, and the pet is found by "dog" or "cat".
+var (
+	dogBreeds = map[string]bool{"labrador": true, "beagle": true, "corgi": true, "poodle": true, "husky": true,
+		"pug": true, "dachshund": true, "chihuahua": true, "collie": true, "terrier": true, "spaniel": true, "retriever": true,
+		"bulldog": true, "rottweiler": true, "doberman": true, "greyhound": true, "whippet": true, "schnauzer": true,
+		"pomeranian": true, "samoyed": true, "akita": true, "shiba": true, "dalmatian": true, "labradoodle": true,
+		"cockapoo": true, "goldendoodle": true, "sheepdog": true, "shepherd": true, "mastiff": true, "maltese": true,
+		"weimaraner": true, "vizsla": true, "pitbull": true}
+	catBreeds = map[string]bool{"siamese": true, "persian": true, "ragdoll": true, "tabby": true, "bengal": true, "sphynx": true,
+		"burmese": true, "abyssinian": true, "calico": true}
+)
+
+func init() {
+	for b := range dogBreeds {
+		pets[b] = true
+	}
+	for b := range catBreeds {
+		pets[b] = true
+	}
+}
+
 func workContext(ts []tok) bool {
 	for _, t := range ts {
 		switch t.low {

@@ -229,3 +229,20 @@ func TestNowLivingClause(t *testing.T) {
 		t.Error("邮箱地址 does not name the e-mail")
 	}
 }
+
+// TestPetByBreed: a pet named by its breed is a pet, found by its kind.
+func TestPetByBreed(t *testing.T) {
+	for msg, want := range map[string]string{
+		"We have a beagle named Scout.":          "beagle named Scout",
+		"My labrador Bella loves the beach.":     "labrador named Bella",
+		"Our corgi, Waffles, just turned three.": "corgi named Waffles",
+	} {
+		fs := Extract(msg, Options{})
+		if len(fs) == 0 || fs[0].Attribute != "pet" || fs[0].Value != want || !strings.Contains(fs[0].Context, "dog") {
+			t.Errorf("%q: %+v, want the pet %q found by dog", msg, fs, want)
+		}
+	}
+	if fs := Extract("My lab results came back fine.", Options{}); len(fs) != 0 {
+		t.Errorf("lab results: %+v", fs)
+	}
+}

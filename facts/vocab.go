@@ -374,6 +374,13 @@ func kindWords(f *Fact) string {
 	case f.Attribute == "father" && f.Subject == "user":
 		return "father dad 爸爸"
 	case f.Attribute == "pet":
+		kind, _, _ := strings.Cut(strings.ToLower(f.Value), " named ")
+		switch w := lastWord(kind); {
+		case dogBreeds[w] || w == "dog" || w == "puppy":
+			return "pet pets animal dog dogs 宠物 狗"
+		case catBreeds[w] || w == "cat" || w == "kitten":
+			return "pet pets animal cat cats 宠物 猫"
+		}
 		return "pet pets animal 宠物"
 	case f.Attribute == "drinks":
 		return "drink drinks beverage 喝什么 饮料"
