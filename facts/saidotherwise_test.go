@@ -13,7 +13,7 @@ import (
 // rather than owned, a pet "brought home", a noun the tagger reads as an
 // adverb before "now", a home that "has been" home, a move said finished.
 func TestSaidOtherwise(t *testing.T) {
-	cases := []struct{ msg, attr, value string }{
+	cases := []valueCase{
 		{"Went back to the iPhone, the Pixel battery was awful.", "phone_model", "iPhone"},
 		{"Went back to my iPhone.", "phone_model", "iPhone"},
 		{"Finally went back to Vim.", "uses", "Vim"},
@@ -41,17 +41,7 @@ func TestSaidOtherwise(t *testing.T) {
 		{"Sold the Civic and bought a Tesla.", "car", "Tesla"},
 		{"Today, got a puppy named Rex.", "pet", "puppy named Rex"},
 	}
-	for _, c := range cases {
-		got := ""
-		for _, f := range Extract(c.msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)}) {
-			if f.Attribute == c.attr && !f.Ended {
-				got = f.Value
-			}
-		}
-		if got != c.value {
-			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
-		}
-	}
+	wantLiveValues(t, cases)
 }
 
 // TestSubjectlessEnding: a resignation said without "I" ends the employer.
@@ -161,7 +151,7 @@ func TestCarSoldByNameAndCommaClause(t *testing.T) {
 // TestNamedJoinsAndUseFromNowOn: a group or company joined by its name,
 // an instrument started, an address the user says to use from now on.
 func TestNamedJoinsAndUseFromNowOn(t *testing.T) {
-	cases := []struct{ msg, attr, value string }{
+	cases := []valueCase{
 		{"I joined a startup called Zest.", "works_at", "Zest"},
 		{"I joined a book club called Page Turners.", "member_of", "Page Turners"},
 		{"I joined a climbing gym called The Arch.", "member_of", "Arch"},
@@ -170,17 +160,7 @@ func TestNamedJoinsAndUseFromNowOn(t *testing.T) {
 		{"Please use 07700 900123 instead.", "phone", "07700 900123"},
 		{"Use the back door from now on.", "email", ""},
 	}
-	for _, c := range cases {
-		got := ""
-		for _, f := range Extract(c.msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)}) {
-			if f.Attribute == c.attr && !f.Ended {
-				got = f.Value
-			}
-		}
-		if got != c.value {
-			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
-		}
-	}
+	wantLiveValues(t, cases)
 }
 
 // TestSkillsAccumulateWithNow: "now" does not make a new instrument or
@@ -244,5 +224,23 @@ func TestPetByBreed(t *testing.T) {
 	}
 	if fs := Extract("My lab results came back fine.", Options{}); len(fs) != 0 {
 		t.Errorf("lab results: %+v", fs)
+	}
+}
+
+// valueCase: the live value a message gives an attribute ("" for none).
+type valueCase struct{ msg, attr, value string }
+
+func wantLiveValues(t *testing.T, cases []valueCase) {
+	t.Helper()
+	for _, c := range cases {
+		got := ""
+		for _, f := range Extract(c.msg, Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)}) {
+			if f.Attribute == c.attr && !f.Ended {
+				got = f.Value
+			}
+		}
+		if got != c.value {
+			t.Errorf("%q: %s = %q, want %q", c.msg, c.attr, got, c.value)
+		}
 	}
 }
