@@ -330,7 +330,8 @@ func valueIsMine(ts []tok) []Fact {
 				fav = true
 				continue
 			}
-			if relAdj[l] || l == "current" || l == "main" || l == "go-to" || l == "preferred" || l == "primary" {
+			if relAdj[l] || l == "current" || l == "main" || l == "go-to" || l == "preferred" || l == "primary" ||
+				l == "absolute" || l == "all-time" || l == "ultimate" || l == "very" || l == "total" || l == "biggest" {
 				continue
 			}
 			if !strings.HasPrefix(ts[k].tag, "NN") {

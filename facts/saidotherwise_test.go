@@ -159,6 +159,8 @@ func TestNamedJoinsAndUseFromNowOn(t *testing.T) {
 		{"Use sam@newdomain.io from now on, the old address is dead.", "email", "sam@newdomain.io"},
 		{"Please use 07700 900123 instead.", "phone", "07700 900123"},
 		{"Use the back door from now on.", "email", ""},
+		{"Thai food is my absolute favourite.", "favorite_food", "Thai food"},
+		{"Inception is my all-time favorite movie.", "favorite_movie", "Inception"},
 	}
 	wantLiveValues(t, cases)
 }
