@@ -192,6 +192,7 @@ func Extract(msg string, o Options) []Fact {
 			if sent = dropZHCondition(sent); sent == "" {
 				continue
 			}
+			sent = resolveZHPronoun(sent)
 		}
 		var fs []Fact
 		if hasHan(sent) {
@@ -729,3 +730,21 @@ func dropZHCondition(s string) string {
 // rather than replaces (languages spoken, instruments played, subjects
 // studied, pastimes): one learns a new one beside the others.
 var accumulates = map[string]bool{"speaks": true, "plays": true, "studies": true, "activity": true}
+
+// zhRelFirst is a relative the user names at the start of a sentence
+// (我老公, 我的妹妹); zhPronounClause a later clause that starts with 他 or 她.
+var (
+	zhRelFirst      = regexp.MustCompile(`^[^，,。]*?我(?:的)?` + zhRels)
+	zhPronounClause = regexp.MustCompile(`([，,；;])\s*(?:他|她)(是|在|当|做|住|今年|喜欢|也是)`)
+)
+
+// resolveZHPronoun reads 他/她 at the start of a later clause as the
+// relative the sentence began with: 我老公叫陈伟，他是律师 → …，我老公是律师,
+// so the clause says the relative's job.
+func resolveZHPronoun(s string) string {
+	m := zhRelFirst.FindStringSubmatch(s)
+	if m == nil || !strings.ContainsAny(s, "他她") {
+		return s
+	}
+	return zhPronounClause.ReplaceAllString(s, "${1}我"+m[1]+"${2}")
+}

@@ -246,3 +246,15 @@ func wantLiveValues(t *testing.T, cases []valueCase) {
 		}
 	}
 }
+
+// TestZHPronounIsTheRelative: 他/她 opening a later clause is the relative
+// the sentence began with.
+func TestZHPronounIsTheRelative(t *testing.T) {
+	fs := Extract("我老公叫陈伟，他是律师。", Options{})
+	if len(fs) != 2 || fs[1].Subject != "partner" || fs[1].Attribute != "job_title" || fs[1].Value != "律师" {
+		t.Errorf("%+v, want the partner's job 律师", fs)
+	}
+	if fs := Extract("我叫王芳，他是我同事。", Options{}); len(fs) != 1 {
+		t.Errorf("no relative named first: %+v", fs)
+	}
+}
