@@ -258,3 +258,11 @@ func TestZHPronounIsTheRelative(t *testing.T) {
 		t.Errorf("no relative named first: %+v", fs)
 	}
 }
+
+// TestZHPetByBreed: 我家柯基叫馒头 is a dog named 馒头, found by 狗.
+func TestZHPetByBreed(t *testing.T) {
+	fs := Extract("我家柯基叫馒头。", Options{})
+	if len(fs) != 1 || fs[0].Attribute != "pet" || !strings.Contains(fs[0].Value, "馒头") || !strings.Contains(fs[0].Context, "狗") {
+		t.Errorf("%+v, want the pet 馒头 found by 狗", fs)
+	}
+}

@@ -375,10 +375,11 @@ func kindWords(f *Fact) string {
 		return "father dad 爸爸"
 	case f.Attribute == "pet":
 		kind, _, _ := strings.Cut(strings.ToLower(f.Value), " named ")
+		kind, _, _ = strings.Cut(kind, "（") // 柯基（名叫馒头）
 		switch w := lastWord(kind); {
-		case dogBreeds[w] || w == "dog" || w == "puppy":
+		case dogBreeds[w] || w == "dog" || w == "puppy" || zhDogBreeds[w] || w == "狗":
 			return "pet pets animal dog dogs 宠物 狗"
-		case catBreeds[w] || w == "cat" || w == "kitten":
+		case catBreeds[w] || w == "cat" || w == "kitten" || strings.HasSuffix(w, "猫") || w == "英短" || w == "美短" || w == "布偶":
 			return "pet pets animal cat cats 宠物 猫"
 		}
 		return "pet pets animal 宠物"

@@ -228,7 +228,7 @@ func extractZH(sent string) []Fact {
 var zhNotPlace = regexp.MustCompile(`^(?:家|家里)|带|照顾|休息|学习|复习|准备|找工作|养病|陪`)
 
 var (
-	zhPetNameRe = regexp.MustCompile(`^我(?:家|们家|们)?的?(?:小)?(狗|猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鸟)(?:狗|猫)?(?:叫|名叫|名字叫|的名字是|名字是)([\p{Han}A-Za-z]{1,8}?)(?:了)?$`)
+	zhPetNameRe = regexp.MustCompile(`^我(?:家|们家|们)?的?(?:小)?(狗|猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鸟|` + zhBreeds + `)(?:狗|猫)?(?:叫|名叫|名字叫|的名字是|名字是)([\p{Han}A-Za-z]{1,8}?)(?:了)?$`)
 	zhNameRe    = regexp.MustCompile(`^(?:它|他|她)?(?:叫|名叫|名字叫|名字是)([\p{Han}A-Za-z]{1,8}?)[。！!]*$`)
 	zhWorkRe    = regexp.MustCompile(`工作|上班|公司|跳槽|入职|辞职|离职|换工作|上岗`)
 	zhAtRe      = regexp.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
@@ -474,6 +474,13 @@ var (
 	// 我女儿小美今年六岁: a named relative's age.
 	zhNamedAgeRe = regexp.MustCompile(`^我的?` + zhRels + `([\p{Han}]{2,3}?)(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
 )
+
+// zhBreeds are dog and cat breeds a pet is named by (我家柯基叫馒头);
+// zhDogBreeds the dogs among them.
+const zhBreeds = `柯基|泰迪|金毛|哈士奇|柴犬|拉布拉多|边牧|比熊|博美|萨摩耶|法斗|雪纳瑞|英短|美短|布偶|橘猫|暹罗猫|加菲猫`
+
+var zhDogBreeds = map[string]bool{"柯基": true, "泰迪": true, "金毛": true, "哈士奇": true, "柴犬": true, "拉布拉多": true,
+	"边牧": true, "比熊": true, "博美": true, "萨摩耶": true, "法斗": true, "雪纳瑞": true}
 
 // zhPets are the words for pets, which name no one as a subject.
 var zhPets = map[string]string{"狗狗": "狗", "小狗": "狗", "狗": "狗", "猫咪": "猫", "小猫": "猫", "猫": "猫", "兔子": "兔子",
