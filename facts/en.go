@@ -322,6 +322,20 @@ func workContext(ts []tok) bool {
 	return false
 }
 
+// officeAt reports a place's office at ts[j]: a capitalised name and the
+// word office within two words ("Tokyo office", "New York office").
+func officeAt(ts []tok, j int) bool {
+	for k := j; k < len(ts) && k < j+3; k++ {
+		if ts[k].low == "office" || ts[k].low == "offices" || ts[k].low == "hq" {
+			return k > j
+		}
+		if !ts[k].capital {
+			return false
+		}
+	}
+	return false
+}
+
 // companyHeads are the nouns that name an employer joined by its name
 // ("a startup called Zest", "an agency named Brightly").
 var companyHeads = map[string]bool{"startup": true, "company": true, "firm": true, "agency": true, "studio": true,
@@ -964,6 +978,12 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			j += 2 // "I work from home for Shopify"
 		}
 		switch {
+		case next(j+1, "from") && next(j+2, "our", "the", "my") && j+4 < len(ts) && ts[j+3].capital && tempEN.MatchString(tokText(ts)) && officeAt(ts, j+3):
+			// "I'm working from our Tokyo office this week": where the
+			// user is, for the period said.
+			if val, _, ok := np(ts, j+3); ok && !neg {
+				return []Fact{mk("staying_in", strings.TrimSuffix(strings.TrimSuffix(val, " office"), " Office"))}
+			}
 		case next(j+1, "from") && j+2 < len(ts) && ts[j+2].capital && ts[j+2].tag == "NNP":
 			// "I'm working from Lisbon for two weeks": where the user is.
 			if val, _, ok := np(ts, j+2); ok && !neg {

@@ -266,3 +266,23 @@ func TestZHPetByBreed(t *testing.T) {
 		t.Errorf("%+v, want the pet 馒头 found by 狗", fs)
 	}
 }
+
+// TestWorkingFromOfficeIsAStay: a week at another office is a stay that
+// expires, not a home or an employer.
+func TestWorkingFromOfficeIsAStay(t *testing.T) {
+	fs := Extract("I'm working from our Tokyo office this week.", Options{At: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)})
+	if len(fs) != 1 || fs[0].Attribute != "staying_in" || fs[0].Value != "Tokyo" || fs[0].Expires.IsZero() {
+		t.Errorf("%+v, want a stay in Tokyo that expires", fs)
+	}
+	if fs := Extract("I work from our London office.", Options{}); len(fs) != 0 {
+		t.Errorf("no period, no stay: %+v", fs)
+	}
+}
+
+// TestTryingNowIsASwitch: a known tool tried "now" is the one used.
+func TestTryingNowIsASwitch(t *testing.T) {
+	wantLiveValues(t, []valueCase{
+		{"Trying Arc now and honestly loving it.", "uses", "Arc"},
+		{"Trying Paris now.", "uses", ""},
+	})
+}

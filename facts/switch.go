@@ -37,6 +37,10 @@ var backTo = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|y
 // return to a named value, said alone.
 var nameAgain = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas|fine)[,!.]?\s+)*(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+again\s*[.!]*\s*$`)
 
+// tryingNow: "Trying Arc now and honestly loving it", "I'm trying Zed these
+// days": a tool of a known kind taken up now, said without "switched".
+var tryingNow = regexp.MustCompile(`(?i)^(?:(?:so|and|well|anyway|ok|okay)[,]?\s+)?(?:i'm\s+|i am\s+)?(?:trying|testing|trying out|giving)\s+(?:out\s+)?(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+(?:a (?:go|shot|try)\s+)?(?:now|these days|at the moment)\b`)
+
 // nowItIs: "it's only herbal tea for me now", "these days it's Rust for
 // everything", "now it's just water".
 var nowItIs = regexp.MustCompile(`(?i)(?:^|[,;]\s*|\b(?:and|but|so)\s+)((?:these days|nowadays|now|lately)[, ]+)?it(?:'s| is)\s+(?:only|just|all|mostly|strictly|purely)?\s*([A-Za-z][\w+#.\- ]*?)\s*(?:for me|for everything|for all|at work|,|[.!]?$|\s+(?:now|these days|nowadays|from now on)\b)`)
@@ -96,6 +100,11 @@ func resolveSwitch(sent, before, reply string) string {
 		// Of a known kind only: "Back to Paris!" is a trip.
 		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
 			return "I switched back to " + v + "."
+		}
+	}
+	if m := tryingNow.FindStringSubmatch(sent); m != nil {
+		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
+			return "I switched to " + v + "."
 		}
 	}
 	if m := nameAgain.FindStringSubmatch(sent); m != nil {
@@ -220,7 +229,7 @@ var toolKinds = map[string]string{}
 
 func init() {
 	for kind, names := range map[string]string{
-		"browser":  "firefox|chrome|google chrome|safari|microsoft edge|brave|vivaldi|chromium|duckduckgo",
+		"browser":  "firefox|chrome|google chrome|safari|microsoft edge|brave|vivaldi|chromium|duckduckgo|arc|tor browser|arc browser",
 		"os":       "windows|mac|macos|mac os|linux|ubuntu|fedora|debian|arch linux|chromeos|windows 10|windows 11",
 		"notes":    "notion|obsidian|evernote|onenote|logseq|roam research|apple notes|google keep|joplin|simplenote|印象笔记|有道云笔记|语雀|石墨文档",
 		"music":    "spotify|apple music|tidal|deezer|youtube music|pandora|soundcloud|amazon music|qq音乐|网易云音乐|酷狗音乐",
