@@ -286,3 +286,12 @@ func TestTryingNowIsASwitch(t *testing.T) {
 		{"Trying Paris now.", "uses", ""},
 	})
 }
+
+// TestTemporaryWeeksCounted: "for the next six weeks" is a period too.
+func TestTemporaryWeeksCounted(t *testing.T) {
+	at := time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)
+	fs := Extract("I broke my arm, so I'm in a cast for the next six weeks.", Options{At: at})
+	if len(fs) != 1 || fs[0].Expires.IsZero() || fs[0].Expires.Before(at.AddDate(0, 0, 40)) {
+		t.Errorf("%+v, want a state that expires in six weeks", fs)
+	}
+}

@@ -14,7 +14,7 @@ import (
 // expires when the period ends and never takes the place of a lasting
 // fact (where the user lives).
 var (
-	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |few |couple of |\d+ )?weeks?|(?:for|over) (?:the )?(?:holidays|christmas|easter|summer|winter|semester|term|month)|for (?:a|one) month|for the (?:school|summer|christmas|easter) (?:holidays|break|vacation)|this month|on (?:a |my |our )?(?:work |business |family |road |short )?(?:trip|holiday|vacation|break)|on business|for (?:work|a conference|a wedding|a funeral)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
+	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |five |six |seven |eight |nine |ten |few |couple of |\d+ )?weeks?|(?:for|over) (?:the )?(?:holidays|christmas|easter|summer|winter|semester|term|month)|for (?:a|one) month|for the (?:school|summer|christmas|easter) (?:holidays|break|vacation)|this month|on (?:a |my |our )?(?:work |business |family |road |short )?(?:trip|holiday|vacation|break)|on business|for (?:work|a conference|a wedding|a funeral)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
 	// presentEN: the sentence states how things are, not what happened.
 	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b|\b(?:my|our) [a-z\-]+(?: is|'s| are)\b`)
 	tempZH    = regexp.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
@@ -90,7 +90,7 @@ var dayNames = map[string]time.Weekday{
 	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
 }
 
-var countWords = map[string]int{"few": 3, "couple of": 2, "couple": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+var countWords = map[string]int{"few": 3, "couple of": 2, "couple": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 // temporary reports whether sent states a temporary state, and when it
 // ends (midnight in loc after the period it names).
