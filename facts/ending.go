@@ -118,6 +118,9 @@ type namedEnding struct {
 // "Bank of America").
 const enName = `((?:[A-Z][\w&'.-]*)(?: (?:of |de |la |& )?[A-Z][\w&'.-]*){0,4})`
 
+// noMoreRe: "…, no more Nike" closing a sentence said of the user.
+var noMoreRe = regexp.MustCompile(`[,;]\s*(?:and\s+|so\s+)?no more ([A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})\s*[.!]*$`)
+
 var namedEndings = []*namedEnding{
 	{attr: "lives_in", re: regexp.MustCompile(`^{A}(?:moved out of|moved away from|relocated away from|moved out from) ` + enName)},
 	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:left|quit|walked out of) ` + enName)},
@@ -200,6 +203,13 @@ func slotEndings(sent string) []Fact {
 			out = append(out, endedFact(subject, e.attr, word, kind))
 			break
 		}
+	}
+	if m := noMoreRe.FindStringSubmatch(orig); m != nil && !rel {
+		// "I went freelance in May, no more Nike": the name ends in
+		// whichever slot holds it (a name none holds ends nothing).
+		f := Fact{Triple: tripleOf("user", "works_at", strings.TrimRight(m[1], ".")), Alts: []string{"studies_at", "member_of"}}
+		f.Ended, f.Change = true, true
+		out = append(dropAttr(out, "works_at"), f)
 	}
 	if rest != low {
 		// The same words with their capitals: the name a named ending

@@ -295,3 +295,13 @@ func TestTemporaryWeeksCounted(t *testing.T) {
 		t.Errorf("%+v, want a state that expires in six weeks", fs)
 	}
 }
+
+// TestNoMoreName: "…, no more Nike" ends the named employer (or group).
+func TestNoMoreName(t *testing.T) {
+	for _, f := range Extract("I went freelance in May, no more Nike.", Options{}) {
+		if f.Attribute == "works_at" && f.Value == "Nike" && f.Ended {
+			return
+		}
+	}
+	t.Error("no more Nike does not end Nike")
+}
