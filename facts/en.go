@@ -227,7 +227,7 @@ func skipAdv(ts []tok, j int) (int, bool) {
 		case l == "also" || l == "now" || l == "just" || l == "really" || l == "mostly" || l == "mainly" || l == "currently" ||
 			l == "still" || l == "recently" || l == "finally" || l == "actually" || l == "totally" || l == "absolutely" ||
 			l == "usually" || l == "always" || l == "only" || l == "both" || l == "exclusively" || l == "generally" || l == "officially" || l == "already" || l == "primarily" || l == "definitely" ||
-			l == "originally":
+			l == "originally" || l == "strictly" || l == "fully" || l == "completely" || l == "entirely":
 		case (l == "do" || l == "does" || l == "did" || l == "can" || l == "will") && j+1 < len(ts) && (ts[j+1].low == "not" || ts[j+1].low == "never"):
 		case l == "can" && j+1 < len(ts) && ts[j+1].low == "speak":
 			// "I can speak a bit of Japanese"
@@ -284,7 +284,8 @@ var jobHeads = map[string]bool{
 	"underwriter": true, "paralegal": true, "surveyor": true, "illustrator": true, "animator": true, "copywriter": true,
 }
 
-var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": true, "keto": true, "gluten-free": true, "paleo": true, "plant-based": true}
+var diets = map[string]bool{"vegan": true, "vegetarian": true, "pescatarian": true, "keto": true, "gluten-free": true, "paleo": true, "plant-based": true,
+	"halal": true, "kosher": true}
 
 var pets = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten": true, "parrot": true, "hamster": true, "rabbit": true,
 	"bunny": true, "turtle": true, "tortoise": true, "fish": true, "horse": true, "snake": true, "lizard": true, "guinea": true, "bird": true}
@@ -709,6 +710,7 @@ var commonAdverbs = map[string]bool{"now": true, "then": true, "too": true, "als
 // Manchester"), read as a sentence of its own (splitBeenClauses).
 var (
 	userSubjectRe = regexp.MustCompile(`^\W*(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
+	notDietClause = regexp.MustCompile(`,\s*(?:so\s+|and\s+)?(?:i'm\s+|I'm\s+)?not\s+((?:strictly\s+|really\s+|fully\s+)?(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|plant-based))\s+any\s?more\b`)
 	beenClauseRe  = regexp.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
 	// bornRe: a sentence that starts with where the user was born or
 	// grew up, its subject left out ("Born and raised in Cardiff, …").
@@ -809,6 +811,10 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 	}
 	if f, ok := experienced(ts, j, mk, neg); ok {
 		return []Fact{f}
+	}
+	if (v == "eat" || v == "eats") && next(j+1, "halal", "kosher") && !neg {
+		// "I only eat halal (food)": the diet.
+		return []Fact{mk("diet", "eats "+ts[j+1].low+" food")}
 	}
 	if (v == "eat" || v == "eats") && next(j+1, "meat", "fish") && !neg && slices.ContainsFunc(ts[j+2:], func(t tok) bool { return t.low == "again" || t.low == "now" }) {
 		// "I eat meat again": the diet changed back, as "started eating
@@ -1171,6 +1177,11 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		}
 		if !neg {
 			return device(ts, k, subject, word)
+		}
+	case "keep", "keeps":
+		// "I keep kosher": the diet.
+		if next(j+1, "kosher", "halal") && !neg {
+			return []Fact{mk("diet", ts[j+1].low)}
 		}
 	case "drive", "drives", "driving":
 		if val, _, ok := np(ts, j+1); ok && !neg {
@@ -3297,11 +3308,16 @@ var currentAdj = map[string]bool{"new": true, "current": true, "present": true, 
 // in Manchester for ten years", so each says its own fact, and a date
 // said in one dates only that one.
 func splitBeenClauses(msg string) string {
-	if !beenClauseRe.MatchString(msg) {
+	if !beenClauseRe.MatchString(msg) && !notDietClause.MatchString(msg) {
 		return msg
 	}
 	sents := text.Sentences(msg)
 	for i, s := range sents {
+		if userSubjectRe.MatchString(s) && !hasHan(s) {
+			// "I eat some fish now, so not strictly vegan anymore".
+			s = notDietClause.ReplaceAllString(s, ". I'm not $1 anymore")
+			sents[i] = s
+		}
 		if (userSubjectRe.MatchString(s) || bornRe.MatchString(s)) && !hasHan(s) {
 			sents[i] = beenClauseRe.ReplaceAllStringFunc(s, func(c string) string {
 				m := beenClauseRe.FindStringSubmatch(c)

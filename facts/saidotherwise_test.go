@@ -305,3 +305,20 @@ func TestNoMoreName(t *testing.T) {
 	}
 	t.Error("no more Nike does not end Nike")
 }
+
+// TestDietsSaidOtherwise: halal eaten, a diet dropped in a clause without
+// its subject, a Chinese pet named in the same clause.
+func TestDietsSaidOtherwise(t *testing.T) {
+	wantLiveValues(t, []valueCase{
+		{"I only eat halal food.", "diet", "eats halal food"},
+		{"我家有一只猫叫橘子。", "pet", "猫（名叫橘子）"},
+		{"我有一条裙子。", "pet", ""},
+	})
+	ended := false
+	for _, f := range Extract("I eat some fish now, so not strictly vegan anymore.", Options{}) {
+		ended = ended || f.Attribute == "diet" && f.Value == "vegan" && f.Ended
+	}
+	if !ended {
+		t.Error("not strictly vegan anymore does not end vegan")
+	}
+}

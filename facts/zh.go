@@ -85,7 +85,8 @@ var zhRules = []zhRule{
 	{re: zh(`我` + zhFree + `(吃素|吃纯素|纯素食者|纯素主义者|素食主义者|素食者|不吃肉|吃全素|吃肉|吃荤)`), attr: "diet"},
 	{re: zh(`我` + zhFree + `(?:不吃|不能吃|忌口)` + `([\p{Han}]{1,4}?)(?:了)?(?:[，。,.!！；;]|$)`), attr: "avoids"},
 	{re: zh(`我` + zhFree + `对` + `([\p{Han}]{1,6})过敏`), attr: "allergy"},
-	{re: zh(`我` + zhFree + `养了?(?:一只|一条|只|条)?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
+	{re: zh(`我` + zhFree + `(?:养了?|有)(?:一只|一条|只|条)((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
+	{re: zh(`我` + zhFree + `养了?((?:狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)(?:，?(?:叫|名叫)[\p{Han}A-Za-z]{1,8})?)`), attr: "pet"},
 	{re: zh(`我(?:今年|已经|现在|都)?(\d{1,3}|[一二两三四五六七八九十]{1,3})岁`), attr: "age"},
 	// 我上周刚过了三十一岁生日: the age just turned.
 	{re: zh(`我` + zhFree + `(?:过了|过完了?)(\d{1,3}|[一二两三四五六七八九十]{1,3})岁(?:的)?生日`), attr: "age"},
@@ -122,7 +123,7 @@ var zhAttrs = map[string]string{
 // zhNamedGoneRe: a name said to have died or been given away at the
 // start of a sentence (旺财上个月去世了, 我们把豆豆送人了): the pet of that
 // name, if the user has one (reconcile ends it, and drops it otherwise).
-var zhNamedGoneRe = regexp.MustCompile(`^(?:我们?家的?|我们?的)?([^\P{Han}的我你他她它们把]{2,3}?)(?:[\p{Han}]{0,4}?)(?:去世了|死了|病死了|走丢了|丢了|被送人了|送人了)|^我们?把([^\P{Han}的我你他她它们]{2,3})(?:送人了|送走了|安乐死了)`)
+var zhNamedGoneRe = regexp.MustCompile(`^(?:我们?家的?|我们?的)?([^\P{Han}的我你他她它们把]{2,3}?)(?:[\p{Han}]{0,4}?)(?:去世了|死了|病死了|走丢了|丢了|被送人了|送人了|走了|离开了我们|不在了)|^我们?把([^\P{Han}的我你他她它们]{2,3})(?:送人了|送走了|安乐死了)`)
 
 func extractZH(sent string) []Fact {
 	var out []Fact
@@ -219,9 +220,18 @@ func extractZH(sent string) []Fact {
 		// 请用英文回复 is how to answer, not a tool used
 		out = slices.DeleteFunc(out, func(f Fact) bool { return f.Attribute == "uses" })
 	}
+	for i := range out {
+		// 我家有一只猫叫橘子: the pet's name as the other forms write it.
+		if m := zhPetCalledRe.FindStringSubmatch(out[i].Value); m != nil && out[i].Attribute == "pet" {
+			out[i].Value = m[1] + "（名叫" + m[2] + "）"
+		}
+	}
 	keyPersonal(out) // 我儿子12岁，女儿9岁: two ages, before the slots are deduplicated
 	return dedupAttr(out)
 }
+
+// zhPetCalledRe: a pet value that runs on into its name (猫叫橘子).
+var zhPetCalledRe = regexp.MustCompile(`^(狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)，?(?:名叫|叫)([\p{Han}A-Za-z]{1,8})$`)
 
 // zhNotPlace: what follows 在 is an activity or home, not an employer
 // ("在家带孩子", "在准备考试").
