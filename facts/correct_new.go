@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -32,7 +33,7 @@ func ExtractCorrectionNew(msg string) (string, bool) {
 		v = m[1]
 	}
 	v = strings.Trim(v, " .,'")
-	if v == "" || valueKind(v) == "" {
+	if _, _, ok := kindOf(v); v == "" || !ok {
 		return "", false
 	}
 	return v, true
@@ -49,75 +50,49 @@ var (
 	kindMonthEN = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\s+\d{1,2}(?:st|nd|rd|th)?\b`)
 )
 
-// valueKind names the kind of a corrected value, "" when it is none
-// CorrectedIn can find again.
-func valueKind(v string) string {
-	whole := func(re *regexp.Regexp) bool {
-		loc := re.FindStringIndex(v)
-		return loc != nil && loc[0] == 0 && loc[1] == len(v)
+// valueKinds are the kinds of value CorrectedIn finds again, in the order
+// tried (an English weekday is read by dayNames, before them).
+var valueKinds = []*regexp.Regexp{kindDayZH, kindTimeEN, kindTimeZH, kindDateZH, kindMonthEN, kindOrdEN, kindNumber, kindNameEN}
+
+func isDayName(w string) bool {
+	_, ok := dayNames[strings.ToLower(strings.TrimSuffix(w, "s"))]
+	return ok
+}
+
+// kindOf is the pattern of a corrected value's kind (day: an English
+// weekday, read by name); ok is false for a value of none.
+func kindOf(v string) (re *regexp.Regexp, day, ok bool) {
+	if isDayName(v) {
+		return nil, true, true
 	}
-	switch {
-	case dayNames[strings.ToLower(strings.TrimSuffix(v, "s"))] != 0 || strings.EqualFold(v, "sunday") || strings.EqualFold(v, "sundays"):
-		return "day"
-	case whole(kindDayZH):
-		return "dayzh"
-	case whole(kindTimeEN):
-		return "time"
-	case whole(kindTimeZH):
-		return "timezh"
-	case whole(kindDateZH):
-		return "datezh"
-	case whole(kindMonthEN):
-		return "date"
-	case whole(kindOrdEN):
-		return "ord"
-	case whole(kindNumber):
-		return "number"
-	case whole(kindNameEN) && !notNames[strings.ToLower(v)]:
-		return "name"
+	for _, re := range valueKinds {
+		if loc := re.FindStringIndex(v); loc != nil && loc[0] == 0 && loc[1] == len(v) {
+			return re, false, re != kindNameEN || !notNames[strings.ToLower(v)]
+		}
 	}
-	return ""
+	return nil, false, false
 }
 
 // CorrectedIn returns the value of newValue's kind that text states, the
 // last one said, which a correction naming only newValue replaces; "" when
 // text holds none (or only newValue itself).
 func CorrectedIn(text, newValue string) string {
-	var re *regexp.Regexp
-	switch valueKind(newValue) {
-	case "day":
-		for _, w := range wordRe.FindAllString(text, -1) {
-			if _, ok := dayNames[strings.ToLower(strings.TrimSuffix(w, "s"))]; ok && !strings.EqualFold(w, newValue) {
-				re = regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`)
-			}
-		}
-		if re == nil {
-			return ""
-		}
-	case "dayzh":
-		re = kindDayZH
-	case "time":
-		re = kindTimeEN
-	case "timezh":
-		re = kindTimeZH
-	case "datezh":
-		re = kindDateZH
-	case "date":
-		re = kindMonthEN
-	case "ord":
-		re = kindOrdEN
-	case "number":
-		re = kindNumber
-	case "name":
-		re = kindNameEN
-	default:
+	re, day, ok := kindOf(newValue)
+	if !ok {
 		return ""
 	}
+	var found []string
+	if day {
+		found = slices.DeleteFunc(wordRe.FindAllString(text, -1), func(w string) bool { return !isDayName(w) })
+	} else {
+		found = re.FindAllString(text, -1)
+	}
 	old := ""
-	for _, m := range re.FindAllString(text, -1) {
-		if !strings.EqualFold(m, newValue) && !(valueKind(newValue) == "name" && (notNames[strings.ToLower(m)] || m == "The" || strings.HasPrefix(m, "The "))) {
-			old = m
+	for _, m := range found {
+		if strings.EqualFold(m, newValue) || re == kindNameEN && (notNames[strings.ToLower(m)] || m == "The" || strings.HasPrefix(m, "The ")) {
+			continue
 		}
+		old = m
 	}
 	return old
 }

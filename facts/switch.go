@@ -73,6 +73,18 @@ var notNames = map[string]bool{
 // of Hokas": a switch that names both (a measure word is not the value).
 var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced|dropped|abandoned|gave up)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and|at|in|on|from)\b)`)
 
+// namedSwitches are the switches that name their value in their first
+// group, in the order tried, and the plain form each is read as.
+var namedSwitches = []struct {
+	re   *regexp.Regexp
+	said string
+}{
+	{wentBack, "I switched back to "},
+	{backTo, "I switched back to "},
+	{tryingNow, "I switched to "},
+	{nameAgain, "I switched back to "},
+}
+
 func resolveSwitch(sent, before, reply string) string {
 	if m := switchPronoun.FindStringSubmatchIndex(sent); m != nil {
 		// The user's own words first, then the reply they answer.
@@ -91,25 +103,12 @@ func resolveSwitch(sent, before, reply string) string {
 			return sent[:m[0]] + "switched from " + from + " to " + to + sent[m[5]:]
 		}
 	}
-	if m := wentBack.FindStringSubmatch(sent); m != nil {
-		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
-			return "I switched back to " + v + "."
-		}
-	}
-	if m := backTo.FindStringSubmatch(sent); m != nil {
-		// Of a known kind only: "Back to Paris!" is a trip.
-		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
-			return "I switched back to " + v + "."
-		}
-	}
-	if m := tryingNow.FindStringSubmatch(sent); m != nil {
-		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
-			return "I switched to " + v + "."
-		}
-	}
-	if m := nameAgain.FindStringSubmatch(sent); m != nil {
-		if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
-			return "I switched back to " + v + "."
+	for _, n := range namedSwitches {
+		if m := n.re.FindStringSubmatch(sent); m != nil {
+			// Of a known kind only: "Back to Paris!" is a trip.
+			if v := strings.TrimSpace(m[1]); kindSlot(firstWords(v)) != "" {
+				return n.said + v + "."
+			}
 		}
 	}
 	if m := nowItIs.FindStringSubmatchIndex(sent); m != nil && (m[2] >= 0 || changeWordRe.MatchString(sent)) {
