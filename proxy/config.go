@@ -86,6 +86,17 @@ type Config struct {
 	// fetched response, once, and a restart loses none; nil keeps them in
 	// this process's memory and queues them through Sink.
 	Held HeldTurns
+	// Requests counts the requests in flight (every route but health and
+	// metrics), so background work can pace itself while any runs, not
+	// only while a recall does; nil counts nothing. *loadshed.Gauge
+	// implements it.
+	Requests RequestGauge
+}
+
+// RequestGauge counts requests in flight: Enter marks one started and
+// returns the func that marks it done.
+type RequestGauge interface {
+	Enter() (leave func())
 }
 
 // HeldTurns keeps turns whose reply comes later (memory.HeldTurns; the

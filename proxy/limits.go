@@ -90,6 +90,9 @@ func (s *Server) limitInFlight(next echo.HandlerFunc) echo.HandlerFunc {
 				Message: "memproxy is serving its limit of " + strconv.FormatInt(l.maxInFlight, 10) + " concurrent requests (policy server.max_in_flight); retry shortly"}
 		}
 		defer l.inFlight.Add(-1)
+		if s.cfg.Requests != nil {
+			defer s.cfg.Requests.Enter()()
+		}
 		return next(c)
 	}
 }

@@ -111,6 +111,9 @@ type App struct {
 	// Load counts the request path's rewrites in flight; the background
 	// yields to them.
 	Load *loadshed.Gauge
+	// Requests counts the proxy's requests in flight, every arm's: the
+	// background paces itself while any runs (ingest.yield).
+	Requests *loadshed.Gauge
 	// Backend names the active store for logs ("sqlite:./memproxy.db",
 	// "postgres").
 	Backend string
@@ -178,6 +181,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 	// Background work yields to rewrites in flight (loadshed).
 	a.Load = &loadshed.Gauge{}
+	a.Requests = &loadshed.Gauge{}
 	a.Hook, err = recallpath.New(recallpath.Config{
 		Policy: o.Policy, Gate: g, Recaller: a.Recaller, Thresholds: th, Load: a.Load,
 		Writer: a.Store, Logger: o.Logger, Registry: o.Registry,
@@ -194,7 +198,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	q, err := background.New(background.Config{
 		Store: bgStore, Admin: bgStore, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
-		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook, Yield: a.Load.Yield, Load: a.Load,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook, Yield: a.Load.Yield, Load: a.Requests,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
@@ -239,7 +243,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 		Sink: q, Held: q, Rewriter: a.Hook, Observer: a.Hook,
 		Authenticator: a.Admin.Authenticator(), UpstreamKey: upstreamKey,
 		AdminToken: o.AdminToken, Logger: o.Logger, Registry: o.Registry,
-		Ready: a.ready, Transport: o.Transport,
+		Ready: a.ready, Transport: o.Transport, Requests: a.Requests,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
