@@ -115,7 +115,7 @@ func Default() *Policy {
 			Workers:       16,
 			TimeZone:      "UTC",
 			MaxTurnBytes:  32 << 10,
-			Yield:         IngestYield{Share: 0.25, BusyWindow: Duration(50 * time.Millisecond), MaxLag: Duration(5 * time.Second)},
+			Yield:         IngestYield{Share: 0.1, BusyWindow: Duration(50 * time.Millisecond), MaxLag: Duration(30 * time.Second)},
 		},
 		Consolidation: Consolidation{
 			APIKeyEnv:             "MEMPROXY_CONSOLIDATION_API_KEY",
