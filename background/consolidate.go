@@ -146,10 +146,10 @@ func (q *consolidator) extractive(evs []*memory.Memory) *Consolidation {
 	c := &Consolidation{Episodic: userPart(evs[best].Text)}
 	seen := map[string]bool{}
 	for _, e := range evs {
-		for _, f := range q.seen.texts(userPart(e.Text), q.pol.Reconcile.ChangeCues) {
-			if !seen[f] {
-				seen[f] = true
-				c.Semantic = append(c.Semantic, f)
+		for _, f := range ExtractFacts(userPart(e.Text), q.pol.Reconcile.ChangeCues) {
+			if !seen[f.Text] {
+				seen[f.Text] = true
+				c.Semantic = append(c.Semantic, f.Text)
 			}
 		}
 	}

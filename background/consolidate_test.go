@@ -3,8 +3,6 @@ package background
 import (
 	"context"
 	"errors"
-	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -383,39 +381,4 @@ func TestParseConsolidationTriples(t *testing.T) {
 			t.Errorf("ParseConsolidation(%s) err %v, want a bad answer", bad, err)
 		}
 	}
-}
-
-// TestFactMemo: the memo answers the sentences ExtractFacts answers, for
-// the same and for other cues, and starts over when full.
-func TestFactMemo(t *testing.T) {
-	var c factMemo
-	cues := []string{"now"}
-	msgs := []string{"I live in Berlin.", "I moved to Lisbon last month.", "ok", "I work at Acme as a designer."}
-	for range 2 {
-		for _, m := range msgs {
-			if got, want := c.texts(m, cues), factTexts(m, cues); !reflect.DeepEqual(got, want) {
-				t.Fatalf("memo of %q = %+v, ExtractFacts = %+v", m, got, want)
-			}
-		}
-	}
-	if len(c.m) != len(msgs) {
-		t.Fatalf("memo holds %d texts, want %d", len(c.m), len(msgs))
-	}
-	if got, want := c.texts(msgs[0], nil), factTexts(msgs[0], nil); !reflect.DeepEqual(got, want) || len(c.m) != 1 {
-		t.Fatalf("other cues: %+v (memo of %d), want %+v", got, len(c.m), want)
-	}
-	for i := range factMemoSize + 1 {
-		c.texts(fmt.Sprintf("text %d", i), nil)
-	}
-	if len(c.m) > factMemoSize {
-		t.Fatalf("memo grew to %d, bound %d", len(c.m), factMemoSize)
-	}
-}
-
-func factTexts(msg string, cues []string) []string {
-	var out []string
-	for _, f := range ExtractFacts(msg, cues) {
-		out = append(out, f.Text)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package background
 
 import (
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,47 +32,6 @@ func (q *core) turnFacts(t *memory.Turn) []Fact {
 // ExtractFacts reads msg's facts with UTC dates and the given change cues.
 func ExtractFacts(msg string, cues []string) []Fact {
 	return facts.Extract(msg, facts.Options{At: time.Now(), ChangeCues: cues})
-}
-
-// factMemo remembers the sentences of ExtractFacts' answers for the texts it was asked
-// about most recently (at most factMemoSize of them, for one UTC day and
-// one set of change cues: relative dates resolve against the day). A
-// plain bounded map rather than the project's ristretto cache: a memo of
-// a pure function over a small working set needs no admission policy
-// (ristretto's may refuse an entry asked for twice in a row) nor a
-// goroutine to close. The zero value is ready; safe for concurrent use.
-type factMemo struct {
-	mu   sync.Mutex
-	day  string
-	cues []string
-	m    map[string][]string
-}
-
-// factMemoSize bounds the memo; when full it starts over.
-const factMemoSize = 4096
-
-// texts returns the sentences of the facts msg states.
-func (c *factMemo) texts(msg string, cues []string) []string {
-	day := time.Now().UTC().Format(time.DateOnly)
-	c.mu.Lock()
-	if c.day == day && slices.Equal(c.cues, cues) {
-		if fs, ok := c.m[msg]; ok {
-			c.mu.Unlock()
-			return fs
-		}
-	}
-	c.mu.Unlock()
-	var fs []string
-	for _, f := range ExtractFacts(msg, cues) {
-		fs = append(fs, f.Text)
-	}
-	c.mu.Lock()
-	if c.day != day || !slices.Equal(c.cues, cues) || len(c.m) >= factMemoSize {
-		c.day, c.cues, c.m = day, cues, make(map[string][]string, 256)
-	}
-	c.m[msg] = fs
-	c.mu.Unlock()
-	return fs
 }
 
 // HasChangeCue reports whether s carries one of the cues (facts.HasChangeCue).

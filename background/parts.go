@@ -40,10 +40,6 @@ type explicit struct {
 type consolidator struct {
 	*core
 	rec *reconciler
-	// seen memoises what extractive reads from an event's user text:
-	// a cluster is consolidated again each time it grows, and each time
-	// every one of its events was read again.
-	seen factMemo
 }
 
 // sessioner schedules and writes session summaries.
