@@ -705,13 +705,18 @@ var commonAdverbs = map[string]bool{"now": true, "then": true, "too": true, "als
 	"nowadays": true, "recently": true, "anyway": true, "either": true, "else": true, "ago": true, "full-time": true,
 	"part-time": true, "remotely": true, "currently": true, "these": true, "this": true, "last": true, "next": true}
 
-// userSubjectRe: a sentence whose subject is the user; beenClauseRe a
+// userSubjectRe: a sentence whose subject is the user (after a lead such
+// as "Big news:"); beenClauseRe a
 // clause after a comma that leaves that subject out ("…, been living in
 // Manchester"), read as a sentence of its own (splitBeenClauses).
 var (
-	userSubjectRe = regexp.MustCompile(`^\W*(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
+	userSubjectRe = regexp.MustCompile(`^\W*(?:[A-Z][\w ]{0,20}:\s*)?(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
 	notDietClause = regexp.MustCompile(`,\s*(?:so\s+|and\s+)?(?:i'm\s+|I'm\s+)?not\s+((?:strictly\s+|really\s+|fully\s+)?(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|plant-based))\s+any\s?more\b`)
-	beenClauseRe  = regexp.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
+	// commaVerbRe: a clause after a comma that starts with a past-tense
+	// verb and leaves the user out as its subject ("I gave up coffee,
+	// switched to green tea"): it shares the sentence's subject.
+	commaVerbRe  = regexp.MustCompile(`,\s+(?:then\s+|so\s+)?(switched|moved|started|joined|quit|bought|sold|adopted|picked|became|relocated|stopped|traded|upgraded|replaced|ditched|dropped|retired|graduated|married|began|learned|learnt|resigned|settled)\s+(?:back\s+|over\s+)?(?:to|from|at|in|into|up|a|an|the|my|our|for|as|on|with|[A-Z])`)
+	beenClauseRe = regexp.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
 	// bornRe: a sentence that starts with where the user was born or
 	// grew up, its subject left out ("Born and raised in Cardiff, …").
 	bornRe = regexp.MustCompile(`^\W*(?:Born|Grew up|Raised)\b`)
@@ -3308,7 +3313,7 @@ var currentAdj = map[string]bool{"new": true, "current": true, "present": true, 
 // in Manchester for ten years", so each says its own fact, and a date
 // said in one dates only that one.
 func splitBeenClauses(msg string) string {
-	if !beenClauseRe.MatchString(msg) && !notDietClause.MatchString(msg) {
+	if !beenClauseRe.MatchString(msg) && !notDietClause.MatchString(msg) && !commaVerbRe.MatchString(msg) {
 		return msg
 	}
 	sents := text.Sentences(msg)
@@ -3316,6 +3321,15 @@ func splitBeenClauses(msg string) string {
 		if userSubjectRe.MatchString(s) && !hasHan(s) {
 			// "I eat some fish now, so not strictly vegan anymore".
 			s = notDietClause.ReplaceAllString(s, ". I'm not $1 anymore")
+			sents[i] = s
+		}
+		if userSubjectRe.MatchString(s) && !hasHan(s) {
+			// "I gave up coffee, switched to green tea" → "… coffee. I
+			// switched to green tea".
+			s = commaVerbRe.ReplaceAllStringFunc(s, func(c string) string {
+				i := strings.Index(c, commaVerbRe.FindStringSubmatch(c)[1])
+				return ". I " + c[i:]
+			})
 			sents[i] = s
 		}
 		if (userSubjectRe.MatchString(s) || bornRe.MatchString(s)) && !hasHan(s) {

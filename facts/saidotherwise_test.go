@@ -322,3 +322,14 @@ func TestDietsSaidOtherwise(t *testing.T) {
 		t.Error("not strictly vegan anymore does not end vegan")
 	}
 }
+
+// TestCommaClauseSharesSubject: a past-tense verb after a comma, with no
+// subject of its own, is the user's too.
+func TestCommaClauseSharesSubject(t *testing.T) {
+	wantLiveValues(t, []valueCase{
+		{"I gave up coffee, switched to green tea.", "drinks", "green tea"},
+		{"I left Acme in May, joined Globex in June.", "works_at", "Globex"},
+		{"I sold the Civic, bought a Tesla Model 3.", "car", "Tesla Model 3"},
+		{"My sister left Acme, joined Globex.", "works_at", ""},
+	})
+}
