@@ -503,6 +503,35 @@ func dietAt(ts []tok, j int) int {
 	return -1
 }
 
+// titleAfterEmployer reads the job said after the employer of a new or
+// held job ("I got a new job at Shopify as a backend engineer", "I just
+// started at Google as a product manager"): "as" and a noun phrase whose
+// head is a job word, after the employer's name, when the sentence
+// stated no job of its own.
+func titleAfterEmployer(ts []tok, fs []Fact) []Fact {
+	at := slices.IndexFunc(fs, func(f Fact) bool { return f.Subject == "user" && f.Attribute == "works_at" && !f.Ended })
+	if at < 0 || slices.ContainsFunc(fs, func(f Fact) bool { return f.Attribute == "job_title" }) {
+		return nil
+	}
+	org := strings.Fields(fs[at].Value)
+	for k := 0; k+len(org) < len(ts); k++ {
+		if !strings.EqualFold(ts[k].w, org[0]) {
+			continue
+		}
+		end := k + len(org)
+		if end >= len(ts) || ts[end].low != "as" {
+			continue
+		}
+		job, _, ok := np(ts, end+1)
+		if !ok || !jobHeads[strings.ToLower(job[strings.LastIndexByte(job, ' ')+1:])] {
+			return nil
+		}
+		f := Fact{Triple: tripleOf("user", "job_title", strings.ToLower(job)), Change: fs[at].Change}
+		return []Fact{f}
+	}
+	return nil
+}
+
 // dwellings are the homes a user rents, owns or shares.
 var dwellings = map[string]bool{"flat": true, "apartment": true, "house": true, "room": true, "studio": true,
 	"place": true, "condo": true, "cottage": true, "bedsit": true, "loft": true, "home": true}
@@ -640,6 +669,7 @@ func extractEN(sent string) []Fact {
 		out = append(out, newJobAt(ts)...)
 	}
 	out = append(out, coordinated(ts, out)...)
+	out = append(out, titleAfterEmployer(ts, out)...)
 	out = append(out, insteadOf(sent, out)...)
 	if len(out) == 0 {
 		out = append(out, valueIsMine(ts)...)

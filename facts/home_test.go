@@ -44,7 +44,7 @@ func TestHomeOtherWords(t *testing.T) {
 		"I relocated to Denver for my partner's job.":             {"user.lives_in=Denver"},
 		"I like tea but my husband drinks coffee.":                {"user.likes=tea"},
 		"I work remotely for a fintech startup called Brightpay.": {"user.works_at=Brightpay"},
-		"I work for a company called Initech as a tester.":        {"user.works_at=Initech"},
+		"I work for a company called Initech as a tester.":        {"user.works_at=Initech", "user.job_title=tester"},
 		"I work for a big bank.":                                  nil,
 	} {
 		if got := stated(msg, at); !slices.Equal(got, want) {

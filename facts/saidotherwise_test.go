@@ -333,3 +333,14 @@ func TestCommaClauseSharesSubject(t *testing.T) {
 		{"My sister left Acme, joined Globex.", "works_at", ""},
 	})
 }
+
+// TestTitleAfterEmployer: "as a <job>" after the employer of a new job is
+// the job too; not after another's employer or for a non-job.
+func TestTitleAfterEmployer(t *testing.T) {
+	wantLiveValues(t, []valueCase{
+		{"I got a new job at Shopify as a backend engineer.", "job_title", "backend engineer"},
+		{"I just started at Google as a product manager.", "job_title", "product manager"},
+		{"I started at Acme as a favour to my uncle.", "job_title", ""},
+		{"My sister started at Google as a nurse.", "job_title", ""},
+	})
+}
