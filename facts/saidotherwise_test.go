@@ -340,6 +340,8 @@ func TestTitleAfterEmployer(t *testing.T) {
 	wantLiveValues(t, []valueCase{
 		{"I got a new job at Shopify as a backend engineer.", "job_title", "backend engineer"},
 		{"I just started at Google as a product manager.", "job_title", "product manager"},
+		{"I was hired by Netflix as a data scientist.", "job_title", "data scientist"},
+		{"I was hired by Netflix as a data scientist.", "works_at", "Netflix"},
 		{"I started at Acme as a favour to my uncle.", "job_title", ""},
 		{"My sister started at Google as a nurse.", "job_title", ""},
 	})
