@@ -3337,6 +3337,21 @@ func coordinated(ts []tok, fs []Fact) []Fact {
 // value ("my new employer", "my current job").
 var currentAdj = map[string]bool{"new": true, "current": true, "present": true, "latest": true}
 
+// employerSwitchRe: "(I'm) not at Acme anymore, I'm at Globex now": one
+// place the user is no longer at, then the one they are at. Neither
+// half alone names an employer ("I'm at Starbucks now" is a place); said
+// together they are a job change.
+var employerSwitchRe = regexp.MustCompile(`(?:^|\b)(?:(?:I'm|I am)\s+)?(?:[Nn]ot|[Nn]o longer)\s+(?:at|with)\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})(?:\s+any\s?more)?\s*[,;.:-]+\s*(?:(?:and|but|so)\s+)?(?:I'm|I am)\s+(now\s+)?(?:at|with)\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})`)
+
+// employerSwitch says such a switch as the sentences the job readings
+// know: "I don't work at Acme anymore. I work at Globex".
+func employerSwitch(msg string) string {
+	if !strings.Contains(msg, " at ") && !strings.Contains(msg, " with ") {
+		return msg
+	}
+	return employerSwitchRe.ReplaceAllString(msg, "I don't work at $1 anymore. I ${2}work at $3")
+}
+
 // splitBeenClauses makes a clause that leaves out the user as subject
 // after a comma a sentence of its own: "I'm from Nairobi originally, been
 // living in Manchester for ten years" → "… originally. I've been living

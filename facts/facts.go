@@ -171,7 +171,7 @@ func Extract(msg string, o Options) []Fact {
 	seen := map[string]bool{}
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
 	asked := before
-	msg = splitBeenClauses(nameLater(msg))
+	msg = splitBeenClauses(nameLater(employerSwitch(msg)))
 	for _, sent := range clauses(text.Sentences(msg)) {
 		said := sent
 		if hasHan(sent) {

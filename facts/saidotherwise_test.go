@@ -346,3 +346,14 @@ func TestTitleAfterEmployer(t *testing.T) {
 		{"My sister started at Google as a nurse.", "job_title", ""},
 	})
 }
+
+// TestEmployerSwitchPair: "not at X anymore, I'm at Y now" is a job
+// change; either half alone names no employer.
+func TestEmployerSwitchPair(t *testing.T) {
+	wantLiveValues(t, []valueCase{
+		{"Not at Acme anymore, I'm at Globex now.", "works_at", "Globex"},
+		{"No longer with Deloitte; I'm now with the Boston Consulting Group.", "works_at", "Boston Consulting Group"},
+		{"I'm at Globex now.", "works_at", ""},
+		{"I'm not at the gym anymore, I'm at home now.", "works_at", ""},
+	})
+}
