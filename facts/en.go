@@ -515,11 +515,8 @@ func titleAfterEmployer(ts []tok, fs []Fact) []Fact {
 	}
 	org := strings.Fields(fs[at].Value)
 	for k := 0; k+len(org) < len(ts); k++ {
-		if !strings.EqualFold(ts[k].w, org[0]) {
-			continue
-		}
 		end := k + len(org)
-		if end >= len(ts) || ts[end].low != "as" {
+		if ts[end].low != "as" || !slices.EqualFunc(ts[k:end], org, func(t tok, w string) bool { return strings.EqualFold(t.w, w) }) {
 			continue
 		}
 		job, _, ok := np(ts, end+1)
@@ -745,7 +742,7 @@ var (
 	// commaVerbRe: a clause after a comma that starts with a past-tense
 	// verb and leaves the user out as its subject ("I gave up coffee,
 	// switched to green tea"): it shares the sentence's subject.
-	commaVerbRe  = regexp.MustCompile(`,\s+(?:then\s+|so\s+)?(switched|moved|started|joined|quit|bought|sold|adopted|picked|became|relocated|stopped|traded|upgraded|replaced|ditched|dropped|retired|graduated|married|began|learned|learnt|resigned|settled)\s+(?:back\s+|over\s+)?(?:to|from|at|in|into|up|a|an|the|my|our|for|as|on|with|[A-Z])`)
+	commaVerbRe  = regexp.MustCompile(`,\s+(?:then\s+|so\s+)?((?:switched|moved|started|joined|quit|bought|sold|adopted|picked|became|relocated|stopped|traded|upgraded|replaced|ditched|dropped|retired|graduated|married|began|learned|learnt|resigned|settled)\s+(?:back\s+|over\s+)?(?:to|from|at|in|into|up|a|an|the|my|our|for|as|on|with|[A-Z]))`)
 	beenClauseRe = regexp.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
 	// bornRe: a sentence that starts with where the user was born or
 	// grew up, its subject left out ("Born and raised in Cardiff, …").
@@ -3366,15 +3363,9 @@ func splitBeenClauses(msg string) string {
 		if userSubjectRe.MatchString(s) && !hasHan(s) {
 			// "I eat some fish now, so not strictly vegan anymore".
 			s = notDietClause.ReplaceAllString(s, ". I'm not $1 anymore")
-			sents[i] = s
-		}
-		if userSubjectRe.MatchString(s) && !hasHan(s) {
 			// "I gave up coffee, switched to green tea" → "… coffee. I
 			// switched to green tea".
-			s = commaVerbRe.ReplaceAllStringFunc(s, func(c string) string {
-				i := strings.Index(c, commaVerbRe.FindStringSubmatch(c)[1])
-				return ". I " + c[i:]
-			})
+			s = commaVerbRe.ReplaceAllString(s, ". I $1")
 			sents[i] = s
 		}
 		if (userSubjectRe.MatchString(s) || bornRe.MatchString(s)) && !hasHan(s) {
