@@ -13,11 +13,11 @@ func TestShort(t *testing.T) {
 	qt := newQueryTerms("When did Caroline go to the LGBTQ support group?")
 	// Caroline is in every candidate, the group in few.
 	w := termWeights([]uint64{0b1111, 0b0001, 0b0001, 0b0001, 0b1101}, len(qt.terms))
-	got := qt.short(ev, w, 40, false)
+	got := qt.short(ev, w, 32, false)
 	if want := "… I went to a LGBTQ support group yesterday (7 May 2023) and it was so powerful. The stories there were moving. …"; got != want {
 		t.Errorf("short\n%q, want\n%q", got, want)
 	}
-	if CountTokens(got) > 45 {
+	if CountTokens(got) > 36 {
 		t.Errorf("short form of %d tokens", CountTokens(got))
 	}
 	// The sentence after a match is kept: here the reply to a question.

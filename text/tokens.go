@@ -8,14 +8,20 @@ import (
 // CountTokens estimates how many tokens s costs a model. It is the one
 // counter used for the injection budget and the evaluation's "tokens
 // injected", so both agree; it is a deliberate, documented approximation of
-// a BPE tokenizer (cl100k/o200k style), not a tokenizer:
+// a BPE tokenizer (cl100k/o200k style), not a tokenizer, calibrated against
+// cl100k_base (TestCountTokensMatchesBPE; docs/memory.md "Token budget"):
 //
 //   - whitespace is free and separates runs;
 //   - every CJK character (Han, Hiragana, Katakana, Hangul, CJK and
-//     fullwidth punctuation) counts 1;
-//   - a run of letters (any other script, combining marks included) counts
-//     ceil(runes/4), so at least 1 per word: BPE merges common words whole
-//     and splits long ones into ~4-character pieces;
+//     fullwidth punctuation) counts 1 (cl100k spends about 1.15 a Han
+//     character, o200k about 0.8);
+//   - a run of ASCII letters counts ceil(runes/8), so 1 per word of up to
+//     eight letters: BPE vocabularies hold common English words whole
+//     (cl100k spends 1.00–1.07 tokens on a word of 1–8 letters, about 1.1
+//     on one of 9–11);
+//   - a run of letters with any other letter in it (accented Latin, other
+//     scripts, combining marks included) counts ceil(runes/4): BPE splits
+//     those into pieces of a few characters;
 //   - a run of digits counts ceil(digits/3): BPE splits numbers into groups
 //     of up to three digits;
 //   - every other character (punctuation, symbols, emoji) counts 1.
@@ -25,9 +31,15 @@ import (
 func CountTokens(s string) int {
 	n := 0
 	letters, digits := 0, 0
+	wide := false // the letter run holds a non-ASCII letter
 	flush := func() {
-		n += (letters+3)/4 + (digits+2)/3
-		letters, digits = 0, 0
+		if wide {
+			n += (letters + 3) / 4
+		} else {
+			n += (letters + 7) / 8
+		}
+		n += (digits + 2) / 3
+		letters, digits, wide = 0, 0, false
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -63,6 +75,7 @@ func CountTokens(s string) int {
 				flush()
 			}
 			letters++
+			wide = true
 		case unicode.IsDigit(r):
 			if letters > 0 {
 				flush()

@@ -12,9 +12,10 @@ func TestCountTokens(t *testing.T) {
 	}{
 		{"", 0},
 		{"   \n\t", 0},
-		{"hello", 2}, // 5 letters → ceil(5/4)
+		{"hello", 1}, // 5 ASCII letters → ceil(5/8)
+		{"internationalization", 3}, // 20 → ceil(20/8)
 		{"a b c", 3}, // min 1 per word
-		{"The user prefers TypeScript.", 1 + 1 + 2 + 3 + 1},
+		{"The user prefers TypeScript.", 1 + 1 + 1 + 2 + 1},
 		{"May 18", 1 + 1},                 // digits: ceil(2/3)
 		{"2026-10-01", 2 + 1 + 1 + 1 + 1}, // 4 digits=2, '-', 2 digits=1 ...
 		{"我喜欢咖啡", 5},                      // one per CJK character
@@ -22,7 +23,8 @@ func TestCountTokens(t *testing.T) {
 		// "-" "[" "fact" "2026"(2) "-" "10" "-" "01" "m" ":" "8" "f" "2" "c" "]" "x"
 		{"- [fact 2026-10-01 m:8f2c] x", 17},
 		{"…", 1},
-		{"naïve café", 2 + 1},
+		{"naïve café", 2 + 1}, // non-ASCII letter runs: ceil(runes/4)
+		{"Привет мир", 2 + 1},
 	}
 	for _, c := range cases {
 		if got := CountTokens(c.in); got != c.want {
