@@ -12,9 +12,9 @@ func TestCountTokens(t *testing.T) {
 	}{
 		{"", 0},
 		{"   \n\t", 0},
-		{"hello", 1}, // 5 ASCII letters → ceil(5/8)
+		{"hello", 1},                // 5 ASCII letters → ceil(5/8)
 		{"internationalization", 3}, // 20 → ceil(20/8)
-		{"a b c", 3}, // min 1 per word
+		{"a b c", 3},                // min 1 per word
 		{"The user prefers TypeScript.", 1 + 1 + 1 + 2 + 1},
 		{"May 18", 1 + 1},                 // digits: ceil(2/3)
 		{"2026-10-01", 2 + 1 + 1 + 1 + 1}, // 4 digits=2, '-', 2 digits=1 ...
