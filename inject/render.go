@@ -28,6 +28,9 @@ const minTruncTokens = 12
 // minShortTokens is the least room worth a memory's compact form.
 const minShortTokens = 15
 
+// minLeadTokens is the least room worth asking for a lead.
+const minLeadTokens = 6
+
 // ellipsis ends a truncated memory.
 const ellipsis = "…"
 
@@ -43,6 +46,11 @@ type Item struct {
 	// none), rendered instead of Text when the whole does not fit in what
 	// is left of the budget.
 	Shorten func(maxTokens int) string
+	// Lead, when set, returns the part of what the memory answered (an
+	// event's context) that bears on the request, within about maxTokens
+	// ("" for none); it is shown before the memory, as "(context: …)",
+	// only with what the budget leaves once every item went in.
+	Lead func(maxTokens int) string
 	// Aside marks a profile item that does not bear on the message: it is
 	// rendered after the other memories, in what they leave of the budget
 	// (and of the profile cap), never truncated, so standing facts
@@ -70,6 +78,7 @@ func Items(profile []*memory.Memory, recalled []*memory.Scored) []Item {
 	for _, s := range recalled {
 		it := FromMemory(s.Memory)
 		it.Shorten = s.Shorten
+		it.Lead = s.Lead
 		out = append(out, it)
 	}
 	return out
@@ -78,7 +87,7 @@ func Items(profile []*memory.Memory, recalled []*memory.Scored) []Item {
 // OptionsFrom builds Options from the policy; notes are the request's
 // explicit remember/forget notes, if any.
 func OptionsFrom(in policy.Inject, rc policy.Recall, notes ...string) Options {
-	return Options{Guard: in.Guard, BudgetTokens: in.BudgetTokens, ProfileBudgetTokens: rc.ProfileBudgetTokens, MaxItems: rc.TopK, Notes: notes}
+	return Options{Guard: in.Guard, BudgetTokens: in.BudgetTokens, ProfileBudgetTokens: rc.ProfileBudgetTokens, MaxItems: rc.TopK, LeadTokens: rc.LeadTokens, Notes: notes}
 }
 
 // Options shape the rendered section.
@@ -98,6 +107,10 @@ type Options struct {
 	// caller may offer more ranked items than that, so the budget can
 	// pass over a long one for the next.
 	MaxItems int
+	// LeadTokens caps each item's Lead (0: no leads). Leads take only
+	// what the budget leaves after the profile and recalled memories, in
+	// rank order, before the Aside profile items.
+	LeadTokens int
 	// Notes are lines for the model rendered after the guard, such as the
 	// explicit remember/forget note. They are sanitised like memories.
 	Notes []string
@@ -141,7 +154,11 @@ func Render(items []Item, opts Options) (section string, used []Item, tokens int
 		profRoom = min(room, opts.ProfileBudgetTokens)
 	}
 	lines, used, spent := fit(profile, profRoom, 0, true, lines, used)
+	nprof := len(lines)
 	lines, used, spentRest := fit(rest, room-spent, opts.MaxItems, true, lines, used)
+	if opts.LeadTokens > 0 {
+		spentRest += lead(lines[nprof:], used[nprof:], room-spent-spentRest, opts.LeadTokens)
+	}
 	if len(aside) > 0 {
 		lines, used, _ = fit(aside, min(room-spent-spentRest, profRoom-spent), 0, false, lines, used)
 	}
@@ -280,6 +297,39 @@ func fit(items []Item, room, max int, cut bool, lines []string, used []Item) ([]
 		}
 	}
 	return lines, used, spent
+}
+
+// leadOpen and leadClose enclose a Lead inside its memory's line.
+const (
+	leadOpen  = "(context: "
+	leadClose = ") "
+)
+
+// lead rewrites, in rank order, the lines of items with a Lead to show it
+// after the prefix, each within max tokens and all within room, and
+// reports the tokens spent. Lines were built as prefix+text, so the prefix
+// is found again by its length.
+func lead(lines []string, items []Item, room, max int) int {
+	spent := 0
+	over := memory.CountTokens(leadOpen) + memory.CountTokens(leadClose)
+	for i, it := range items {
+		left := min(room-spent, max+over)
+		if it.Lead == nil || left-over < minLeadTokens {
+			continue
+		}
+		l := strings.TrimSpace(Sanitize(it.Lead(left - over)))
+		if l == "" {
+			continue
+		}
+		n := over + memory.CountTokens(l)
+		if n > left {
+			continue
+		}
+		p := len(appendPrefix(nil, it))
+		lines[i] = lines[i][:p] + leadOpen + l + leadClose + lines[i][p:]
+		spent += n
+	}
+	return spent
 }
 
 // linePrefix is "- [<tier> <date>] " ("- [semantic 3 Mar 2026] "), or

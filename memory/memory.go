@@ -318,6 +318,17 @@ func ExchangeContext(user, assistant string) string {
 	return string(u) + "\nAssistant: " + string(a)
 }
 
+// EventExchange is the exchange an event's Context holds, without the
+// line of the event's own date that ingest puts first (so the date's words
+// find it): "" when there is none.
+func EventExchange(ctx string) string {
+	first, rest, _ := strings.Cut(ctx, "\n")
+	if _, err := time.Parse("2 January 2006", strings.TrimSpace(first)); err == nil {
+		return strings.TrimSpace(rest)
+	}
+	return strings.TrimSpace(ctx)
+}
+
 // SearchText is what a memory is found by: its text and its search-only
 // context, joined. Stores index its LexicalForm; embedders embed it.
 func (m *Memory) SearchText() string {

@@ -200,6 +200,12 @@ type Scored struct {
 	// rest; "" when it has none): the injector renders it when the budget
 	// has no room left for the whole memory (policy recall.snippet_tokens).
 	Shorten func(maxTokens int) string
+	// Lead, when set, returns the part of what an event was said in
+	// answer to (its context, the exchange before it) that bears on the
+	// query, within about maxTokens ("" for none): the injector shows it
+	// before the event when the budget has room once every memory went in,
+	// so a turn found through the question it answers reads with it.
+	Lead func(maxTokens int) string
 }
 
 // Result is the outcome of one recall. Its memories may be shared with
@@ -388,6 +394,17 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			if text := c.Memory.Text; CountTokens(text) > n {
 				answer := c.Answers
 				c.Shorten = func(maxTokens int) string { return qt.short(text, w, maxTokens, answer) }
+			}
+		}
+	}
+	if r.cfg.Recall.LeadTokens > 0 {
+		topic := topicMask(w, masks)
+		for _, c := range res.Selected {
+			if c.Memory.Tier != TierEvent || topic == 0 {
+				continue
+			}
+			if ctx := EventExchange(c.Memory.Context); ctx != "" && !saidIn(ctx, res.Selected) {
+				c.Lead = func(maxTokens int) string { return qt.lead(ctx, w, topic, maxTokens) }
 			}
 		}
 	}

@@ -159,6 +159,38 @@ func (qt queryTerms) short(s string, w []float64, maxTokens int, answer bool) st
 	return b.String()
 }
 
+// lead is the part of an event's context (the exchange it answered) that
+// bears on the query, within about maxTokens: "" unless the context holds
+// one of the query's topic terms; the whole context when it fits, else its
+// compact form (short).
+func (qt queryTerms) lead(ctx string, w []float64, topic uint64, maxTokens int) string {
+	if maxTokens <= 0 {
+		return ""
+	}
+	if _, _, mask := qt.matchTerms(ctx); mask&topic == 0 {
+		return ""
+	}
+	if CountTokens(ctx) <= maxTokens {
+		return ctx
+	}
+	return qt.short(ctx, w, maxTokens, false)
+}
+
+// saidIn reports whether one of the selected memories is the exchange ctx
+// reads (the event before, also selected): its lead would say it twice.
+// The texts are compared by their first 40 characters, as ingest may
+// have written dates into the memory's text.
+func saidIn(ctx string, sel []*Scored) bool {
+	head := ctx
+	if i := strings.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if r := []rune(head); len(r) > 40 {
+		head = string(r[:40])
+	}
+	return slices.ContainsFunc(sel, func(c *Scored) bool { return strings.HasPrefix(c.Memory.Text, head) })
+}
+
 // topicMask are the query's topic terms among a recall's candidates: those
 // weighing at least half the weightiest term any candidate holds
 // (termWeights), so the name every candidate holds is not one.

@@ -79,6 +79,7 @@ func Default() *Policy {
 			HyponymWeight:       1,
 			EntityFirst:         true,
 			SnippetTokens:       40,
+			LeadTokens:          40,
 			Weights:             Weights{Similarity: 1, Recency: 0.05, Frequency: 0.05, Value: 0},
 			ProfileBudgetTokens: 150,
 			PreferConsolidated:  true,

@@ -224,6 +224,11 @@ type Recall struct {
 	// each with the sentence after it), within what the budget leaves, the
 	// rest marked "…". 0: memories go in whole or not at all.
 	SnippetTokens int `yaml:"snippet_tokens"`
+	// LeadTokens: once every selected memory went in, what the budget
+	// leaves shows, before an event, the part of the exchange it answered
+	// (its context) that bears on the message, at most this many tokens
+	// an event, best-ranked first. 0: never.
+	LeadTokens int `yaml:"lead_tokens"`
 	// Weights of the score formula.
 	Weights Weights `yaml:"weights"`
 	// ProfileBudgetTokens is the separate budget for profile memories.

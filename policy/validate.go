@@ -45,6 +45,7 @@ func (p *Policy) Validate() error {
 		rangeF("recall.answer_weight", p.Recall.AnswerWeight, 0, 10),
 		rangeF("recall.hyponym_weight", p.Recall.HyponymWeight, 0, 10),
 		rangeF("recall.snippet_tokens", float64(p.Recall.SnippetTokens), 0, 100000),
+		rangeF("recall.lead_tokens", float64(p.Recall.LeadTokens), 0, 100000),
 		rangeF("recall.weights.similarity", p.Recall.Weights.Similarity, 0, 10),
 		rangeF("recall.weights.recency", p.Recall.Weights.Recency, 0, 10),
 		rangeF("recall.weights.frequency", p.Recall.Weights.Frequency, 0, 10),
