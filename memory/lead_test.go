@@ -1,8 +1,11 @@
 package memory
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/memproxy/memproxy/policy"
 )
 
 func TestEventExchange(t *testing.T) {
@@ -56,5 +59,61 @@ func TestSaidIn(t *testing.T) {
 	}
 	if saidIn(ctx, []*Scored{other}) {
 		t.Error("found in a memory that does not say it")
+	}
+}
+
+// Recall offers a lead for a selected event whose exchange before holds
+// the message's topic, none for one whose exchange does not, none for
+// one whose exchange is another selected event, and none with
+// recall.lead_tokens 0.
+func TestRecallLead(t *testing.T) {
+	const q = "What game did Nate play at the convention?"
+	answer := rcMem("ans1", TierEvent, "Catan, all night! We built so many settlements.")
+	answer.Context = "9 October 2022\nDid you play any game at the convention, Nate?\nAssistant: I did!"
+	asked := rcMem("ask1", TierEvent, "Nate went to a game convention on Friday.\nAssistant: Fun!")
+	asked.Context = "9 October 2022\nHow was your week, Nate?\nAssistant: Busy."
+	after := rcMem("aft1", TierEvent, "It was the best game convention, Nate says.")
+	after.Context = "9 October 2022\nNate went to a game convention on Friday.\nAssistant: Fun!"
+	// Nate is in every candidate, so the topic is the game convention.
+	var fs fixedSearcher
+	for i, m := range []*Memory{answer, asked, after, rcMem("n1", TierEvent, "Nate fed the turtles."), rcMem("n2", TierEvent, "Nate is moving soon."), rcMem("n3", TierEvent, "Nate, again.")} {
+		fs.lex = append(fs.lex, Candidate{Memory: m, Score: float64(10 - i)})
+	}
+	run := func(leadTokens int) map[string]*Scored {
+		p := policy.Default()
+		p.Recall.LeadTokens = leadTokens
+		r, err := NewRecaller(RecallerConfig{Search: fs, Recall: p.Recall, Decay: p.Decay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Recall(context.Background(), rcScope, Query{Text: q, At: sT0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*Scored{}
+		for _, c := range res.Selected {
+			out[c.Memory.ID] = c
+		}
+		for _, id := range []string{"ans1", "ask1", "aft1"} {
+			if out[id] == nil {
+				t.Fatalf("%s not selected", id)
+			}
+		}
+		return out
+	}
+	sel := run(40)
+	if l := sel["ans1"].Lead; l == nil || !strings.Contains(l(40), "game at the convention") || strings.Contains(l(40), "October") {
+		t.Errorf("the answer's lead is missing or carries its date line")
+	}
+	if l := sel["ask1"].Lead; l != nil && l(40) != "" {
+		t.Errorf("lead of an exchange without the topic: %q", l(40))
+	}
+	if sel["aft1"].Lead != nil {
+		t.Errorf("lead of an exchange that is another selected event: %q", sel["aft1"].Lead(40))
+	}
+	for id, c := range run(0) {
+		if c.Lead != nil {
+			t.Errorf("%s has a lead with recall.lead_tokens 0", id)
+		}
 	}
 }

@@ -320,13 +320,18 @@ func ExchangeContext(user, assistant string) string {
 
 // EventExchange is the exchange an event's Context holds, without the
 // line of the event's own date that ingest puts first (so the date's words
-// find it): "" when there is none.
+// find it): "" when there is none or a forget erased it.
 func EventExchange(ctx string) string {
-	first, rest, _ := strings.Cut(ctx, "\n")
+	ex := strings.TrimSpace(ctx)
+	first, rest, _ := strings.Cut(ex, "\n")
 	if _, err := time.Parse("2 January 2006", strings.TrimSpace(first)); err == nil {
-		return strings.TrimSpace(rest)
+		ex = strings.TrimSpace(rest)
 	}
-	return strings.TrimSpace(ctx)
+	if ex == ErasedText {
+		// A forget erased it.
+		return ""
+	}
+	return ex
 }
 
 // SearchText is what a memory is found by: its text and its search-only
