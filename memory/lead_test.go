@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/policy"
 )
@@ -115,5 +116,13 @@ func TestRecallLead(t *testing.T) {
 		if c.Lead != nil {
 			t.Errorf("%s has a lead with recall.lead_tokens 0", id)
 		}
+	}
+	// A live fact on the topic stated after the events: what was said
+	// before it is history, so no lead.
+	fact := rcMem("fct1", TierSemantic, "Nate likes to play Catan at game conventions.")
+	fact.CreatedAt = sT0.Add(24 * time.Hour)
+	fs.lex = append([]Candidate{{Memory: fact, Score: 11}}, fs.lex...)
+	if l := run(40)["ans1"].Lead; l != nil {
+		t.Errorf("an event older than a live fact on the topic has a lead: %q", l(40))
 	}
 }

@@ -399,8 +399,12 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 	}
 	if r.cfg.Recall.LeadTokens > 0 {
 		topic := topicMask(w, masks)
+		facts := newestFact(cands, qt, topic)
 		for _, c := range res.Selected {
-			if c.Memory.Tier != TierEvent || topic == 0 {
+			// An event older than a live fact on the message's topic
+			// gets no lead: what was said about it before the fact is
+			// history the fact (and its supersede) accounts for.
+			if c.Memory.Tier != TierEvent || topic == 0 || c.Memory.CreatedAt.Before(facts) {
 				continue
 			}
 			if ctx := EventExchange(c.Memory.Context); ctx != "" && !saidIn(ctx, res.Selected) {
@@ -409,6 +413,44 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 		}
 	}
 	return res, nil
+}
+
+// newestFact is when the newest live fact on the message's topic among
+// the candidates was stated: a semantic or profile memory the hard
+// filters kept, selected or not, whose own text (not the turn it came
+// from) holds one of the topic terms, unless it is one value of a
+// multi-valued slot (a new one leaves the others true, so it makes
+// nothing said before stale); zero when there is none.
+func newestFact(cands []*Scored, qt queryTerms, topic uint64) time.Time {
+	var t time.Time
+	for _, c := range cands {
+		if !Replaces(c.Memory) || !c.Memory.CreatedAt.After(t) {
+			continue
+		}
+		if _, _, mask := qt.matchTerms(c.Memory.Text); mask&topic == 0 {
+			continue
+		}
+		switch c.Filtered {
+		case "", FilteredTopK, FilteredMinScore, FilteredCovered, FilteredProfile:
+		default:
+			continue
+		}
+		if tier := c.Memory.Tier; (tier == TierSemantic || tier == TierProfile) && c.Memory.CreatedAt.After(t) {
+			t = c.Memory.CreatedAt
+		}
+	}
+	return t
+}
+
+// Replaces reports whether m is a fact whose statement makes what was
+// said before about its slot history: a semantic or profile memory,
+// unless it is one value of a multi-valued slot (uses, likes, pets).
+func Replaces(m *Memory) bool {
+	if m.Tier != TierSemantic && m.Tier != TierProfile {
+		return false
+	}
+	f := m.Fact()
+	return f == nil || !f.Multi
 }
 
 // entityFirst moves the live facts about an entity the query names to the

@@ -243,6 +243,7 @@ func (h *Hook) rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewr
 	if len(profile) > 0 && !h.cfg.Policy.Recall.ProfileAlways {
 		markAside(items[:len(profile)], pe.contentWords(), q)
 	}
+	leadsAfterFacts(items, profile, recalled)
 	if len(items) == 0 && len(notes) == 0 {
 		rw.SkipCapture = noise
 		return rw, rec, nil
@@ -472,6 +473,34 @@ func (h *Hook) write(batch []job) {
 	for _, j := range batch {
 		if j.done != nil {
 			close(j.done)
+		}
+	}
+}
+
+// leadsAfterFacts takes the lead (inject.Item.Lead) from every recalled
+// event older than the newest profile memory that bears on the message
+// (not Aside; not a value of a multi-valued slot: memory.Replaces). Recall
+// already did so for the facts among its candidates; a profile memory
+// comes from the profile, not the searches. A
+// lead is raw text from an earlier exchange; once the user stated a fact
+// on the topic, what they said about it before is history that the fact
+// and its supersede already account for ("I live in Berlin" before "I
+// moved to Lisbon"), so it must not come back through an older event's
+// lead. The events themselves stay. items are inject.Items(profile,
+// recalled).
+func leadsAfterFacts(items []inject.Item, profile []*memory.Memory, recalled []*memory.Scored) {
+	var newest time.Time
+	for i, m := range profile {
+		if !items[i].Aside && memory.Replaces(m) && m.CreatedAt.After(newest) {
+			newest = m.CreatedAt
+		}
+	}
+	if newest.IsZero() {
+		return
+	}
+	for j, s := range recalled {
+		if it := &items[len(profile)+j]; it.Lead != nil && s.Memory.CreatedAt.Before(newest) {
+			it.Lead = nil
 		}
 	}
 }
