@@ -102,6 +102,10 @@ type RecallerConfig struct {
 	// VectorWeight scales the vector list's share of the fusion,
 	// fused = VectorWeight/(k+rank_vec) + 1/(k+rank_lex) (1 when 0).
 	VectorWeight float64
+	// VectorCandidates is the vector search's length (0: Recall.Candidates,
+	// as the lexical search's): a list fused at a small VectorWeight
+	// needs fewer, and each costs a row read and an exact re-score.
+	VectorCandidates int
 	// Entities, when set, tells which candidate facts are about an entity
 	// the query names (package entity): those live facts are selected
 	// first, whatever their score (see Recall).
@@ -622,6 +626,7 @@ func (r *Recaller) search(ctx context.Context, s Scope, text string, qvec []floa
 func (r *Recaller) searchOptions(at time.Time) SearchOptions {
 	return SearchOptions{
 		Limit:               r.cfg.Recall.Candidates,
+		VectorLimit:         r.cfg.VectorCandidates,
 		At:                  at,
 		Tiers:               []Tier{TierSemantic, TierEpisodic, TierEvent},
 		ExcludeConsolidated: r.cfg.Recall.PreferConsolidated,

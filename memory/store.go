@@ -32,6 +32,9 @@ type SearchOptions struct {
 	// sets it: on SQLite, copying its ~100 candidates out of the row cache,
 	// vectors included, was 40% of the bytes a recall allocated.
 	ReadOnly bool
+	// VectorLimit is the vector list's length when set (else Limit): a
+	// list fused at a small weight needs fewer candidates.
+	VectorLimit int
 }
 
 // State selects memories by lifecycle in List.

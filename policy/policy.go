@@ -196,6 +196,11 @@ type Recall struct {
 	// than BM25 with IDF, so it only breaks ties.
 	VectorWeight      float64 `yaml:"vector_weight"`
 	LocalVectorWeight float64 `yaml:"local_vector_weight"`
+	// LocalVectorCandidates is the vector search's length with the local
+	// embedder (0: Candidates). Its list weighs LocalVectorWeight in the
+	// fusion, so its tail barely moves a rank and each candidate costs a
+	// row read and an exact re-score.
+	LocalVectorCandidates int `yaml:"local_vector_candidates"`
 	// PhraseWeight raises a candidate whose text holds the query's words
 	// side by side ("support group", not "support" here and "group"
 	// there): its fused score is multiplied by 1 + PhraseWeight × the

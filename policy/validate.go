@@ -41,6 +41,7 @@ func (p *Policy) Validate() error {
 		rangeF("recall.rrf_k", p.Recall.RRFK, 1, 1000),
 		rangeF("recall.vector_weight", p.Recall.VectorWeight, 0.01, 10),
 		rangeF("recall.local_vector_weight", p.Recall.LocalVectorWeight, 0.01, 10),
+		rangeInt("recall.local_vector_candidates", p.Recall.LocalVectorCandidates, 0, 10000),
 		rangeF("recall.phrase_weight", p.Recall.PhraseWeight, 0, 10),
 		rangeF("recall.answer_weight", p.Recall.AnswerWeight, 0, 10),
 		rangeF("recall.hyponym_weight", p.Recall.HyponymWeight, 0, 10),

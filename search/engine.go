@@ -129,6 +129,14 @@ func NewEngine(src Source, dim int, o Options) *Engine {
 		scopes: make(map[memory.Scope]*scopeIndex), budget: NewBudget(o.IndexBytes)}
 }
 
+// vectorLimitOf is the vector list's length: o.VectorLimit when set.
+func vectorLimitOf(o memory.SearchOptions) int {
+	if o.VectorLimit > 0 {
+		return o.VectorLimit
+	}
+	return limitOf(o)
+}
+
 func limitOf(o memory.SearchOptions) int {
 	if o.Limit <= 0 {
 		return DefaultLimit
@@ -144,7 +152,7 @@ func (e *Engine) Vector(ctx context.Context, sc memory.Scope, vec []float32, o m
 	if !ok {
 		return nil, nil
 	}
-	limit := limitOf(o)
+	limit := vectorLimitOf(o)
 	f := NewFilter(o)
 	if e.feed != nil {
 		ids, _, found, err := e.feedSearch(ctx, sc, func(ix *scopeIndex) ([]string, []float64) {

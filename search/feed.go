@@ -441,7 +441,7 @@ func (e *Engine) feedHybrid(ctx context.Context, sc memory.Scope, vec []float32,
 	q, hasVec := Normalise(vec)
 	terms := memory.ContentTerms(memory.QueryTerms(query))
 	f := NewFilter(o)
-	limit := limitOf(o)
+	limit, vlimit := limitOf(o), vectorLimitOf(o)
 	var (
 		vids, lids []string
 		lscores    []float64
@@ -449,7 +449,7 @@ func (e *Engine) feedHybrid(ctx context.Context, sc memory.Scope, vec []float32,
 	_, _, found, err := e.feedSearch(ctx, sc, func(ix *scopeIndex) ([]string, []float64) {
 		vids, lids, lscores = nil, nil, nil
 		if hasVec {
-			vids = vectorRank(ix, q, &f, limit)
+			vids = vectorRank(ix, q, &f, vlimit)
 		}
 		if len(terms) > 0 {
 			lids, lscores = lexicalRank(ix, terms, &f, limit)
@@ -470,7 +470,7 @@ func (e *Engine) feedHybrid(ctx context.Context, sc memory.Scope, vec []float32,
 		return nil, nil, fmt.Errorf("hybrid search: %w", err)
 	}
 	if hasVec {
-		vecOut = Rescore(q, vids, found, &f, limit, o)
+		vecOut = Rescore(q, vids, found, &f, vlimit, o)
 	}
 	return vecOut, lexicalCandidates(lids, lscores, found, &f, o), nil
 }

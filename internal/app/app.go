@@ -167,12 +167,14 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 	a.closers = append(a.closers, func() error { th.Close(); return nil })
 	vw := o.Policy.Recall.VectorWeight
+	vc := 0
 	if embed.IsLocal(a.Embedder) {
 		vw = o.Policy.Recall.LocalVectorWeight
+		vc = o.Policy.Recall.LocalVectorCandidates
 	}
 	a.Recaller, err = memory.NewRecaller(memory.RecallerConfig{
 		Search: a.Store, Profiles: a.Store, Embedder: a.Embedder,
-		Recall: o.Policy.Recall, Decay: o.Policy.Decay, VectorWeight: vw,
+		Recall: o.Policy.Recall, Decay: o.Policy.Decay, VectorWeight: vw, VectorCandidates: vc,
 		Entities: entityMatcher(o.Policy.Recall.EntityFirst),
 		// SQLite searches in memory: nothing to overlap.
 	})
