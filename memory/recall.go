@@ -401,14 +401,13 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			}
 		}
 	}
-	if r.cfg.Recall.LeadTokens > 0 {
-		topic := topicMask(w, masks)
+	if topic := topicMask(w, masks); r.cfg.Recall.LeadTokens > 0 && topic != 0 {
 		facts := newestFact(cands, qt, topic)
 		for _, c := range res.Selected {
 			// An event older than a live fact on the message's topic
 			// gets no lead: what was said about it before the fact is
 			// history the fact (and its supersede) accounts for.
-			if c.Memory.Tier != TierEvent || topic == 0 || c.Memory.CreatedAt.Before(facts) {
+			if c.Memory.Tier != TierEvent || c.Memory.CreatedAt.Before(facts) {
 				continue
 			}
 			if ctx := EventExchange(c.Memory.Context); ctx != "" && !saidIn(ctx, res.Selected) {
@@ -428,18 +427,15 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 func newestFact(cands []*Scored, qt queryTerms, topic uint64) time.Time {
 	var t time.Time
 	for _, c := range cands {
-		if !Replaces(c.Memory) || !c.Memory.CreatedAt.After(t) {
-			continue
-		}
-		if _, _, mask := qt.matchTerms(c.Memory.Text); mask&topic == 0 {
-			continue
-		}
 		switch c.Filtered {
 		case "", FilteredTopK, FilteredMinScore, FilteredCovered, FilteredProfile:
 		default:
 			continue
 		}
-		if tier := c.Memory.Tier; (tier == TierSemantic || tier == TierProfile) && c.Memory.CreatedAt.After(t) {
+		if !Replaces(c.Memory) || !c.Memory.CreatedAt.After(t) {
+			continue
+		}
+		if _, _, mask := qt.matchTerms(c.Memory.Text); mask&topic != 0 {
 			t = c.Memory.CreatedAt
 		}
 	}
