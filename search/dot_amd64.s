@@ -60,105 +60,149 @@ done:
 	MOVSS X0, ret+24(FP)
 	RET
 
-// func dotI8AVX2(q *int16, v *int8, n int) int32
-// n is a multiple of 16.
-TEXT ·dotI8AVX2(SB), NOSPLIT, $0-28
-	MOVQ q+0(FP), SI
-	MOVQ v+8(FP), DI
-	MOVQ n+16(FP), CX
+// func dotI8BatchAVX2(qa *uint8, qs *int8, v *int8, n, rows int, out *int32)
+// For rows consecutive rows of n int8 each (n a multiple of 16), writes to
+// out[r] the inner product of row r and the query q, given as its
+// magnitudes qa = |q| and q itself as qs (|q| <= 127). Each 32 bytes of a
+// row take the query's signs (VPSIGNB), are multiplied by the magnitudes
+// and added in pairs (VPMADDUBSW: |q|*|v| <= 127*127, so a pair never
+// saturates), then widened to int32 (VPMADDWD by ones). Rows go four at
+// a time, sharing the query's loads and one horizontal reduction.
+TEXT ·dotI8BatchAVX2(SB), NOSPLIT, $0-48
+	MOVQ qa+0(FP), SI
+	MOVQ qs+8(FP), R11
+	MOVQ v+16(FP), DI
+	MOVQ n+24(FP), DX
+	MOVQ rows+32(FP), R8
+	MOVQ out+40(FP), R9
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW   $15, Y15, Y15
+
+quad:
+	CMPQ R8, $4
+	JL   single
+	LEAQ (DI)(DX*1), R12
+	LEAQ (DI)(DX*2), R13
+	LEAQ (R12)(DX*2), R14
 	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  CX, CX
 
-loop32:
-	CMPQ CX, $32
-	JL   loop16
-	VPMOVSXBW (DI), Y1
-	VPMADDWD (SI), Y1, Y1
-	VPADDD Y1, Y0, Y0
-	VPMOVSXBW 16(DI), Y3
-	VPMADDWD 32(SI), Y3, Y3
-	VPADDD Y3, Y2, Y2
-	ADDQ $32, DI
-	ADDQ $64, SI
-	SUBQ $32, CX
-	JMP  loop32
+q32:
+	MOVQ DX, BX
+	SUBQ CX, BX
+	CMPQ BX, $32
+	JL   q16
+	VMOVDQU    (SI)(CX*1), Y4
+	VMOVDQU    (R11)(CX*1), Y5
+	VMOVDQU    (DI)(CX*1), Y6
+	VMOVDQU    (R12)(CX*1), Y7
+	VMOVDQU    (R13)(CX*1), Y8
+	VMOVDQU    (R14)(CX*1), Y9
+	VPSIGNB    Y5, Y6, Y6
+	VPSIGNB    Y5, Y7, Y7
+	VPSIGNB    Y5, Y8, Y8
+	VPSIGNB    Y5, Y9, Y9
+	VPMADDUBSW Y6, Y4, Y6
+	VPMADDUBSW Y7, Y4, Y7
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDUBSW Y9, Y4, Y9
+	VPMADDWD   Y15, Y6, Y6
+	VPMADDWD   Y15, Y7, Y7
+	VPMADDWD   Y15, Y8, Y8
+	VPMADDWD   Y15, Y9, Y9
+	VPADDD     Y6, Y0, Y0
+	VPADDD     Y7, Y1, Y1
+	VPADDD     Y8, Y2, Y2
+	VPADDD     Y9, Y3, Y3
+	ADDQ       $32, CX
+	JMP        q32
 
-loop16:
-	CMPQ CX, $16
-	JL   reduce
-	VPMOVSXBW (DI), Y1
-	VPMADDWD (SI), Y1, Y1
-	VPADDD Y1, Y0, Y0
-	ADDQ $16, DI
-	ADDQ $32, SI
-	SUBQ $16, CX
-	JMP  loop16
+q16:
+	CMPQ BX, $16
+	JL   qreduce
+	// 128-bit forms zero the upper halves, so the adds below add zeros
+	// there.
+	VMOVDQU    (SI)(CX*1), X4
+	VMOVDQU    (R11)(CX*1), X5
+	VMOVDQU    (DI)(CX*1), X6
+	VMOVDQU    (R12)(CX*1), X7
+	VMOVDQU    (R13)(CX*1), X8
+	VMOVDQU    (R14)(CX*1), X9
+	VPSIGNB    X5, X6, X6
+	VPSIGNB    X5, X7, X7
+	VPSIGNB    X5, X8, X8
+	VPSIGNB    X5, X9, X9
+	VPMADDUBSW X6, X4, X6
+	VPMADDUBSW X7, X4, X7
+	VPMADDUBSW X8, X4, X8
+	VPMADDUBSW X9, X4, X9
+	VPMADDWD   X15, X6, X6
+	VPMADDWD   X15, X7, X7
+	VPMADDWD   X15, X8, X8
+	VPMADDWD   X15, X9, X9
+	VPADDD     Y6, Y0, Y0
+	VPADDD     Y7, Y1, Y1
+	VPADDD     Y8, Y2, Y2
+	VPADDD     Y9, Y3, Y3
 
-reduce:
-	VPADDD Y2, Y0, Y0
+qreduce:
+	// Per 128-bit lane: [a01 a23 b01 b23], [c01 c23 d01 d23], then
+	// [a b c d]; the two lanes added give the four rows' sums.
+	VPHADDD      Y1, Y0, Y0
+	VPHADDD      Y3, Y2, Y2
+	VPHADDD      Y2, Y0, Y0
 	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPHADDD X0, X0, X0
-	VPHADDD X0, X0, X0
-	VZEROUPPER
-	MOVL X0, ret+24(FP)
-	RET
+	VPADDD       X1, X0, X0
+	VMOVDQU      X0, (R9)
+	LEAQ         (DI)(DX*4), DI
+	ADDQ         $16, R9
+	SUBQ         $4, R8
+	JMP          quad
 
-// func dotI8BatchAVX2(q *int16, v *int8, n int, rows int, out *int32)
-// The kernel above over rows consecutive rows of n int8 each (n a
-// multiple of 16), one int32 per row into out: one call per block of
-// rows instead of one per row.
-TEXT ·dotI8BatchAVX2(SB), NOSPLIT, $0-40
-	MOVQ q+0(FP), SI
-	MOVQ v+8(FP), DI
-	MOVQ n+16(FP), DX
-	MOVQ rows+24(FP), R8
-	MOVQ out+32(FP), R9
-
-row:
+single:
 	CMPQ R8, $0
-	JE   bdone
-	MOVQ SI, R10
-	MOVQ DX, CX
+	JE   done
 	VPXOR Y0, Y0, Y0
-	VPXOR Y2, Y2, Y2
+	XORQ  CX, CX
 
-bloop32:
-	CMPQ CX, $32
-	JL   bloop16
-	VPMOVSXBW (DI), Y1
-	VPMADDWD (R10), Y1, Y1
-	VPADDD Y1, Y0, Y0
-	VPMOVSXBW 16(DI), Y3
-	VPMADDWD 32(R10), Y3, Y3
-	VPADDD Y3, Y2, Y2
-	ADDQ $32, DI
-	ADDQ $64, R10
-	SUBQ $32, CX
-	JMP  bloop32
+s32:
+	MOVQ DX, BX
+	SUBQ CX, BX
+	CMPQ BX, $32
+	JL   s16
+	VMOVDQU    (SI)(CX*1), Y4
+	VMOVDQU    (DI)(CX*1), Y6
+	VPSIGNB    (R11)(CX*1), Y6, Y6
+	VPMADDUBSW Y6, Y4, Y6
+	VPMADDWD   Y15, Y6, Y6
+	VPADDD     Y6, Y0, Y0
+	ADDQ       $32, CX
+	JMP        s32
 
-bloop16:
-	CMPQ CX, $16
-	JL   breduce
-	VPMOVSXBW (DI), Y1
-	VPMADDWD (R10), Y1, Y1
-	VPADDD Y1, Y0, Y0
-	ADDQ $16, DI
-	ADDQ $32, R10
-	SUBQ $16, CX
-	JMP  bloop16
+s16:
+	CMPQ BX, $16
+	JL   sreduce
+	VMOVDQU    (SI)(CX*1), X4
+	VMOVDQU    (DI)(CX*1), X6
+	VPSIGNB    (R11)(CX*1), X6, X6
+	VPMADDUBSW X6, X4, X6
+	VPMADDWD   X15, X6, X6
+	VPADDD     Y6, Y0, Y0
 
-breduce:
-	VPADDD Y2, Y0, Y0
+sreduce:
 	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPHADDD X0, X0, X0
-	VPHADDD X0, X0, X0
-	MOVL X0, (R9)
-	ADDQ $4, R9
-	DECQ R8
-	JMP  row
+	VPADDD       X1, X0, X0
+	VPHADDD      X0, X0, X0
+	VPHADDD      X0, X0, X0
+	MOVL         X0, (R9)
+	ADDQ         DX, DI
+	ADDQ         $4, R9
+	DECQ         R8
+	JMP          single
 
-bdone:
+done:
 	VZEROUPPER
 	RET

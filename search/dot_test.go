@@ -42,27 +42,51 @@ func BenchmarkDot(b *testing.B) {
 	})
 }
 
-func TestDotI8(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
+// randQuery8 is a quantised query of n components in [-127, 127], the
+// extremes included.
+func randQuery8(r *rand.Rand, n int) query8 {
+	f := make([]float32, n)
+	for i := range f {
+		f[i] = float32(r.IntN(255) - 127)
+	}
+	f[r.IntN(n)] = 127
+	f[r.IntN(n)] = -127
+	return quantQuery(f, n)
+}
+
+// TestDotI8Batch checks the kernel against plain arithmetic on every row
+// count around its groups of four, lengths with and without a 16-byte
+// tail, and the extreme values (|q|*|v| = 127*127 in every pair).
+func TestDotI8Batch(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{16, 32, 48, 256, 1536} {
-		q, v := make([]int16, n), make([]int8, n)
-		var want int64
-		for i := range q {
-			q[i] = int16(r.IntN(2*16383+1) - 16383)
-			v[i] = int8(r.IntN(255) - 127)
-			want += int64(q[i]) * int64(v[i])
-		}
-		if got := dotI8(q, v); int64(got) != want {
-			t.Errorf("dotI8 n=%d = %d, want %d", n, got, want)
-		}
-		if got := dotI8Generic(q, v); int64(got) != want {
-			t.Errorf("dotI8Generic n=%d = %d, want %d", n, got, want)
+		for _, rows := range []int{1, 2, 3, 4, 5, 7, 8, 9, 128} {
+			q, v := randQuery8(r, n), make([]int8, n*rows)
+			for i := range v {
+				v[i] = int8(r.IntN(255) - 127)
+			}
+			if rows == 3 {
+				for i := range n { // the worst case for saturation
+					q.s[i], q.a[i], v[i] = 127, 127, 127
+					v[n+i] = -127 * int8(1-2*(i%2))
+				}
+			}
+			got, gen := make([]int32, rows), make([]int32, rows)
+			dotI8Batch(q, v, got)
+			dotI8BatchGeneric(q, v, gen)
+			for k := range rows {
+				var want int64
+				for i := range n {
+					want += int64(q.s[i]) * int64(v[k*n+i])
+				}
+				if int64(got[k]) != want || int64(gen[k]) != want {
+					t.Errorf("n=%d rows=%d row %d: batch %d, generic batch %d, want %d", n, rows, k, got[k], gen[k], want)
+				}
+			}
 		}
 	}
 }
 
-// BenchmarkVecSearch is one recall's vector scan of a 10k-row scope of
-// 256 dimensions (the local embedder's), every row passing the filter.
 func BenchmarkVecSearch(b *testing.B) {
 	const n, dim = 10000, 256
 	r := rand.New(rand.NewPCG(5, 6))
@@ -84,29 +108,6 @@ func BenchmarkVecSearch(b *testing.B) {
 	for b.Loop() {
 		if len(ix.Search(q, &f, 66, 1)) != 66 {
 			b.Fatal("short result")
-		}
-	}
-}
-
-func TestDotI8Batch(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{16, 48, 256} {
-		for _, rows := range []int{1, 3, 128} {
-			q, v := make([]int16, n), make([]int8, n*rows)
-			for i := range q {
-				q[i] = int16(r.IntN(2*16383+1) - 16383)
-			}
-			for i := range v {
-				v[i] = int8(r.IntN(255) - 127)
-			}
-			got, gen := make([]int32, rows), make([]int32, rows)
-			dotI8Batch(q, v, got)
-			dotI8BatchGeneric(q, v, gen)
-			for k := range rows {
-				if want := dotI8Generic(q, v[k*n:(k+1)*n]); got[k] != want || gen[k] != want {
-					t.Errorf("n=%d rows=%d row %d: batch %d, generic batch %d, want %d", n, rows, k, got[k], gen[k], want)
-				}
-			}
 		}
 	}
 }

@@ -30,7 +30,7 @@ func refSearch(ix *Vec, q []float32, f *Filter, k int) []Hit {
 		if !f.Keep(&ix.meta[i]) {
 			continue
 		}
-		sc := float32(dotI8(qq, ix.vecs[i*d:(i+1)*d])) * ix.scale[i]
+		sc := float32(dotI8Generic(qq.s, ix.vecs[i*d:(i+1)*d])) * ix.scale[i]
 		if len(h) == k {
 			if sc <= h[0].Score {
 				continue

@@ -37,9 +37,11 @@ type Vec struct {
 // rowLevels maps a stored row's largest component to 127.
 const rowLevels = 127
 
-// queryLevels maps the query's largest component; 16383 keeps the int32
-// accumulator from overflowing up to 4096 dimensions.
-const queryLevels = 16383
+// queryLevels maps the query's largest component to 127 as well: the
+// kernel multiplies bytes by bytes (VPMADDUBSW), two products at a time
+// into 16 bits, which 127*127*2 never overflows. The scan only ranks
+// approximately; the best rows are re-scored exactly (RerankMargin).
+const queryLevels = 127
 
 func strideFor(dim int) int { return (dim + 15) &^ 15 }
 
@@ -142,15 +144,28 @@ func (ix *Vec) Estimate() int64 {
 	return int64(cap(ix.vecs)) + int64(ix.ids.slots())*vecSlotBytes
 }
 
-// quantQuery turns a normalised query into the kernel's int16 form.
-func quantQuery(q []float32, stride int) []int16 {
+// query8 is a quantised query in the kernel's form: s the components as
+// int8, a their magnitudes (the kernel gives each row byte the sign of
+// the query's, then multiplies magnitudes).
+type query8 struct {
+	s []int8
+	a []uint8
+}
+
+// quantQuery turns a normalised query into the kernel's form, stride long
+// (the padding zero).
+func quantQuery(q []float32, stride int) query8 {
 	var mx float32
 	for _, f := range q {
 		mx = max(mx, f, -f)
 	}
-	out := make([]int16, stride)
+	out := query8{s: make([]int8, stride), a: make([]uint8, stride)}
+	if mx == 0 {
+		return out
+	}
 	for i, f := range q {
-		out[i] = int16(math.Round(float64(f / mx * queryLevels)))
+		x := int8(math.Round(float64(f / mx * queryLevels)))
+		out.s[i], out.a[i] = x, uint8(max(x, -x))
 	}
 	return out
 }
@@ -175,7 +190,7 @@ const parallelMin = 1 << 23
 const scanBlock = 128
 
 // topK scans slots [lo, hi) and returns the best k that pass f.
-func (ix *Vec) topK(q []int16, f *Filter, k, lo, hi int) minHeap {
+func (ix *Vec) topK(q query8, f *Filter, k, lo, hi int) minHeap {
 	h := make(minHeap, 0, k+1)
 	d := ix.stride
 	var buf [scanBlock]int32
@@ -313,8 +328,9 @@ func dotGeneric(a, b []float32) float32 {
 	return s0 + s1 + s2 + s3
 }
 
-// dotI8Generic is the portable kernel.
-func dotI8Generic(q []int16, v []int8) int32 {
+// dotI8Generic is the portable kernel: the inner product of a quantised
+// query's components and one row.
+func dotI8Generic(q []int8, v []int8) int32 {
 	v = v[:len(q)]
 	var s int32
 	for i := range q {
@@ -324,10 +340,10 @@ func dotI8Generic(q []int16, v []int8) int32 {
 }
 
 // dotI8BatchGeneric is the portable batch kernel.
-func dotI8BatchGeneric(q []int16, v []int8, out []int32) {
-	d := len(q)
+func dotI8BatchGeneric(q query8, v []int8, out []int32) {
+	d := len(q.s)
 	for r := range out {
-		out[r] = dotI8Generic(q, v[r*d:(r+1)*d])
+		out[r] = dotI8Generic(q.s, v[r*d:(r+1)*d])
 	}
 }
 
