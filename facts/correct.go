@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // Correction is a user correcting what they said: "I meant Tuesday, not
@@ -17,20 +19,20 @@ type Correction struct {
 
 var (
 	// "X, not Y" / "X not Y" after a correcting word.
-	correctEN = regexp.MustCompile(`(?i)\b(?:i meant|i mean|it's|it is|its|actually|correction|sorry|oops|no|make that|spelled|spelt|typo)\b[,:]?(?:[^.;!?]*?\b(?:is|on|at|spelled|spelt|be|it's|it is))?\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`)
+	correctEN = rx.MustCompile(`(?i)\b(?:i meant|i mean|it's|it is|its|actually|correction|sorry|oops|no|make that|spelled|spelt|typo)\b[,:]?(?:[^.;!?]*?\b(?:is|on|at|spelled|spelt|be|it's|it is))?\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`)
 	// "not Y but X"
-	correctEN2 = regexp.MustCompile(`(?i)\bnot\s+(?:the\s+)?([\w@.'\-]+),?\s+but\s+(?:the\s+)?([\w@.'\-]+)\b`)
+	correctEN2 = rx.MustCompile(`(?i)\bnot\s+(?:the\s+)?([\w@.'\-]+),?\s+but\s+(?:the\s+)?([\w@.'\-]+)\b`)
 	// "it's not Y, it's X", "Not Y, X!", "I said Y but I meant X": the
 	// old value first.
-	correctENOld = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:it's|it is|its|that's|that is)\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+(?:it's|it is|its|but|that's)\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`),
-		regexp.MustCompile(`(?i)^\W*(?:no,?\s+|sorry,?\s+|oops,?\s+)?not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),\s*(?:it's\s+|it is\s+)?(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\W*$`),
-		regexp.MustCompile(`(?i)\bi (?:said|wrote|typed)\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+but\s+i\s+meant\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`),
+	correctENOld = []*rx.Regexp{
+		rx.MustCompile(`(?i)\b(?:it's|it is|its|that's|that is)\s+not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+(?:it's|it is|its|but|that's)\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`),
+		rx.MustCompile(`(?i)^\W*(?:no,?\s+|sorry,?\s+|oops,?\s+)?not\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),\s*(?:it's\s+|it is\s+)?(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\W*$`),
+		rx.MustCompile(`(?i)\bi (?:said|wrote|typed)\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?),?\s+but\s+i\s+meant\s+(?:the\s+)?([\w@.'\-]+(?:\s+[\w@.'\-]+)?)\b`),
 	}
-	correctZH = regexp.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	correctZH = rx.MustCompile(`不是([\p{Han}A-Za-z0-9]{1,10}?)[，,]?(?:而)?是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 	// "Oops, she's actually 8": an age corrected by a pronoun.
-	correctAge = regexp.MustCompile(`(?i)\b(?:oops|sorry|actually|correction|my mistake|i mean|i meant|wait)\b[^.!?]*?\b(?:she|he|they)(?:'s| is| are|’s)\s+(?:actually\s+|really\s+|now\s+)?(\d{1,3})\b(?:\s+years?\s+old)?`)
-	correctZH2 = regexp.MustCompile(`(?:说错了|搞错了|记错了|更正|纠正|其实|实际上)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
+	correctAge = rx.MustCompile(`(?i)\b(?:oops|sorry|actually|correction|my mistake|i mean|i meant|wait)\b[^.!?]*?\b(?:she|he|they)(?:'s| is| are|’s)\s+(?:actually\s+|really\s+|now\s+)?(\d{1,3})\b(?:\s+years?\s+old)?`)
+	correctZH2 = rx.MustCompile(`(?:说错了|搞错了|记错了|更正|纠正|其实|实际上)(?:一下)?[，,：:]?(?:[\p{Han}]{1,6}?是|是)?([\p{Han}A-Za-z0-9]{1,10}?)[，,]?不是([\p{Han}A-Za-z0-9]{1,10}?)(?:[，。,.!！]|$)`)
 )
 
 // zhPronoun: a subject, never a corrected value.
@@ -54,13 +56,13 @@ func ExtractCorrection(msg string) (Correction, bool) {
 	if !strings.Contains(msg, "不是") && !strings.Contains(strings.ToLower(msg), "not") {
 		return Correction{}, false // every pattern needs one of them
 	}
-	for _, re := range []*regexp.Regexp{correctEN, correctZH2} {
+	for _, re := range []*rx.Regexp{correctEN, correctZH2} {
 		if m := re.FindStringSubmatch(msg); m != nil && !zhPronoun[m[1]] {
 			// (我说错了，我不是28岁，是29岁: 我 is who, the value follows)
 			return clean(Correction{New: m[1], Old: m[2]})
 		}
 	}
-	for _, re := range []*regexp.Regexp{correctEN2, correctZH} {
+	for _, re := range []*rx.Regexp{correctEN2, correctZH} {
 		if m := re.FindStringSubmatch(msg); m != nil {
 			return clean(Correction{New: m[2], Old: m[1]})
 		}
@@ -69,7 +71,7 @@ func ExtractCorrection(msg string) (Correction, bool) {
 }
 
 // zhCountRe is a number and its unit at the end of a Chinese value (8岁).
-var zhCountRe = regexp.MustCompile(`(\d+)(岁|个|点|号|月|天|年|只|次|楼|层)$`)
+var zhCountRe = rx.MustCompile(`(\d+)(岁|个|点|号|月|天|年|只|次|楼|层)$`)
 
 func clean(c Correction) (Correction, bool) {
 	c.New, c.Old = strings.Trim(c.New, " .,'"), strings.Trim(c.Old, " .,'")
@@ -122,14 +124,14 @@ func (c Correction) Apply(s string) (string, bool) {
 		}
 		return ageTextRe.ReplaceAllString(s, "${1}"+c.New+" years old"), true
 	}
-	re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
+	re := rx.MustCompile(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
 	if hasHan(c.Old) {
-		re = regexp.MustCompile(regexp.QuoteMeta(c.Old))
+		re = rx.MustCompile(regexp.QuoteMeta(c.Old))
 		// "是周五晚上，不是周三" on "聚会在周三晚上": the new value's tail
 		// (晚上) is already in the text after the old one.
 		if o, n := []rune(c.Old), []rune(c.New); len(n) > len(o) {
 			if tail := string(n[len(o):]); strings.Contains(s, c.Old+tail) {
-				re = regexp.MustCompile(regexp.QuoteMeta(c.Old + tail))
+				re = rx.MustCompile(regexp.QuoteMeta(c.Old + tail))
 			}
 		}
 	}
@@ -147,7 +149,7 @@ func (c Correction) Apply(s string) (string, bool) {
 	return out, true
 }
 
-var dayDateRe = regexp.MustCompile(`\b([A-Z][a-z]+day),? (\d{1,2} [A-Z][a-z]{2} \d{4})\b`)
+var dayDateRe = rx.MustCompile(`\b([A-Z][a-z]+day),? (\d{1,2} [A-Z][a-z]{2} \d{4})\b`)
 
 // shiftDay moves the date written after the day name day by n days.
 func shiftDay(s, day string, n int) string {
@@ -162,7 +164,7 @@ func shiftDay(s, day string, n int) string {
 }
 
 // ageTextRe finds the age in a stored fact ("… is 7 years old").
-var ageTextRe = regexp.MustCompile(`(\bis )\d{1,3} years old`)
+var ageTextRe = rx.MustCompile(`(\bis )\d{1,3} years old`)
 
 // nameOrNumber: a value that starts with a capital or a digit ("Braga",
 // "Tuesday", "4pm"), which a bare "Not X, Y" correction needs.

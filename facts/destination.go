@@ -3,6 +3,8 @@ package facts
 import (
 	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // A move's destination ("I moved to X") is a home only when X is a place.
@@ -50,23 +52,23 @@ var institutionSuffix = map[string]bool{
 
 var (
 	// placeFrameRe: the sentence says the destination is a place.
-	placeOfRe = regexp.MustCompile(`(?i)\bto the (?:city|town|village|country|state|province|island|isle|suburbs|outskirts|capital|region|county|coast) of\b`)
+	placeOfRe = rx.MustCompile(`(?i)\bto the (?:city|town|village|country|state|province|island|isle|suburbs|outskirts|capital|region|county|coast) of\b`)
 	// moveHomeRe: a move said with the words of a home move.
-	moveHomeWordRe = regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating)\s+(?:back|abroad|home|house|overseas|across the (?:country|world|pond)|cities|countries|flats?|apartments?)\b`)
+	moveHomeWordRe = rx.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating)\s+(?:back|abroad|home|house|overseas|across the (?:country|world|pond)|cities|countries|flats?|apartments?)\b`)
 	// motiveRe: why a move was made: a job or studies are reasons to
 	// move to a place, never to an employer.
-	motiveRe = regexp.MustCompile(`(?i)\bfor (?:a |the |my |his |her |their |our )?(?:[a-z]+'s )?(?:new |better |great |dream )?(?:job|work|role|position|career|school|university|uni|college|studies|degree|master'?s|phd|residency|posting)\b`)
+	motiveRe = rx.MustCompile(`(?i)\bfor (?:a |the |my |his |her |their |our )?(?:[a-z]+'s )?(?:new |better |great |dream )?(?:job|work|role|position|career|school|university|uni|college|studies|degree|master'?s|phd|residency|posting)\b`)
 	// moveJobRe: a move said with the words of a job change.
-	moveJobRe = regexp.MustCompile(`(?i)\b(?:moved|moving|switched)\s+(?:jobs|companies|employers|teams)\b`)
-	homeWords = regexp.MustCompile(`(?i)\b(?:flat|apartment|house|neighbou?rhood|unpack(?:ing|ed)?|boxes|rent|landlord|weather|rain|rainy|winters?|summers?|beach|mountains?|sea|seaside|ocean|river|locals|city|country|streets|climate|snow|sunshine|time zone|timezone|eastern time|pacific time|new place|cost of living|accent|language)\b`)
+	moveJobRe = rx.MustCompile(`(?i)\b(?:moved|moving|switched)\s+(?:jobs|companies|employers|teams)\b`)
+	homeWords = rx.MustCompile(`(?i)\b(?:flat|apartment|house|neighbou?rhood|unpack(?:ing|ed)?|boxes|rent|landlord|weather|rain|rainy|winters?|summers?|beach|mountains?|sea|seaside|ocean|river|locals|city|country|streets|climate|snow|sunshine|time zone|timezone|eastern time|pacific time|new place|cost of living|accent|language)\b`)
 	// regionRe: "Portland, Oregon"; clauseStartRe: ", the team …".
-	regionRe      = regexp.MustCompile(`^,\s*[A-Z][a-z]+`)
-	clauseStartRe = regexp.MustCompile(`^,\s*(?:The|But|And|So|Which|It|I|We|My|Our|They|He|She|Still|Now|Best|Great|New)\b`)
-	asJobRe       = regexp.MustCompile(`^(?:'s)?\s+as\s+(?:an?|the|their|its)\s`)
+	regionRe      = rx.MustCompile(`^,\s*[A-Z][a-z]+`)
+	clauseStartRe = rx.MustCompile(`^,\s*(?:The|But|And|So|Which|It|I|We|My|Our|They|He|She|Still|Now|Best|Great|New)\b`)
+	asJobRe       = rx.MustCompile(`^(?:'s)?\s+as\s+(?:an?|the|their|its)\s`)
 	// otherOrgRe: the text names an organisation ("at Initech", "joined
 	// Hooli"), which its words about work may be about.
-	otherOrgRe = regexp.MustCompile(`\b(?:at|for|with|joined|joining)\s+(?:the\s+)?[A-Z]`)
-	workWords  = regexp.MustCompile(`(?i)\b(?:team|teammates|colleagues|co-?workers|boss|manager|salary|pay|raise|role|offer|onboarding|badge|laptop|office|company|employer|startup|engineers|engineering|job|position|hired|recruiter|stock options|equity|promotion)\b`)
+	otherOrgRe = rx.MustCompile(`\b(?:at|for|with|joined|joining)\s+(?:the\s+)?[A-Z]`)
+	workWords  = rx.MustCompile(`(?i)\b(?:team|teammates|colleagues|co-?workers|boss|manager|salary|pay|raise|role|offer|onboarding|badge|laptop|office|company|employer|startup|engineers|engineering|job|position|hired|recruiter|stock options|equity|promotion)\b`)
 )
 
 // destinationOf reads what the destination name of a move in sent is,
@@ -121,8 +123,8 @@ func destinationOf(name, sent, other string) destination {
 // place ("the weather in Lisbon", "Lisbon is a lovely city").
 func namedAs(name, text string) destination {
 	q := regexp.QuoteMeta(name)
-	org := regexp.MustCompile(`(?i)\b(?:job|offer|interview|interviews|interviewed|interviewing|position|role|internship|contract|career|hired|employed|recruited|work|works|worked|working|joined|joining|join|applied|apply|applying|quit|resigned|onboarding|salary)\b(?:\s+\w+){0,2}\s+(?:at|with|from|by|for)\s+` + q + `\b|\b` + q + `(?:'s)?\s+(?:offered|hired|recruited|recruiter|team|teams|office|offices|headquarters|hq|ceo|founder|colleagues|stock|shares|salary|engineering|product|job|offer)\b|\b` + q + `\s+(?:is|was)\s+(?:a|an)\s+(?:\w+\s+){0,2}(?:company|startup|firm|employer|agency|bank|studio|consultancy|corporation|business)\b|\bjoined\s+` + q + `\b`)
-	place := regexp.MustCompile(`(?i)\b(?:live|lives|living|lived|based|born|grew up|settled|flat|apartment|house|home|weather|rent|rents|streets|winters?|summers?|neighbou?rhood)\s+in\s+` + q + `\b|\b` + q + `\s+(?:is|was)\s+(?:a|an|such a)\s+(?:\w+\s+){0,2}(?:city|town|village|country|place|capital)\b|\b(?:city|town|village|country) of\s+` + q + `\b`)
+	org := rx.MustCompile(`(?i)\b(?:job|offer|interview|interviews|interviewed|interviewing|position|role|internship|contract|career|hired|employed|recruited|work|works|worked|working|joined|joining|join|applied|apply|applying|quit|resigned|onboarding|salary)\b(?:\s+\w+){0,2}\s+(?:at|with|from|by|for)\s+` + q + `\b|\b` + q + `(?:'s)?\s+(?:offered|hired|recruited|recruiter|team|teams|office|offices|headquarters|hq|ceo|founder|colleagues|stock|shares|salary|engineering|product|job|offer)\b|\b` + q + `\s+(?:is|was)\s+(?:a|an)\s+(?:\w+\s+){0,2}(?:company|startup|firm|employer|agency|bank|studio|consultancy|corporation|business)\b|\bjoined\s+` + q + `\b`)
+	place := rx.MustCompile(`(?i)\b(?:live|lives|living|lived|based|born|grew up|settled|flat|apartment|house|home|weather|rent|rents|streets|winters?|summers?|neighbou?rhood)\s+in\s+` + q + `\b|\b` + q + `\s+(?:is|was)\s+(?:a|an|such a)\s+(?:\w+\s+){0,2}(?:city|town|village|country|place|capital)\b|\b(?:city|town|village|country) of\s+` + q + `\b`)
 	o, p := org.MatchString(text), place.MatchString(text)
 	switch {
 	case o && !p:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jdkato/prose/v2"
+	"github.com/memproxy/memproxy/internal/rx"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/text"
 )
@@ -39,7 +40,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = regexp.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called|diagnosed|hired)`)
+var enCue = rx.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called|diagnosed|hired)`)
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -49,7 +50,7 @@ var gerunds = map[string]string{"run": "running", "runs": "running", "ride": "ri
 
 // possPunct is a possessive directly before punctuation ("McDonald's.",
 // "Joe's,"): the tokenizer drops such a token, so a space goes between.
-var possPunct = regexp.MustCompile(`('s|s')([.,!?;:])`)
+var possPunct = rx.MustCompile(`('s|s')([.,!?;:])`)
 
 // abbrevDot are the short forms whose period is part of the word ("St.
 // Mary's", "Dr. Okafor"), kept in a value.
@@ -83,9 +84,9 @@ func tagEN(sent string) []tok {
 }
 
 var (
-	emailRe = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
-	phoneRe = regexp.MustCompile(`\+?\d[\d\s().\-]{6,}\d`)
-	ageRe   = regexp.MustCompile(`(?i)\bi am (\d{1,3}) (?:years old|yo)\b`)
+	emailRe = rx.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+	phoneRe = rx.MustCompile(`\+?\d[\d\s().\-]{6,}\d`)
+	ageRe   = rx.MustCompile(`(?i)\bi am (\d{1,3}) (?:years old|yo)\b`)
 )
 
 // stopNP are words that end a value: dates, time adverbs, clause words.
@@ -473,10 +474,10 @@ func employerTurn(msg string, fs []Fact) bool {
 	return workTurnRe.MatchString(msg)
 }
 
-var workTurnRe = regexp.MustCompile(`(?i)\b(job|jobs|office|offices|colleagues?|co-?workers?|boss|manager|hired|hiring|salary|offer|onboarding|badge|resigned|quit|notice|laid off|fired|employer|company|startup|position|role|career|interview|interviews|contract|first day|first week|new team|commute)\b`)
+var workTurnRe = rx.MustCompile(`(?i)\b(job|jobs|office|offices|colleagues?|co-?workers?|boss|manager|hired|hiring|salary|offer|onboarding|badge|resigned|quit|notice|laid off|fired|employer|company|startup|position|role|career|interview|interviews|contract|first day|first week|new team|commute)\b`)
 
 // stopsRe says a state has ended ("not … anymore", "no longer").
-var stopsRe = regexp.MustCompile(`(?i)\b(any ?more|no longer)\b`)
+var stopsRe = rx.MustCompile(`(?i)\b(any ?more|no longer)\b`)
 
 func tokText(ts []tok) string {
 	var b strings.Builder
@@ -679,7 +680,7 @@ func extractEN(sent string) []Fact {
 
 // relCue: the user names one of their people or pets ("our second
 // child, Iris, arrived").
-var relCue = func() *regexp.Regexp {
+var relCue = func() *rx.Regexp {
 	var words []string
 	for w := range relations {
 		if w[0] < 0x80 {
@@ -690,7 +691,7 @@ var relCue = func() *regexp.Regexp {
 		words = append(words, w)
 	}
 	sort.Strings(words)
-	return regexp.MustCompile(`(?i)\b(?:my|our)\s+(?:\w+\s+)?(?:` + strings.Join(words, "|") + `)s?\b`)
+	return rx.MustCompile(`(?i)\b(?:my|our)\s+(?:\w+\s+)?(?:` + strings.Join(words, "|") + `)s?\b`)
 }()
 
 // unrealWords before the user's clause at ts[i] make it no statement of
@@ -737,16 +738,16 @@ var commonAdverbs = map[string]bool{"now": true, "then": true, "too": true, "als
 // clause after a comma that leaves that subject out ("…, been living in
 // Manchester"), read as a sentence of its own (splitBeenClauses).
 var (
-	userSubjectRe = regexp.MustCompile(`^\W*(?:[A-Z][\w ]{0,20}:\s*)?(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
-	notDietClause = regexp.MustCompile(`,\s*(?:so\s+|and\s+)?(?:i'm\s+|I'm\s+)?not\s+((?:strictly\s+|really\s+|fully\s+)?(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|plant-based))\s+any\s?more\b`)
+	userSubjectRe = rx.MustCompile(`^\W*(?:[A-Z][\w ]{0,20}:\s*)?(?:I|I'm|I've|I am|I have|We|We're|We've)\b`)
+	notDietClause = rx.MustCompile(`,\s*(?:so\s+|and\s+)?(?:i'm\s+|I'm\s+)?not\s+((?:strictly\s+|really\s+|fully\s+)?(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|plant-based))\s+any\s?more\b`)
 	// commaVerbRe: a clause after a comma that starts with a past-tense
 	// verb and leaves the user out as its subject ("I gave up coffee,
 	// switched to green tea"): it shares the sentence's subject.
-	commaVerbRe  = regexp.MustCompile(`,\s+(?:then\s+|so\s+)?((?:switched|moved|started|joined|quit|bought|sold|adopted|picked|became|relocated|stopped|traded|upgraded|replaced|ditched|dropped|retired|graduated|married|began|learned|learnt|resigned|settled)\s+(?:back\s+|over\s+)?(?:to|from|at|in|into|up|a|an|the|my|our|for|as|on|with|[A-Z]))`)
-	beenClauseRe = regexp.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
+	commaVerbRe  = rx.MustCompile(`,\s+(?:then\s+|so\s+)?((?:switched|moved|started|joined|quit|bought|sold|adopted|picked|became|relocated|stopped|traded|upgraded|replaced|ditched|dropped|retired|graduated|married|began|learned|learnt|resigned|settled)\s+(?:back\s+|over\s+)?(?:to|from|at|in|into|up|a|an|the|my|our|for|as|on|with|[A-Z]))`)
+	beenClauseRe = rx.MustCompile(`,\s+(?:and\s+)?(?:now\s+)?(been|living|working|based)\s+(living\s+|working\s+)?(in|at|for|from)\b`)
 	// bornRe: a sentence that starts with where the user was born or
 	// grew up, its subject left out ("Born and raised in Cardiff, …").
-	bornRe = regexp.MustCompile(`^\W*(?:Born|Grew up|Raised)\b`)
+	bornRe = rx.MustCompile(`^\W*(?:Born|Grew up|Raised)\b`)
 )
 
 // withSubject puts the user back as the subject of a sentence whose verb
@@ -771,12 +772,12 @@ func withSubject(sent string, v int) string {
 // implicitRe: a statement that starts with a past-tense verb and no
 // subject ("Sold the Civic and bought a Tesla", "Caved and bought an
 // iPhone").
-var implicitRe = regexp.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated|handed|resigned|staying|visiting|spending|heading|flying|travelling|traveling)\b`)
+var implicitRe = rx.MustCompile(`(?i)^\s*(?:(?:finally|just|so|then|today|yesterday|honestly),?\s+)?(sold|bought|caved|got|moved|switched|started|quit|joined|adopted|left|dropped|traded|upgraded|replaced|finished|retired|married|began|took|gave|went|turned|living|ditched|learned|learnt|picked|became|relocated|settled|stopped|graduated|handed|resigned|staying|visiting|spending|heading|flying|travelling|traveling)\b`)
 
 // aboutRe: a sentence that is about one of the user's things without a
 // first-person subject ("Ethiopian food is my new favourite", "First week
 // at Brightwave as a product manager").
-var aboutRe = regexp.MustCompile(`(?i)\bis (?:now )?my (?:new |current |main |go-to |preferred )?|\bat [A-Z]\w+.* as an? `)
+var aboutRe = rx.MustCompile(`(?i)\bis (?:now )?my (?:new |current |main |go-to |preferred )?|\bat [A-Z]\w+.* as an? `)
 
 // andVerbs are verbs the tagger may read as nouns after "and" ("I live
 // in Leeds and work at Initech").
@@ -2569,22 +2570,22 @@ var attrAlias = map[string]string{
 
 // namedDeathRe: a name said to have died or run away, the sentence's
 // subject ("Rex passed away last week", "Sadly, Miso died").
-var namedDeathRe = regexp.MustCompile(`^\s*(?:(?:sadly|unfortunately|so|well|yesterday|today),?\s+)*([A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)*(?:died|passed away|passed|ran away|went missing|was put down|had to be put down|was put to sleep|crossed the rainbow bridge)\b`)
+var namedDeathRe = rx.MustCompile(`^\s*(?:(?:sadly|unfortunately|so|well|yesterday|today),?\s+)*([A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)*(?:died|passed away|passed|ran away|went missing|was put down|had to be put down|was put to sleep|crossed the rainbow bridge)\b`)
 
 // moveDoneRe: the user's move to a place said to have happened ("The
 // move to Edinburgh went well", "our move to Porto is done"), not one
 // still planned ("the move to Leeds is next month").
-var moveDoneRe = regexp.MustCompile(`^\W*(?:(?:so|well|anyway|finally),?\s+)?(?i:the|our|my)\s+(?:big\s+)?(?i:move|relocation)\s+to\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)\s+(?i:went|was|is done|is complete|is finished|is over|has happened|finally happened|happened)\b` +
+var moveDoneRe = rx.MustCompile(`^\W*(?:(?:so|well|anyway|finally),?\s+)?(?i:the|our|my)\s+(?:big\s+)?(?i:move|relocation)\s+to\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)\s+(?i:went|was|is done|is complete|is finished|is over|has happened|finally happened|happened)\b` +
 	// "Just finished the move up to Seattle", "we've completed our move to Leeds".
 	`|^\W*(?i:(?:so|well|anyway|finally|just|today|yesterday),?\s+)?(?i:(?:i|we)(?:'ve|’ve| have)?\s+)?(?i:just\s+|finally\s+)?(?i:finished|completed|wrapped up)\s+(?i:the\s+|our\s+|my\s+)?(?i:big\s+)?(?i:move|moving|relocation|relocating)\s+(?i:(?:up|down|over|back|out)\s+)?(?i:to)\s+(\p{Lu}\p{L}+(?:\s+\p{Lu}\p{L}+)?)`)
 
 // namedGoneRe: a name the user parted with ("had to rehome Buddy", "we
 // gave Rex away", "we had to put Max down", "we lost Luna last week").
-var namedGoneRe = regexp.MustCompile(`\b(?:rehome|rehomed|re-home|re-homed|rehoming|give away|gave away|put down|lost)\s+([A-Z][a-z]+)\b|\b(?:gave|give|put)\s+([A-Z][a-z]+)\s+(?:away|up for adoption|down|to sleep)\b`)
+var namedGoneRe = rx.MustCompile(`\b(?:rehome|rehomed|re-home|re-homed|rehoming|give away|gave away|put down|lost)\s+([A-Z][a-z]+)\b|\b(?:gave|give|put)\s+([A-Z][a-z]+)\s+(?:away|up for adoption|down|to sleep)\b`)
 
 // reachMeRe: how to reach the user, said in passing ("You can reach me on
 // 07700 900123 after five", "text me at 555-0100", "email me at x@y.io").
-var reachMeRe = regexp.MustCompile(`(?i)\b(?:reach|call|text|contact|ring|phone|message|whatsapp|email|e-mail|mail)\s+me\s+(?:on|at|via)\s+(.+)$` +
+var reachMeRe = rx.MustCompile(`(?i)\b(?:reach|call|text|contact|ring|phone|message|whatsapp|email|e-mail|mail)\s+me\s+(?:on|at|via)\s+(.+)$` +
 	// "Use sam@newdomain.io from now on", "please use 07700 900123 instead":
 	// an address or number the user says to use from now on.
 	`|(?i)^\W*(?:(?:please|pls|ok|okay|so|and)[,]?\s+)?use\s+(.+?)\s+(?:from now on|going forward|instead|now)\b`)
@@ -2896,7 +2897,7 @@ func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 // onlyNow: the rest of a sentence that ended a value names the one that
 // took its place ("I don't drink coffee anymore, only green tea", "…; just
 // water now").
-var onlyNow = regexp.MustCompile(`(?i)[,;:\-–—]\s*(?:(?:but|and|so)\s+)?(?:(?:it's|it is|now|these days|nowadays)\s+)?(?:only|just|mostly|strictly)\s+([A-Za-z][\w+#.\- ]{0,30}?)\s*(?:now|instead|these days|nowadays|for me)?\s*[.!]*$`)
+var onlyNow = rx.MustCompile(`(?i)[,;:\-–—]\s*(?:(?:but|and|so)\s+)?(?:(?:it's|it is|now|these days|nowadays)\s+)?(?:only|just|mostly|strictly)\s+([A-Za-z][\w+#.\- ]{0,30}?)\s*(?:now|instead|these days|nowadays|for me)?\s*[.!]*$`)
 
 // insteadOf reads the value that replaces an ended one in the same
 // sentence, when it is of the ended value's kind (a drink for drinks, a
@@ -3127,7 +3128,7 @@ func stayIn(ts []tok, j int) int {
 
 // newJobRe: a sentence that names a job at an organisation ("New job at
 // Globex!", "a new position with Hooli").
-var newJobRe = regexp.MustCompile(`(?i)\b(?:job|position|role|gig|post)\b(?: as an? [\w ]+?)? (?:at|with) (?:the )?[A-Z]`)
+var newJobRe = rx.MustCompile(`(?i)\b(?:job|position|role|gig|post)\b(?: as an? [\w ]+?)? (?:at|with) (?:the )?[A-Z]`)
 
 // notOwnJob are the words before a job that make it another's, a wish or
 // the past ("applied for a job at", "my sister's new job at", "my old job
@@ -3338,7 +3339,7 @@ var currentAdj = map[string]bool{"new": true, "current": true, "present": true, 
 // place the user is no longer at, then the one they are at. Neither
 // half alone names an employer ("I'm at Starbucks now" is a place); said
 // together they are a job change.
-var employerSwitchRe = regexp.MustCompile(`(?:^|\b)(?:(?:I'm|I am)\s+)?(?:[Nn]ot|[Nn]o longer)\s+(?:at|with)\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})(?:\s+any\s?more)?\s*[,;.:-]+\s*(?:(?:and|but|so)\s+)?(?:I'm|I am)\s+(now\s+)?(?:at|with)\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})`)
+var employerSwitchRe = rx.MustCompile(`(?:^|\b)(?:(?:I'm|I am)\s+)?(?:[Nn]ot|[Nn]o longer)\s+(?:at|with)\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})(?:\s+any\s?more)?\s*[,;.:-]+\s*(?:(?:and|but|so)\s+)?(?:I'm|I am)\s+(now\s+)?(?:at|with)\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})`)
 
 // employerSwitch says such a switch as the sentences the job readings
 // know: "I don't work at Acme anymore. I work at Globex".

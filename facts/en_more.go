@@ -1,8 +1,9 @@
 package facts
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // relAdj are the words between "my" and a relative or a pet that do not
@@ -250,7 +251,7 @@ func ageAt(ts []tok, k int) string {
 
 // bareAgeRe: "Ava turned 10 last week", "Rex is 3 years old now", "Milo
 // just turned 4": a name's age, said without a first-person word.
-var bareAgeRe = regexp.MustCompile(`^\s*(?:(?:so|and|oh|well|btw|also|guess what),?\s+)?(?:[Ll]ittle\s+)?([A-Z][a-z]+)(?:(?:\s+(?:just|finally|officially|has|has just))?\s+(?:turned|turns|is)|'s)\s+(?:now\s+)?(\d{1,2})\b(?:\s+(years?|months?) old)?`)
+var bareAgeRe = rx.MustCompile(`^\s*(?:(?:so|and|oh|well|btw|also|guess what),?\s+)?(?:[Ll]ittle\s+)?([A-Z][a-z]+)(?:(?:\s+(?:just|finally|officially|has|has just))?\s+(?:turned|turns|is)|'s)\s+(?:now\s+)?(\d{1,2})\b(?:\s+(years?|months?) old)?`)
 
 // notAgeNames start sentences and are no one's name.
 var notAgeNames = map[string]bool{"it": true, "this": true, "that": true, "he": true, "she": true, "they": true, "there": true,
@@ -414,10 +415,10 @@ func purpose(ts []tok, j int) string {
 // now", "home's Lisbon these days", "Lisbon is home now", "Austin has been
 // home for six years", "I call Lisbon home", "my home base is Porto". The
 // place is a name.
-var homeRes = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)^\s*(?:(?:so|and|well|anyway|these days|nowadays|now),?\s+)?(?:my\s+|our\s+)?home(?:\s+base)?(?:\s+for\s+(?:me|us))?(?:\s+(?:is|'s)|'s)\s+(?:now\s+|actually\s+)?(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))`),
-	regexp.MustCompile(`^\s*(?:(?:So|And|Well|Anyway),?\s+)?([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2})\s+(?:is|has been|'s been)\s+(?:now\s+)?(?:my\s+|our\s+)?(?:new\s+)?home\b(?:\s+(?:now|these days|for good|for\s+(?:(?:the\s+)?(?:last|past)\s+)?(?:[\w-]+\s+){0,2}(?:years?|months?|decades?)(?:\s+now)?))?\s*[.!]?\s*$`),
-	regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:now\s+)?call\s+(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))\s+home\b`),
+var homeRes = []*rx.Regexp{
+	rx.MustCompile(`(?i)^\s*(?:(?:so|and|well|anyway|these days|nowadays|now),?\s+)?(?:my\s+|our\s+)?home(?:\s+base)?(?:\s+for\s+(?:me|us))?(?:\s+(?:is|'s)|'s)\s+(?:now\s+|actually\s+)?(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))`),
+	rx.MustCompile(`^\s*(?:(?:So|And|Well|Anyway),?\s+)?([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2})\s+(?:is|has been|'s been)\s+(?:now\s+)?(?:my\s+|our\s+)?(?:new\s+)?home\b(?:\s+(?:now|these days|for good|for\s+(?:(?:the\s+)?(?:last|past)\s+)?(?:[\w-]+\s+){0,2}(?:years?|months?|decades?)(?:\s+now)?))?\s*[.!]?\s*$`),
+	rx.MustCompile(`(?i)\b(?:i|we)\s+(?:now\s+)?call\s+(?-i:([A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}))\s+home\b`),
 }
 
 // homeSaid reads a home said by one of homeRes.
@@ -440,7 +441,7 @@ func isDay(w string) bool {
 
 // togetherRe: "Sam and I got engaged", "Priya and I just got married":
 // the partner, by name.
-var togetherRe = regexp.MustCompile(`^\s*(?:(?:so|and|guess what|big news),?:?\s+)?([A-Z][a-z]+) and I (?:just |finally |officially )?(?:got|are|'re|are now) (?:engaged|married)\b`)
+var togetherRe = rx.MustCompile(`^\s*(?:(?:so|and|guess what|big news),?:?\s+)?([A-Z][a-z]+) and I (?:just |finally |officially )?(?:got|are|'re|are now) (?:engaged|married)\b`)
 
 func together(sent string) []Fact {
 	m := togetherRe.FindStringSubmatch(strings.ReplaceAll(sent, "’", "'"))

@@ -2,8 +2,9 @@ package facts
 
 import (
 	"cmp"
-	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // An ending cue says that a single slot of its subject stopped holding,
@@ -32,7 +33,7 @@ type ending struct {
 	text, zhText string
 	// res are en compiled for the user's subject, relRes for a
 	// relative's.
-	res, relRes, zhRes []*regexp.Regexp
+	res, relRes, zhRes []*rx.Regexp
 }
 
 const enAux = `(?:(?:have|has|had|just|finally|recently|officially|actually|already|now|am|is|are|was|were|also|then|eventually|sadly|to|decided|got|went|and|ve|completely|both|basically|kind of|totally|unfortunately|last week|yesterday|today) +)*`
@@ -93,11 +94,11 @@ func init() {
 	for _, e := range endings {
 		for _, p := range e.en {
 			p = strings.ReplaceAll(p, "{A}", enAux)
-			e.res = append(e.res, regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:my|our)`)))
-			e.relRes = append(e.relRes, regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:her|his|their)`)))
+			e.res = append(e.res, rx.MustCompile(strings.ReplaceAll(p, "{P}", `(?:my|our)`)))
+			e.relRes = append(e.relRes, rx.MustCompile(strings.ReplaceAll(p, "{P}", `(?:her|his|their)`)))
 		}
 		for _, p := range e.zh {
-			e.zhRes = append(e.zhRes, regexp.MustCompile(p))
+			e.zhRes = append(e.zhRes, rx.MustCompile(p))
 		}
 	}
 }
@@ -109,8 +110,8 @@ func init() {
 type namedEnding struct {
 	attr  string
 	alts  []string
-	re    *regexp.Regexp
-	relRe *regexp.Regexp
+	re    *rx.Regexp
+	relRe *rx.Regexp
 	zh    bool
 }
 
@@ -119,24 +120,24 @@ type namedEnding struct {
 const enName = `((?:[A-Z][\w&'.-]*)(?: (?:of |de |la |& )?[A-Z][\w&'.-]*){0,4})`
 
 // noMoreRe: "…, no more Nike" closing a sentence said of the user.
-var noMoreRe = regexp.MustCompile(`[,;]\s*(?:and\s+|so\s+)?no more ([A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})\s*[.!]*$`)
+var noMoreRe = rx.MustCompile(`[,;]\s*(?:and\s+|so\s+)?no more ([A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})\s*[.!]*$`)
 
 var namedEndings = []*namedEnding{
-	{attr: "lives_in", re: regexp.MustCompile(`^{A}(?:moved out of|moved away from|relocated away from|moved out from) ` + enName)},
-	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:left|quit|walked out of) ` + enName)},
-	{attr: "studies_at", re: regexp.MustCompile(`^{A}(?:dropped out of|graduated from) ` + enName)},
+	{attr: "lives_in", re: rx.MustCompile(`^{A}(?:moved out of|moved away from|relocated away from|moved out from) ` + enName)},
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: rx.MustCompile(`^{A}(?:left|quit|walked out of) ` + enName)},
+	{attr: "studies_at", re: rx.MustCompile(`^{A}(?:dropped out of|graduated from) ` + enName)},
 	// "I sold the Mazda", "we got rid of our old Civic": the car of that
 	// name (a name no car has ends nothing).
-	{attr: "car", re: regexp.MustCompile(`^{A}(?:sold|scrapped|got rid of|traded in|gave away|totaled|totalled|wrecked) (?:the|{P}) (?:old )?` + enName)},
+	{attr: "car", re: rx.MustCompile(`^{A}(?:sold|scrapped|got rid of|traded in|gave away|totaled|totalled|wrecked) (?:the|{P}) (?:old )?` + enName)},
 	// "I'm no longer at IBM", "I'm not at Acme any more": where the
 	// user was, in whichever slot holds it ("with" is a partner's word).
-	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: regexp.MustCompile(`^{A}(?:no longer (?:at|part of|employed (?:at|by)|working (?:at|for)) ` + enName + `|not (?:at|part of|working (?:at|for)) ` + enName + ` any ?more)`)},
-	{attr: "lives_in", zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:搬离了?|搬出了?)([\p{Han}]{2,8}?)(?:了|$)`)},
-	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?(?:离开了|退出了)([\p{Han}A-Za-z0-9]{2,10}?)(?:了|$)`)},
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, re: rx.MustCompile(`^{A}(?:no longer (?:at|part of|employed (?:at|by)|working (?:at|for)) ` + enName + `|not (?:at|part of|working (?:at|for)) ` + enName + ` any ?more)`)},
+	{attr: "lives_in", zh: true, re: rx.MustCompile(`^[^，,]{0,6}?(?:搬离了?|搬出了?)([\p{Han}]{2,8}?)(?:了|$)`)},
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: rx.MustCompile(`^[^，,]{0,6}?(?:离开了|退出了)([\p{Han}A-Za-z0-9]{2,10}?)(?:了|$)`)},
 	// 我已经不在阿里了: where the user was, in whichever slot holds it
 	// (我不在北京住了 is the home's own ending; 不在 before a verb, 我不在
 	// 学日语了, is "no longer doing").
-	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: regexp.MustCompile(`^[^，,]{0,6}?不在([^住学做看玩用吃喝听写读练打弄搞想，,。！!？?了\s][^住，,。！!？?了\s]{1,9}?)(?:工作|上班|干)?了$`)},
+	{attr: "works_at", alts: []string{"studies_at", "member_of"}, zh: true, re: rx.MustCompile(`^[^，,]{0,6}?不在([^住学做看玩用吃喝听写读练打弄搞想，,。！!？?了\s][^住，,。！!？?了\s]{1,9}?)(?:工作|上班|干)?了$`)},
 }
 
 func init() {
@@ -145,18 +146,18 @@ func init() {
 			continue
 		}
 		p := strings.ReplaceAll(n.re.String(), "{A}", enAux)
-		n.re = regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:my|our)`))
-		n.relRe = regexp.MustCompile(strings.ReplaceAll(p, "{P}", `(?:her|his|their)`))
+		n.re = rx.MustCompile(strings.ReplaceAll(p, "{P}", `(?:my|our)`))
+		n.relRe = rx.MustCompile(strings.ReplaceAll(p, "{P}", `(?:her|his|their)`))
 	}
 }
 
 var (
 	// enEndSubject: the subject a sentence starts with, past a leading
 	// interjection, time word or lead-in ("big news:").
-	enEndLead    = regexp.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +|[a-z]+(?: [a-z]+){0,2}: +)*`)
-	enEndUser    = regexp.MustCompile(`^(?:i|we|[a-z]+ and i|(?:my|our) (?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancee|fiancé|fiancée|spouse)(?: [a-z]+)? and i)\b *`)
-	enEndRel     = regexp.MustCompile(`^(?:my|our) (?:little |older |younger |big |baby |twin |eldest |youngest |oldest )?([a-z-]+)\b *`)
-	zhEndSubject = regexp.MustCompile(`^(?:最近|上周|上个月|昨天|前天|今天|去年|其实|终于|已经|刚刚|刚)?(我们|我)(?:的)?` + zhRels + `?`)
+	enEndLead    = rx.MustCompile(`^(?:(?:so|well|yeah|also|and|but|oh|sadly|finally|honestly|unfortunately|today|yesterday|anyway|update|btw|ok|okay|actually|last week|last month|last year|this week|this morning)[,:]? +|[a-z]+(?: [a-z]+){0,2}: +)*`)
+	enEndUser    = rx.MustCompile(`^(?:i|we|[a-z]+ and i|(?:my|our) (?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancee|fiancé|fiancée|spouse)(?: [a-z]+)? and i)\b *`)
+	enEndRel     = rx.MustCompile(`^(?:my|our) (?:little |older |younger |big |baby |twin |eldest |youngest |oldest )?([a-z-]+)\b *`)
+	zhEndSubject = rx.MustCompile(`^(?:最近|上周|上个月|昨天|前天|今天|去年|其实|终于|已经|刚刚|刚)?(我们|我)(?:的)?` + zhRels + `?`)
 )
 
 // slotEndings reads the ending cues of one sentence.
@@ -287,7 +288,7 @@ func slotEndingsZH(sent string) []Fact {
 
 // successorRe is what follows a named ending to say what replaced it:
 // "(I left Acme) for Globex", "… to join Globex".
-var successorRe = regexp.MustCompile(`^,?\s+(?:(for)|(to join|to work (?:at|for)|and joined|and started at|and now work (?:at|for)))\s+(?:the\s+)?` + enName)
+var successorRe = rx.MustCompile(`^,?\s+(?:(for)|(to join|to work (?:at|for)|and joined|and started at|and now work (?:at|for)))\s+(?:the\s+)?` + enName)
 
 // successor is the new value a named ending's sentence names after it
 // (tail follows the ended name): the employer after "to join", else, for

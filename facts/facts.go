@@ -7,11 +7,11 @@
 package facts
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/memproxy/memproxy/internal/rx"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/text"
 )
@@ -467,7 +467,7 @@ func lastPerSlot(fs []Fact) []Fact {
 
 // labelRe is a value given under a label: "New email: sam@x.io",
 // "Phone: 555 0100", "new address: 12 Elm St".
-var labelRe = regexp.MustCompile(`^\s*(?:[Mm]y\s+|I(?:'ve| have)? got (?:a |an |my )|I have (?:a |an ))?((?:[Nn]ew|[Cc]urrent|[Uu]pdated)\s+)?([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)$`)
+var labelRe = rx.MustCompile(`^\s*(?:[Mm]y\s+|I(?:'ve| have)? got (?:a |an |my )|I have (?:a |an ))?((?:[Nn]ew|[Cc]urrent|[Uu]pdated)\s+)?([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)$`)
 
 // labelled writes a labelled value as the sentence it means ("New email:
 // x" → "My new email is x"), for the labels that name a slot (an email,
@@ -634,7 +634,7 @@ func dateSuffix(s string, d text.DateRef, zh bool) string {
 // is to come ("on Monday I start at Hooli", "flying to Madrid on
 // Friday"), which the text package leaves alone, to the next such day
 // after at, in loc.
-func comingDay(sent string, at time.Time, loc *time.Location, re *regexp.Regexp) (text.DateRef, bool) {
+func comingDay(sent string, at time.Time, loc *time.Location, re *rx.Regexp) (text.DateRef, bool) {
 	m := re.FindStringSubmatchIndex(sent)
 	if m == nil {
 		return text.DateRef{}, false
@@ -702,15 +702,15 @@ func endsHome(fs []Fact, subject string) bool {
 var (
 	// atOrgRe: a sentence that only says where the user is ("Now I'm at
 	// Globex.", "I'm at Hooli now").
-	atOrgRe = regexp.MustCompile(`^\W*(?i:(?:and|so|now|these days|today),?\s+)*(?i:i'm|i am|i’m)\s+(?i:now\s+|currently\s+|officially\s+)?at\s+([A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})(?:\s+now)?\W*$`)
+	atOrgRe = rx.MustCompile(`^\W*(?i:(?:and|so|now|these days|today),?\s+)*(?i:i'm|i am|i’m)\s+(?i:now\s+|currently\s+|officially\s+)?at\s+([A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})(?:\s+now)?\W*$`)
 	// jobTalkRe: a message about jobs.
-	jobTalkRe = regexp.MustCompile(`(?i)\b(?:quit|job|jobs|company|employer|hired|startup|position|role|firm|offer|resigned|notice|laid off|new gig)\b`)
+	jobTalkRe = rx.MustCompile(`(?i)\b(?:quit|job|jobs|company|employer|hired|startup|position|role|firm|offer|resigned|notice|laid off|new gig)\b`)
 )
 
 // zhConditionRe is a Chinese conditional clause, at the start of a clause
 // (after its subject), up to its comma: 如果我搬到深圳，…; 我要是辞职了，…;
 // 假如我住在上海的话 (not the 要是 of 主要是).
-var zhConditionRe = regexp.MustCompile(`(?:^|[，,；;。！？!?\s])(?:我们|我|你|他|她)?(?:如果|假如|要是|万一|假设|倘若|如若|若是|假使)[^，,。！？!?；;]*(?:[，,；;]|$)`)
+var zhConditionRe = rx.MustCompile(`(?:^|[，,；;。！？!?\s])(?:我们|我|你|他|她)?(?:如果|假如|要是|万一|假设|倘若|如若|若是|假使)[^，,。！？!?；;]*(?:[，,；;]|$)`)
 
 // dropZHCondition removes the conditional clauses of a Chinese sentence
 // (as "if" and "unless" clauses state nothing in English); "" when nothing
@@ -734,8 +734,8 @@ var accumulates = map[string]bool{"speaks": true, "plays": true, "studies": true
 // zhRelFirst is a relative the user names at the start of a sentence
 // (我老公, 我的妹妹); zhPronounClause a later clause that starts with 他 or 她.
 var (
-	zhRelFirst      = regexp.MustCompile(`^[^，,。]*?我(?:的)?` + zhRels)
-	zhPronounClause = regexp.MustCompile(`([，,；;])\s*(?:他|她)(是|在|当|做|住|今年|喜欢|也是)`)
+	zhRelFirst      = rx.MustCompile(`^[^，,。]*?我(?:的)?` + zhRels)
+	zhPronounClause = rx.MustCompile(`([，,；;])\s*(?:他|她)(是|在|当|做|住|今年|喜欢|也是)`)
 )
 
 // resolveZHPronoun reads 他/她 at the start of a later clause as the

@@ -1,10 +1,10 @@
 package facts
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/memproxy/memproxy/internal/rx"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/text"
 )
@@ -28,11 +28,11 @@ type Topic struct {
 }
 
 // forgetAllRe is a request to forget all of the user's memory.
-var forgetAllRe = regexp.MustCompile(`(?i)^\W*(?:(?:about\s+)?(?:everything|all|anything)(?:\s+(?:you\s+(?:know|have|remember|learned|stored|saved|kept)|i(?:'ve|\s+have)?\s+(?:ever\s+)?(?:told|said to|shared with)\s+you))?(?:\s+(?:about|on|of)\s+me)?|(?:all\s+)?(?:about\s+)?me|all\s+(?:of\s+)?my\s+(?:data|info|information|memories|details|history)|(?:my|the)\s+(?:whole\s+|entire\s+)?(?:memory|memories|history|profile|data))\W*$|^(?:关于我的)?(?:一切|所有(?:的)?(?:事情|信息|内容|记忆)?|全部(?:的)?(?:信息|内容|记忆)?)(?:都|全|全都)?(?:吧|了)?$|^(?:我的)?(?:所有|全部)(?:的)?(?:信息|记忆|资料|数据)(?:都|全|全都)?(?:吧|了)?$|^关于我的(?:所有|全部|一切)(?:事情|信息|内容|记忆)?(?:都|全|全都)?(?:吧|了)?$`)
+var forgetAllRe = rx.MustCompile(`(?i)^\W*(?:(?:about\s+)?(?:everything|all|anything)(?:\s+(?:you\s+(?:know|have|remember|learned|stored|saved|kept)|i(?:'ve|\s+have)?\s+(?:ever\s+)?(?:told|said to|shared with)\s+you))?(?:\s+(?:about|on|of)\s+me)?|(?:all\s+)?(?:about\s+)?me|all\s+(?:of\s+)?my\s+(?:data|info|information|memories|details|history)|(?:my|the)\s+(?:whole\s+|entire\s+)?(?:memory|memories|history|profile|data))\W*$|^(?:关于我的)?(?:一切|所有(?:的)?(?:事情|信息|内容|记忆)?|全部(?:的)?(?:信息|内容|记忆)?)(?:都|全|全都)?(?:吧|了)?$|^(?:我的)?(?:所有|全部)(?:的)?(?:信息|记忆|资料|数据)(?:都|全|全都)?(?:吧|了)?$|^关于我的(?:所有|全部|一切)(?:事情|信息|内容|记忆)?(?:都|全|全都)?(?:吧|了)?$`)
 
 // forgetLead is talk before the topic: "I said about", "what I told you
 // about", "everything about", "about".
-var forgetLead = regexp.MustCompile(`(?i)^(?:(?:what|everything|anything|all|the (?:stuff|thing|things|bit|part)s?)\s+)?(?:(?:i|we)\s+(?:said|told you|mentioned|shared|wrote|was saying|were saying|talked|said to you|told you earlier|mentioned earlier)\s*)?(?:(?:about|regarding|concerning|on|of)\s+)?`)
+var forgetLead = rx.MustCompile(`(?i)^(?:(?:what|everything|anything|all|the (?:stuff|thing|things|bit|part)s?)\s+)?(?:(?:i|we)\s+(?:said|told you|mentioned|shared|wrote|was saying|were saying|talked|said to you|told you earlier|mentioned earlier)\s*)?(?:(?:about|regarding|concerning|on|of)\s+)?`)
 
 // forgetDet are words before a topic noun that do not name it.
 var forgetDet = map[string]bool{
@@ -43,7 +43,7 @@ var forgetDet = map[string]bool{
 
 // reasonStart: a clause after the topic that gives a reason or talks to
 // the assistant ("…, I shouldn't have shared it", "…, it's private").
-var reasonStart = regexp.MustCompile(`(?i)^(?:i|i'd|i'm|i've|i'll|it|it's|its|that|that's|this|you|please|thanks|thank|because|since|as|so|cause|'cause|we|we'd|no|ok|okay|actually|sorry|never)\b`)
+var reasonStart = rx.MustCompile(`(?i)^(?:i|i'd|i'm|i've|i'll|it|it's|its|that|that's|this|you|please|thanks|thank|because|since|as|so|cause|'cause|we|we'd|no|ok|okay|actually|sorry|never)\b`)
 
 // zhForgetLead and zhForgetTail are the Chinese talk around a topic:
 // 我说的 … 的事吧.
@@ -54,7 +54,7 @@ var (
 
 // forgetEverythingRe: a forget whose cue is the whole request ("Forget
 // everything.", "Please forget everything!", 全部忘掉).
-var forgetEverythingRe = regexp.MustCompile(`(?i)^\W*(?:please\s+|pls\s+|just\s+|ok\s+|okay\s+)?(?:forget|erase|delete|wipe|remove)\s+(?:absolutely\s+)?everything(?:\s+please)?\W*$|^(?:请)?(?:把|将)?(?:关于我的|我的)?(?:一切|所有|全部)(?:都|全|全都)?(?:忘掉|忘了|忘记|删掉|删除|清除|清空)(?:吧)?\W*$`)
+var forgetEverythingRe = rx.MustCompile(`(?i)^\W*(?:please\s+|pls\s+|just\s+|ok\s+|okay\s+)?(?:forget|erase|delete|wipe|remove)\s+(?:absolutely\s+)?everything(?:\s+please)?\W*$|^(?:请)?(?:把|将)?(?:关于我的|我的)?(?:一切|所有|全部)(?:都|全|全都)?(?:忘掉|忘了|忘记|删掉|删除|清除|清空)(?:吧)?\W*$`)
 
 // ForgetsEverything reports a forget request that names everything the
 // user said, by its payload ("everything you know about me") or, when the
@@ -122,8 +122,8 @@ func ForgetTopic(payload string) Topic {
 }
 
 var (
-	clauseSep = regexp.MustCompile(`\s*[,;:.!?—–]+\s*|\s+-\s+`)
-	listSep   = regexp.MustCompile(`(?i)\s+(?:and|&)\s+`)
+	clauseSep = rx.MustCompile(`\s*[,;:.!?—–]+\s*|\s+-\s+`)
+	listSep   = rx.MustCompile(`(?i)\s+(?:and|&)\s+`)
 )
 
 func splitClauses(s string) []string {
@@ -329,7 +329,7 @@ func AttributesNamed(t Topic) []string {
 
 // streetRe is a street address: a house number and a street's name with
 // its kind ("14 Baker Street", "221B Baker St", "42 Wallaby Way").
-var streetRe = regexp.MustCompile(`\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][\w'-]*\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Way|Drive|Dr|Boulevard|Blvd|Court|Ct|Place|Pl|Terrace|Close|Crescent|Square|Sq|Parkway|Highway|Hwy|Row|Grove|Gardens)\b`)
+var streetRe = rx.MustCompile(`\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][\w'-]*\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Way|Drive|Dr|Boulevard|Blvd|Court|Ct|Place|Pl|Terrace|Close|Crescent|Square|Sq|Parkway|Highway|Hwy|Row|Grove|Gardens)\b`)
 
 // ShapedValue is the first part of s shaped like a value of a slot the
 // topic names, "" when none: an e-mail address for "my email", a phone
@@ -355,7 +355,7 @@ func (t Topic) Shaped() bool {
 	return slices.ContainsFunc(AttributesNamed(t), func(a string) bool { return shapeOf(a) != nil })
 }
 
-func shapeOf(a string) *regexp.Regexp {
+func shapeOf(a string) *rx.Regexp {
 	switch a {
 	case "email":
 		return emailRe

@@ -1,36 +1,37 @@
 package facts
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // habitRe marks a sentence that says how the user usually lives: a
 // frequency ("usually", "every morning", "three times a week", "on
 // weekends") after the user as subject ("I", "we", then at most a few
 // words before the verb).
-var habitRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|yeah|yes),?\s+)?(?:i|we)\b[^,;:]{0,40}?\b(?:usually|always|normally|typically|generally|never|every (?:day|morning|evening|night|week|weekend|weekday|month|year|summer|winter|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|each (?:day|morning|evening|night|week)|(?:once|twice|three times|four times|five times|two times|\d+ times) (?:a|per|every) (?:day|week|month|year)|most (?:days|mornings|evenings|nights|weekends)|on (?:weekends|weekdays|sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays))\b`)
+var habitRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|yeah|yes),?\s+)?(?:i|we)\b[^,;:]{0,40}?\b(?:usually|always|normally|typically|generally|never|every (?:day|morning|evening|night|week|weekend|weekday|month|year|summer|winter|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|each (?:day|morning|evening|night|week)|(?:once|twice|three times|four times|five times|two times|\d+ times) (?:a|per|every) (?:day|week|month|year)|most (?:days|mornings|evenings|nights|weekends)|on (?:weekends|weekdays|sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays))\b`)
 
 // zhHabitRe: 我 (or 我们) and a frequency before the verb (每天, 平时,
 // 一般, 每个周末, 一周三次).
-var zhHabitRe = regexp.MustCompile(`^(?:我们?)(?:[^，。,]{0,4}?)(?:每天|每周|每星期|每个?周末|每个?月|每年|平时|一般|通常|经常|总是|天天|每晚|每天早上|每天晚上|一周[一二两三四五六七1-7]次|一个月[一二两三四五六七八九十\d]+次)`)
+var zhHabitRe = rx.MustCompile(`^(?:我们?)(?:[^，。,]{0,4}?)(?:每天|每周|每星期|每个?周末|每个?月|每年|平时|一般|通常|经常|总是|天天|每晚|每天早上|每天晚上|一周[一二两三四五六七1-7]次|一个月[一二两三四五六七八九十\d]+次)`)
 
 // notHabit are the verbs of a frequency that says nothing about how the
 // user lives ("I always say that", "I never know what to order").
-var notHabit = regexp.MustCompile(`(?i)\b(?:i|we)\s+(?:\w+\s+)?(?:say|said|think|thought|feel|felt|mean|guess|wonder|hope|forget|forgot|know|knew|wanted|want|try|tried|ask|asked|get confused|seem|worry)\b`)
+var notHabit = rx.MustCompile(`(?i)\b(?:i|we)\s+(?:\w+\s+)?(?:say|said|think|thought|feel|felt|mean|guess|wonder|hope|forget|forgot|know|knew|wanted|want|try|tried|ask|asked|get confused|seem|worry)\b`)
 
 // stateRe: a lasting condition of the user said with "I'm" ("I'm
 // pregnant", "I'm left-handed", "I'm a night owl").
-var stateRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i(?:'m| am)\s+(?:now\s+|also\s+|currently\s+|actually\s+)?((?:pregnant|left-handed|right-handed|ambidextrous|diabetic|pre-diabetic|asthmatic|epileptic|colou?r-?blind|deaf|hard of hearing|autistic|dyslexic|celiac|coeliac|anemic|anaemic|sober|a non-smoker|an? (?:night owl|early bird|morning person|night person|introvert|extrovert|smoker|non-smoker|ex-smoker|insomniac|light sleeper|heavy sleeper)))\b`)
+var stateRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i(?:'m| am)\s+(?:now\s+|also\s+|currently\s+|actually\s+)?((?:pregnant|left-handed|right-handed|ambidextrous|diabetic|pre-diabetic|asthmatic|epileptic|colou?r-?blind|deaf|hard of hearing|autistic|dyslexic|celiac|coeliac|anemic|anaemic|sober|a non-smoker|an? (?:night owl|early bird|morning person|night person|introvert|extrovert|smoker|non-smoker|ex-smoker|insomniac|light sleeper|heavy sleeper)))\b`)
 
 // goalRe: what the user is working towards now, said in the present
 // progressive ("I'm training for a half marathon", "we're expecting a
 // baby in June", "I'm trying to lose weight").
-var goalRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|right now|currently|actually),?\s+)?(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|still\s+|also\s+|finally\s+)?(?:training for|saving (?:up )?for|preparing for|studying for|working towards?|expecting (?:a baby|a child|a boy|a girl|twins|our (?:first|second|third)|my (?:first|second|third))|getting married|trying to (?:lose|quit|cut|eat|save|learn|get fit|get in shape|get pregnant|sleep|drink|stop|run|read|exercise|gain))\b`)
+var goalRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|right now|currently|actually),?\s+)?(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|still\s+|also\s+|finally\s+)?(?:training for|saving (?:up )?for|preparing for|studying for|working towards?|expecting (?:a baby|a child|a boy|a girl|twins|our (?:first|second|third)|my (?:first|second|third))|getting married|trying to (?:lose|quit|cut|eat|save|learn|get fit|get in shape|get pregnant|sleep|drink|stop|run|read|exercise|gain))\b`)
 
 // neverRe: a lasting habit the user says they keep out of ("I don't
 // drive", "I never drink").
-var neverRe = regexp.MustCompile(`(?i)^\s*i (?:don't|do not|never|can't|cannot) (?:drive|drink|smoke|fly|cook|swim)\s*(?:alcohol|at all|anymore)?\s*[.!]*\s*$`)
+var neverRe = rx.MustCompile(`(?i)^\s*i (?:don't|do not|never|can't|cannot) (?:drive|drink|smoke|fly|cook|swim)\s*(?:alcohol|at all|anymore)?\s*[.!]*\s*$`)
 
 // condition is the lasting condition a sentence says the user has
 // ("pregnant", "a night owl"), "" when it says none.
@@ -48,7 +49,7 @@ func condition(sent string) string {
 
 // haveStateRe: a lasting condition said with "I have" ("I have asthma",
 // "I've got type 1 diabetes"); a cold or the flu is no such thing.
-var haveStateRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i (?:have|have got|got)\s+((?:type [12] |type one |type two )?diabetes|asthma|epilepsy|c(?:o)?eliac disease|adhd|autism|arthritis|rheumatoid arthritis|migraines|ibs|crohn's(?: disease)?|lupus|multiple sclerosis|high blood pressure|hypertension|a pacemaker|tinnitus|psoriasis|eczema|endometriosis|sleep apnea|sleep apnoea|a bad back|a heart condition)\b`)
+var haveStateRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i (?:have|have got|got)\s+((?:type [12] |type one |type two )?diabetes|asthma|epilepsy|c(?:o)?eliac disease|adhd|autism|arthritis|rheumatoid arthritis|migraines|ibs|crohn's(?: disease)?|lupus|multiple sclerosis|high blood pressure|hypertension|a pacemaker|tinnitus|psoriasis|eczema|endometriosis|sleep apnea|sleep apnoea|a bad back|a heart condition)\b`)
 
 // habit is the note of a sentence that states a habit of the user, a
 // goal the user is working towards or a thing the user never does, with

@@ -1,8 +1,9 @@
 package facts
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // lifeEvents are the life events a note names by a verb or a noun that a
@@ -13,18 +14,18 @@ import (
 // answer or two (answer-in-context 0.7061–0.7068 → 0.7054) to events that
 // mention a birth or a death in passing.
 var lifeEvents = []struct {
-	re    *regexp.Regexp
+	re    *rx.Regexp
 	words string
 }{
-	{regexp.MustCompile(`(?i)\b(?:marr(?:y|ied|ying|iage)|wed|wedding|weds|nuptials|get(?:ting)? hitched)\b|结婚|婚礼|办酒`), "wedding marriage married marry 婚礼 结婚"},
-	{regexp.MustCompile(`(?i)\b(?:engaged|engagement|proposed|proposal)\b|订婚|求婚`), "engagement engaged proposal 订婚"},
-	{regexp.MustCompile(`(?i)\b(?:born|birth|pregnant|pregnancy|expecting a baby|due date)\b|出生|生了|怀孕|预产期`), "baby birth born pregnancy 宝宝 出生"},
-	{regexp.MustCompile(`(?i)\bgraduat(?:e|ed|es|ing|ion)\b|毕业`), "graduation graduate 毕业"},
-	{regexp.MustCompile(`(?i)\bretir(?:e|ed|es|ing|ement)\b|退休`), "retirement retire 退休"},
-	{regexp.MustCompile(`(?i)\b(?:surgery|operation|operated)\b|手术`), "surgery operation 手术"},
-	{regexp.MustCompile(`(?i)\b(?:funeral|passed away|died|death)\b|去世|葬礼|过世`), "funeral death 去世 葬礼"},
-	{regexp.MustCompile(`(?i)\b(?:divorce|divorced|divorcing)\b|离婚`), "divorce divorced 离婚"},
-	{regexp.MustCompile(`(?i)\b(?:interview|interviewing)\b|面试`), "interview job interview 面试"},
+	{rx.MustCompile(`(?i)\b(?:marr(?:y|ied|ying|iage)|wed|wedding|weds|nuptials|get(?:ting)? hitched)\b|结婚|婚礼|办酒`), "wedding marriage married marry 婚礼 结婚"},
+	{rx.MustCompile(`(?i)\b(?:engaged|engagement|proposed|proposal)\b|订婚|求婚`), "engagement engaged proposal 订婚"},
+	{rx.MustCompile(`(?i)\b(?:born|birth|pregnant|pregnancy|expecting a baby|due date)\b|出生|生了|怀孕|预产期`), "baby birth born pregnancy 宝宝 出生"},
+	{rx.MustCompile(`(?i)\bgraduat(?:e|ed|es|ing|ion)\b|毕业`), "graduation graduate 毕业"},
+	{rx.MustCompile(`(?i)\bretir(?:e|ed|es|ing|ement)\b|退休`), "retirement retire 退休"},
+	{rx.MustCompile(`(?i)\b(?:surgery|operation|operated)\b|手术`), "surgery operation 手术"},
+	{rx.MustCompile(`(?i)\b(?:funeral|passed away|died|death)\b|去世|葬礼|过世`), "funeral death 去世 葬礼"},
+	{rx.MustCompile(`(?i)\b(?:divorce|divorced|divorcing)\b|离婚`), "divorce divorced 离婚"},
+	{rx.MustCompile(`(?i)\b(?:interview|interviewing)\b|面试`), "interview job interview 面试"},
 }
 
 func lifeEventWords(s string) string {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // nameLaterRe finds a pet or a person introduced first and named right
@@ -11,7 +13,7 @@ import (
 // Luna", "We got a puppy last week. His name is Rocky.", "We adopted a
 // rescue dog and named him Biscuit", "I have a new girlfriend. Her name is
 // Mia." The pronoun refers to the noun just said.
-var nameLaterRe = func() *regexp.Regexp {
+var nameLaterRe = func() *rx.Regexp {
 	var kinds []string
 	for w := range pets {
 		kinds = append(kinds, w)
@@ -22,7 +24,7 @@ var nameLaterRe = func() *regexp.Regexp {
 		}
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(kinds))) // longest alternative first among shared prefixes
-	return regexp.MustCompile(`\b((?i:a|an|my|our)\s+(?:[a-z\-]+\s+){0,3}?(?i:` + strings.Join(kinds, "|") + `))\b` +
+	return rx.MustCompile(`\b((?i:a|an|my|our)\s+(?:[a-z\-]+\s+){0,3}?(?i:` + strings.Join(kinds, "|") + `))\b` +
 		`([^.,;!?\n]{0,30}?)` +
 		`(?:\s*[.,;]\s*(?i:and\s+)?|\s+(?i:and)\s+)` +
 		`(?:(?i:his|her|its|their)\s+name(?:'s|\s+is)|(?i:we|i)\s+(?i:named|called)\s+(?i:him|her|it|them)|(?i:named|called)\s+(?i:him|her|it|them))` +
@@ -42,7 +44,7 @@ func nameLater(msg string) string {
 
 // changedToRe: a slot of the user's said to have changed to a value ("My
 // email changed to …", "our address has changed to …").
-var changedToRe = regexp.MustCompile(`\b((?i:my|our)\s+(?i:(?:new\s+|work\s+|home\s+|personal\s+)?(?:email address|email|e-mail|phone number|mobile number|phone|mobile|number|address|time zone|timezone|username|handle|surname|last name|name|job title|title|shift|hours|schedule)))\s+(?i:has\s+|have\s+)?(?i:changed|been changed|switched|moved)\s+to\s+`)
+var changedToRe = rx.MustCompile(`\b((?i:my|our)\s+(?i:(?:new\s+|work\s+|home\s+|personal\s+)?(?:email address|email|e-mail|phone number|mobile number|phone|mobile|number|address|time zone|timezone|username|handle|surname|last name|name|job title|title|shift|hours|schedule)))\s+(?i:has\s+|have\s+)?(?i:changed|been changed|switched|moved)\s+to\s+`)
 
 // changedTo rewrites such a change as the slot's new value said with
 // "now", which the readers of slots take: "my email is now …".
@@ -104,7 +106,7 @@ var langAmount = map[string]bool{"some": true, "a": true, "little": true, "bit":
 // now on, answer me in French", "Please always reply in English", "Going
 // forward respond to me only in Spanish"). A one-off request ("Answer in
 // French, please") has no standing word and is no fact.
-var replyLanguageRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|always|from today|in future|in the future|by default|for now on)\b[^.!?]{0,40}?\b(?:answer|reply|respond|talk|speak|write|chat)(?:\s+(?:to\s+)?me)?\s+(?:only\s+|just\s+)?in\s+(\p{Lu}\p{Ll}+)\b|\b(?:answer|reply|respond|talk|speak|write)(?:\s+(?:to\s+)?me)?\s+(?:only\s+)?in\s+(\p{Lu}\p{Ll}+)\s+(?:from now on|going forward|by default|from today)\b`)
+var replyLanguageRe = rx.MustCompile(`(?i)\b(?:from now on|going forward|always|from today|in future|in the future|by default|for now on)\b[^.!?]{0,40}?\b(?:answer|reply|respond|talk|speak|write|chat)(?:\s+(?:to\s+)?me)?\s+(?:only\s+|just\s+)?in\s+(\p{Lu}\p{Ll}+)\b|\b(?:answer|reply|respond|talk|speak|write)(?:\s+(?:to\s+)?me)?\s+(?:only\s+)?in\s+(\p{Lu}\p{Ll}+)\s+(?:from now on|going forward|by default|from today)\b`)
 
 // replyLanguage is the language such an instruction names, "" for none.
 func replyLanguage(sent string) string {

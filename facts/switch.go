@@ -1,8 +1,9 @@
 package facts
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // Switches said without naming the new value in the clause, or without
@@ -22,33 +23,33 @@ import (
 // switchPronoun: a switch verb whose object is a pronoun.
 // "moved to it" may be a flat and "went to it" a concert: those verbs
 // count with "over" only.
-var switchPronoun = regexp.MustCompile(`(?i)\b((?:switched|switching|switch)(?:\s+(?:over|back|right))?\s+to|(?:moved|moving|changed|migrated|migrating)\s+over\s+to|(?:started|start|been|now|am|i'm)\s+using|stuck\s+with|sticking\s+with)\s+(it|that|this|them|that one|this one)\b`)
+var switchPronoun = rx.MustCompile(`(?i)\b((?:switched|switching|switch)(?:\s+(?:over|back|right))?\s+to|(?:moved|moving|changed|migrated|migrating)\s+over\s+to|(?:started|start|been|now|am|i'm)\s+using|stuck\s+with|sticking\s+with)\s+(it|that|this|them|that one|this one)\b`)
 
 // wentBack: "I've gone back to my iPhone", "we went back to Slack",
 // "Went back to the iPhone": a switch back said with the user's own verb
 // (the subject may be left out at the start).
-var wentBack = regexp.MustCompile(`(?i)(?:^\W*(?:(?:so|well|anyway|finally|just|yeah|ok|okay),?\s+)?|\b(?:i|we)(?:'ve|'m|’ve|’m| have| am)?\s+)(?:just\s+|finally\s+)?(?:went|gone|got|switched|moved|come|came|going)\s+back\s+(?:to|on)\s+(?:my\s+|our\s+|the\s+|using\s+)?([A-Za-z][^,;.!?]*)`)
+var wentBack = rx.MustCompile(`(?i)(?:^\W*(?:(?:so|well|anyway|finally|just|yeah|ok|okay),?\s+)?|\b(?:i|we)(?:'ve|'m|’ve|’m| have| am)?\s+)(?:just\s+|finally\s+)?(?:went|gone|got|switched|moved|come|came|going)\s+back\s+(?:to|on)\s+(?:my\s+|our\s+|the\s+|using\s+)?([A-Za-z][^,;.!?]*)`)
 
 // backTo: "back to vim", "Nope, back to vim.", "and back to tea": a
 // subject-less return to a value.
-var backTo = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas)[,!.]?\s+)*back\s+(?:to|on)\s+([A-Za-z][^,;.!?]*)`)
+var backTo = rx.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas)[,!.]?\s+)*back\s+(?:to|on)\s+([A-Za-z][^,;.!?]*)`)
 
 // nameAgain: "Okay, Neovim again.", "Firefox again!": a subject-less
 // return to a named value, said alone.
-var nameAgain = regexp.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas|fine)[,!.]?\s+)*(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+again\s*[.!]*\s*$`)
+var nameAgain = rx.MustCompile(`(?i)^(?:(?:nope|no|ok|okay|well|so|and|anyway|yeah|yep|yes|now|but|ugh|alas|fine)[,!.]?\s+)*(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+again\s*[.!]*\s*$`)
 
 // tryingNow: "Trying Arc now and honestly loving it", "I'm trying Zed these
 // days": a tool of a known kind taken up now, said without "switched".
-var tryingNow = regexp.MustCompile(`(?i)^(?:(?:so|and|well|anyway|ok|okay)[,]?\s+)?(?:i'm\s+|i am\s+)?(?:trying|testing|trying out|giving)\s+(?:out\s+)?(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+(?:a (?:go|shot|try)\s+)?(?:now|these days|at the moment)\b`)
+var tryingNow = rx.MustCompile(`(?i)^(?:(?:so|and|well|anyway|ok|okay)[,]?\s+)?(?:i'm\s+|i am\s+)?(?:trying|testing|trying out|giving)\s+(?:out\s+)?(?-i:([A-Z][\w+#.\-]*(?:\s+[A-Z0-9][\w+#.\-]*)?))\s+(?:a (?:go|shot|try)\s+)?(?:now|these days|at the moment)\b`)
 
 // nowItIs: "it's only herbal tea for me now", "these days it's Rust for
 // everything", "now it's just water".
-var nowItIs = regexp.MustCompile(`(?i)(?:^|[,;]\s*|\b(?:and|but|so)\s+)((?:these days|nowadays|now|lately)[, ]+)?it(?:'s| is)\s+(?:only|just|all|mostly|strictly|purely)?\s*([A-Za-z][\w+#.\- ]*?)\s*(?:for me|for everything|for all|at work|,|[.!]?$|\s+(?:now|these days|nowadays|from now on)\b)`)
+var nowItIs = rx.MustCompile(`(?i)(?:^|[,;]\s*|\b(?:and|but|so)\s+)((?:these days|nowadays|now|lately)[, ]+)?it(?:'s| is)\s+(?:only|just|all|mostly|strictly|purely)?\s*([A-Za-z][\w+#.\- ]*?)\s*(?:for me|for everything|for all|at work|,|[.!]?$|\s+(?:now|these days|nowadays|from now on)\b)`)
 
-var wordRe = regexp.MustCompile(`[A-Za-z][\w+#]*`)
+var wordRe = rx.MustCompile(`[A-Za-z][\w+#]*`)
 
 // nameRe is a thing named with capitals ("VS Code", "Pixel 7", "Rust").
-var nameRe = regexp.MustCompile(`\b[A-Z][\w+#.\-]*(?:\s+(?:[A-Z][\w+#.\-]*|\d[\w.]*))*`)
+var nameRe = rx.MustCompile(`\b[A-Z][\w+#.\-]*(?:\s+(?:[A-Z][\w+#.\-]*|\d[\w.]*))*`)
 
 // notNames are capitalised words that name nothing a switch could go to.
 var notNames = map[string]bool{
@@ -71,12 +72,12 @@ var notNames = map[string]bool{
 // tradedFor: "I ditched (dropped) Spotify for Apple Music", "swapped vim for
 // Helix", "replaced my Kindle with a Kobo", "swapped my Brooks for a pair
 // of Hokas": a switch that names both (a measure word is not the value).
-var tradedFor = regexp.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced|dropped|abandoned|gave up)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and|at|in|on|from)\b)`)
+var tradedFor = rx.MustCompile(`(?i)\b(?:ditched|swapped|traded|dumped|replaced|dropped|abandoned|gave up)\s+(?:my\s+|the\s+|our\s+)?([A-Za-z][\w+#.\- ]*?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?:(?:new\s+)?(?:pair|set|couple|box|pack) of\s+)?([A-Za-z][\w+#.\- ]*?)\s*(?:[,;.!?]|$|\s+(?:now|last|this|a while|recently|because|since|and|at|in|on|from)\b)`)
 
 // namedSwitches are the switches that name their value in their first
 // group, in the order tried, and the plain form each is read as.
 var namedSwitches = []struct {
-	re   *regexp.Regexp
+	re   *rx.Regexp
 	said string
 }{
 	{wentBack, "I switched back to "},
@@ -131,7 +132,7 @@ func switchVerb(vp string) string {
 	return vp
 }
 
-var changeWordRe = regexp.MustCompile(`(?i)\b(now|these days|nowadays|anymore|any more|no longer|quit|switched|instead|from now on)\b`)
+var changeWordRe = rx.MustCompile(`(?i)\b(now|these days|nowadays|anymore|any more|no longer|quit|switched|instead|from now on)\b`)
 
 // antecedent is the last thing named in s: a capitalised name, or a
 // word of a known kind (a drink, a programming language, a device).
@@ -274,7 +275,7 @@ func drinkValue(v string) string {
 }
 
 // zhSwitchPronoun: 改用它, 换成它了, 开始用那个.
-var zhSwitchPronoun = regexp.MustCompile(`(改用|换成了?|换用|转用|开始用|改成了?|用上了?)(它们|它|这个|那个)`)
+var zhSwitchPronoun = rx.MustCompile(`(改用|换成了?|换用|转用|开始用|改成了?|用上了?)(它们|它|这个|那个)`)
 
 // resolveSwitchZH is resolveSwitch for Chinese: "朋友推荐了Obsidian，我现在
 // 改用它了" → "…我现在改用Obsidian了" (the last name said before the
@@ -301,7 +302,7 @@ func antecedentZH(s string) string {
 	if best != "" {
 		at = strings.LastIndex(s, best)
 	}
-	for _, re := range []*regexp.Regexp{zhDrinkRe, zhBrandRe} {
+	for _, re := range []*rx.Regexp{zhDrinkRe, zhBrandRe} {
 		for _, loc := range re.FindAllStringIndex(s, -1) {
 			if loc[0] > at {
 				best, at = s[loc[0]:loc[1]], loc[0]
@@ -312,6 +313,6 @@ func antecedentZH(s string) string {
 }
 
 var (
-	zhDrinkRe = regexp.MustCompile(zhDrinks)
-	zhBrandRe = regexp.MustCompile(zhBrands)
+	zhDrinkRe = rx.MustCompile(zhDrinks)
+	zhBrandRe = rx.MustCompile(zhBrands)
 )

@@ -1,10 +1,10 @@
 package facts
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/memproxy/memproxy/internal/rx"
 	"github.com/memproxy/memproxy/text"
 )
 
@@ -14,12 +14,12 @@ import (
 // expires when the period ends and never takes the place of a lasting
 // fact (where the user lives).
 var (
-	tempEN = regexp.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |five |six |seven |eight |nine |ten |few |couple of |\d+ )?weeks?|(?:for|over) (?:the )?(?:holidays|christmas|easter|summer|winter|semester|term|month)|for (?:a|one) month|for the (?:school|summer|christmas|easter) (?:holidays|break|vacation)|this month|on (?:a |my |our )?(?:work |business |family |road |short )?(?:trip|holiday|vacation|break)|on business|for (?:work|a conference|a wedding|a funeral)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
+	tempEN = rx.MustCompile(`(?i)\b(this week|for the week|this weekend|for the weekend|today|tonight|this morning|this afternoon|this evening|for (?:the )?(?:next |coming )?(?:few|couple of|couple|\d+|two|three|four|five|six|seven|ten) days|for a few days|for (?:the )?(?:next |coming )?(?:a |one |two |three |four |five |six |seven |eight |nine |ten |few |couple of |\d+ )?weeks?|(?:for|over) (?:the )?(?:holidays|christmas|easter|summer|winter|semester|term|month)|for (?:a|one) month|for the (?:school|summer|christmas|easter) (?:holidays|break|vacation)|this month|on (?:a |my |our )?(?:work |business |family |road |short )?(?:trip|holiday|vacation|break)|on business|for (?:work|a conference|a wedding|a funeral)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the weekend|the end of the (?:week|month)|january|february|march|april|may|june|july|august|september|october|november|december))\b`)
 	// presentEN: the sentence states how things are, not what happened.
-	presentEN = regexp.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b|\b(?:my|our) [a-z\-]+(?: is|'s| are)\b`)
-	tempZH    = regexp.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
+	presentEN = rx.MustCompile(`(?i)\b(i'm|i am|we're|we are|i've got|i have got|i've|i have|we have|we've got|i feel|i'll be|i'm feeling)\b|\b(?:my|our) [a-z\-]+(?: is|'s| are)\b`)
+	tempZH    = rx.MustCompile(`(这两周|这两个星期|这周|本周|这个?星期|这个?周末|这几天|这两天|最近几天|今天|今晚|这个月|本月)`)
 	// stateZH: a state that lasts a while (being somewhere, being ill).
-	stateZH = regexp.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
+	stateZH = rx.MustCompile(`在|住|感冒|生病|发烧|咳嗽|不舒服|出差|休假|放假|请假|很忙|头疼|头痛|嗓子`)
 )
 
 // tempPeriod is the period sent says a state lasts: the one that names
@@ -247,12 +247,12 @@ func statedPart(sent string) string {
 
 // planRe: the user says where they are going ("I'm flying to Madrid on
 // Friday").
-var planRe = regexp.MustCompile(`(?i)\b(?:i'm|i am|we're|we are|i'll be|we'll be)\s+(?:flying|going|travell?ing|heading|driving|leaving|off|taking the train)\s+(?:back\s+)?to\s+[A-Z]`)
+var planRe = rx.MustCompile(`(?i)\b(?:i'm|i am|we're|we are|i'll be|we'll be)\s+(?:flying|going|travell?ing|heading|driving|leaving|off|taking the train)\s+(?:back\s+)?to\s+[A-Z]`)
 
-var onDayRe = regexp.MustCompile(`(?i)\bon (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+var onDayRe = rx.MustCompile(`(?i)\bon (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 
 // weekdayRe finds a weekday with or without "on" ("Monday I start at Hooli").
-var weekdayRe = regexp.MustCompile(`(?i)\b(?:on )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+var weekdayRe = rx.MustCompile(`(?i)\b(?:on )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 
 // plan reads a trip the user is about to make as a third-person note,
 // the weekday it names resolved ("on Friday 17 Apr 2026").

@@ -1,35 +1,35 @@
 package facts
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/memproxy/memproxy/internal/rx"
 	"github.com/memproxy/memproxy/text"
 )
 
 // firstPersonRe finds the user's own words in a sentence.
-var firstPersonRe = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b`)
+var firstPersonRe = rx.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b`)
 
 // secondPersonRe: a sentence that talks to the assistant is about the
 // conversation, not a dated thing that happened.
-var secondPersonRe = regexp.MustCompile(`(?i)\b(you|your|yours)\b`)
+var secondPersonRe = rx.MustCompile(`(?i)\b(you|your|yours)\b`)
 
 var pronouns = []struct {
-	re *regexp.Regexp
+	re *rx.Regexp
 	to string
 }{
-	{regexp.MustCompile(`\b(?:I|i|We|we)(?:'m| am| are|'re)\b`), "the user is"},
-	{regexp.MustCompile(`\b(?:I|i|We|we)(?:'ve| have)\b`), "the user has"},
-	{regexp.MustCompile(`\b(?:I|i|We|we)'ll\b`), "the user will"},
-	{regexp.MustCompile(`\b(?:I|i|We|we)'d\b`), "the user would"},
-	{regexp.MustCompile(`\b(?:I|i)(?: was)\b`), "the user was"},
-	{regexp.MustCompile(`\b(?:We|we) were\b`), "the user was"},
-	{regexp.MustCompile(`\b(?:I|We|we)\b`), "the user"},
-	{regexp.MustCompile(`^(?:My|Our|my|our)\b`), "the user's"},
-	{regexp.MustCompile(`(?i)\b(?:my|our)\b`), "their"},
-	{regexp.MustCompile(`(?i)\b(?:me|us)\b`), "the user"},
-	{regexp.MustCompile(`(?i)\bmyself\b`), "themselves"},
-	{regexp.MustCompile(`(?i)\bmine\b`), "theirs"},
+	{rx.MustCompile(`\b(?:I|i|We|we)(?:'m| am| are|'re)\b`), "the user is"},
+	{rx.MustCompile(`\b(?:I|i|We|we)(?:'ve| have)\b`), "the user has"},
+	{rx.MustCompile(`\b(?:I|i|We|we)'ll\b`), "the user will"},
+	{rx.MustCompile(`\b(?:I|i|We|we)'d\b`), "the user would"},
+	{rx.MustCompile(`\b(?:I|i)(?: was)\b`), "the user was"},
+	{rx.MustCompile(`\b(?:We|we) were\b`), "the user was"},
+	{rx.MustCompile(`\b(?:I|We|we)\b`), "the user"},
+	{rx.MustCompile(`^(?:My|Our|my|our)\b`), "the user's"},
+	{rx.MustCompile(`(?i)\b(?:my|our)\b`), "their"},
+	{rx.MustCompile(`(?i)\b(?:me|us)\b`), "the user"},
+	{rx.MustCompile(`(?i)\bmyself\b`), "themselves"},
+	{rx.MustCompile(`(?i)\bmine\b`), "theirs"},
 }
 
 // datedStatement turns a first-person sentence that names when something
@@ -94,12 +94,12 @@ func ThirdPerson(s string) string {
 
 // subjectVerb is "I" or "we" as a subject, the adverbs after it and the
 // verb: "I also use", "we really love".
-var subjectVerb = regexp.MustCompile(`\b(?:I|We|we)((?:\s+(?:also|really|just|still|usually|always|never|often|sometimes|only|mostly|actually|now|already|even|rarely|generally|normally|basically|totally|definitely|probably|mainly|finally|currently|typically|hardly|barely|seldom|truly|honestly|literally))*)\s+([A-Za-z][a-z']*)\b`)
+var subjectVerb = rx.MustCompile(`\b(?:I|We|we)((?:\s+(?:also|really|just|still|usually|always|never|often|sometimes|only|mostly|actually|now|already|even|rarely|generally|normally|basically|totally|definitely|probably|mainly|finally|currently|typically|hardly|barely|seldom|truly|honestly|literally))*)\s+([A-Za-z][a-z']*)\b`)
 
 // andIRe is "and I" closing a subject of two that starts the sentence
 // ("Jake and I are", "my sister and I run"; not "… on Thursdays and I
 // study", a clause of its own).
-var andIRe = regexp.MustCompile(`^((?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+)and I\b`)
+var andIRe = rx.MustCompile(`^((?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+)and I\b`)
 
 // thirdPerson rewrites a first-person sentence in the third person ("I
 // passed my test" → "The user passed their test."); "" when a
@@ -136,7 +136,7 @@ func copulaNext(rest string) bool {
 }
 
 // theyRe is a third-person pronoun the rules wrote for the user.
-var theyRe = regexp.MustCompile(`\b(their|they|them|themselves)\b`)
+var theyRe = rx.MustCompile(`\b(their|they|them|themselves)\b`)
 
 // nameUser writes the user's first pronoun as "the user" when no "the
 // user" comes before it: "5 Jun 2026 was their final day" → "… was the

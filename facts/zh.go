@@ -1,16 +1,17 @@
 package facts
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // zhRule is one Chinese pattern: the last submatch is the value; a
 // relation submatch, when the rule has one, names the subject.
 type zhRule struct {
-	re    *regexp.Regexp
+	re    *rx.Regexp
 	attr  string
 	rel   bool // first submatch is a relative (妹妹)
 	ended bool
@@ -35,14 +36,14 @@ const (
 
 var (
 	// zhPetKindRe: a pet's kind, which the kind's own ending reads (我的狗死了).
-	zhPetKindRe   = regexp.MustCompile(`^(?:狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟|小狗|小猫)`)
-	zhDrinkOnlyRe = regexp.MustCompile(`^` + zhDrinks + `$`)
-	zhRelRe       = regexp.MustCompile(`我(?:的)?` + zhRels)
+	zhPetKindRe   = rx.MustCompile(`^(?:狗|猫|狗狗|猫咪|兔子|仓鼠|鹦鹉|乌龟|小狗|小猫)`)
+	zhDrinkOnlyRe = rx.MustCompile(`^` + zhDrinks + `$`)
+	zhRelRe       = rx.MustCompile(`我(?:的)?` + zhRels)
 	// zhRelLeadRe: a clause that starts with a kin word (老公叫李明).
-	zhRelLeadRe = regexp.MustCompile(`^` + zhRels)
+	zhRelLeadRe = rx.MustCompile(`^` + zhRels)
 )
 
-func zh(pat string) *regexp.Regexp { return regexp.MustCompile(pat) }
+func zh(pat string) *rx.Regexp { return rx.MustCompile(pat) }
 
 var zhRules = []zhRule{
 	{re: zh(`我叫` + zhVal + `(?:[，。,.!！]|$)`), attr: "name"},
@@ -123,7 +124,7 @@ var zhAttrs = map[string]string{
 // zhNamedGoneRe: a name said to have died or been given away at the
 // start of a sentence (旺财上个月去世了, 我们把豆豆送人了): the pet of that
 // name, if the user has one (reconcile ends it, and drops it otherwise).
-var zhNamedGoneRe = regexp.MustCompile(`^(?:我们?家的?|我们?的)?([^\P{Han}的我你他她它们把]{2,3}?)(?:[\p{Han}]{0,4}?)(?:去世了|死了|病死了|走丢了|丢了|被送人了|送人了|走了|离开了我们|不在了)|^我们?把([^\P{Han}的我你他她它们]{2,3})(?:送人了|送走了|安乐死了)`)
+var zhNamedGoneRe = rx.MustCompile(`^(?:我们?家的?|我们?的)?([^\P{Han}的我你他她它们把]{2,3}?)(?:[\p{Han}]{0,4}?)(?:去世了|死了|病死了|走丢了|丢了|被送人了|送人了|走了|离开了我们|不在了)|^我们?把([^\P{Han}的我你他她它们]{2,3})(?:送人了|送走了|安乐死了)`)
 
 func extractZH(sent string) []Fact {
 	var out []Fact
@@ -231,22 +232,22 @@ func extractZH(sent string) []Fact {
 }
 
 // zhPetCalledRe: a pet value that runs on into its name (猫叫橘子).
-var zhPetCalledRe = regexp.MustCompile(`^(狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)，?(?:名叫|叫)([\p{Han}A-Za-z]{1,8})$`)
+var zhPetCalledRe = rx.MustCompile(`^(狗|猫|小狗|小猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鱼|鸟)，?(?:名叫|叫)([\p{Han}A-Za-z]{1,8})$`)
 
 // zhNotPlace: what follows 在 is an activity or home, not an employer
 // ("在家带孩子", "在准备考试").
-var zhNotPlace = regexp.MustCompile(`^(?:家|家里)|带|照顾|休息|学习|复习|准备|找工作|养病|陪`)
+var zhNotPlace = rx.MustCompile(`^(?:家|家里)|带|照顾|休息|学习|复习|准备|找工作|养病|陪`)
 
 var (
-	zhPetNameRe = regexp.MustCompile(`^我(?:家|们家|们)?的?(?:小)?(狗|猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鸟|` + zhBreeds + `)(?:狗|猫)?(?:叫|名叫|名字叫|的名字是|名字是)([\p{Han}A-Za-z]{1,8}?)(?:了)?$`)
-	zhNameRe    = regexp.MustCompile(`^(?:它|他|她)?(?:叫|名叫|名字叫|名字是)([\p{Han}A-Za-z]{1,8}?)[。！!]*$`)
-	zhWorkRe    = regexp.MustCompile(`工作|上班|公司|跳槽|入职|辞职|离职|换工作|上岗`)
-	zhAtRe      = regexp.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
-	zhOtherRe   = regexp.MustCompile(`他|她|它|你|他们|她们|咱`)
+	zhPetNameRe = rx.MustCompile(`^我(?:家|们家|们)?的?(?:小)?(狗|猫|兔子|鹦鹉|仓鼠|乌龟|金鱼|鸟|` + zhBreeds + `)(?:狗|猫)?(?:叫|名叫|名字叫|的名字是|名字是)([\p{Han}A-Za-z]{1,8}?)(?:了)?$`)
+	zhNameRe    = rx.MustCompile(`^(?:它|他|她)?(?:叫|名叫|名字叫|名字是)([\p{Han}A-Za-z]{1,8}?)[。！!]*$`)
+	zhWorkRe    = rx.MustCompile(`工作|上班|公司|跳槽|入职|辞职|离职|换工作|上岗`)
+	zhAtRe      = rx.MustCompile(`^我` + zhFree + `在([\p{Han}A-Za-z0-9]{2,10}?)(?:了)?$`)
+	zhOtherRe   = rx.MustCompile(`他|她|它|你|他们|她们|咱`)
 	// zhPossRe: "我(妹妹)的生日聚会在周一", "我的牙医是王医生": an open
 	// attribute of the user or a relative; "我和同学的聚会在周三" is the
 	// user's too (a plan shared with someone).
-	zhPossRe = regexp.MustCompile(`^我(?:和[\p{Han}]{1,4}?)?(?:的)?` + zhRels + `?的([\p{Han}]{1,6}?)(?:现在|已经|也)?(?:是|在|改到了?|改成了?|换到了?|定在了?)([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 @.\-]{0,15}?)了?[。！!]*$`)
+	zhPossRe = rx.MustCompile(`^我(?:和[\p{Han}]{1,4}?)?(?:的)?` + zhRels + `?的([\p{Han}]{1,6}?)(?:现在|已经|也)?(?:是|在|改到了?|改成了?|换到了?|定在了?)([\p{Han}A-Za-z0-9][\p{Han}A-Za-z0-9 @.\-]{0,15}?)了?[。！!]*$`)
 )
 
 // zhNotUse reports a 用 that is part of another word (调用, 费用, 不用):
@@ -288,14 +289,14 @@ func zhPossessive(c string) []Fact {
 }
 
 var (
-	zhNotNowRe = regexp.MustCompile(`以前|之前|原来|曾经|过去|下个月|下周|明天|明年|后天|打算|准备|计划|将要|想要|可能`)
+	zhNotNowRe = rx.MustCompile(`以前|之前|原来|曾经|过去|下个月|下周|明天|明年|后天|打算|准备|计划|将要|想要|可能`)
 	// zhStartRe: the clause says the user starts at an employer or a
 	// school (开始在腾讯上班, 入职, 去阿里上班): a start, even a dated future
 	// one, is a value; zhPlanRe: only intended, it is not.
-	zhStartRe   = regexp.MustCompile(`开始(?:在|去)[^，。,；;]{1,12}?(?:上班|工作|上学|读书|实习)|(?:入职|就职|报到)`)
-	zhPlanRe    = regexp.MustCompile(`以前|之前|原来|曾经|过去|打算|准备|计划|想要|可能|也许|如果|要是`)
-	zhClauseRe  = regexp.MustCompile(`[，,；;]`)
-	zhSubjectRe = regexp.MustCompile(`^[^的]{0,3}(他|她|它|你|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事|老板)`)
+	zhStartRe   = rx.MustCompile(`开始(?:在|去)[^，。,；;]{1,12}?(?:上班|工作|上学|读书|实习)|(?:入职|就职|报到)`)
+	zhPlanRe    = rx.MustCompile(`以前|之前|原来|曾经|过去|打算|准备|计划|想要|可能|也许|如果|要是`)
+	zhClauseRe  = rx.MustCompile(`[，,；;]`)
+	zhSubjectRe = rx.MustCompile(`^[^的]{0,3}(他|她|它|你|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|朋友|同事|老板)`)
 )
 
 func extractZHClause(sent string) []Fact {
@@ -480,9 +481,9 @@ const zhAgeNum = `(\d{1,2}|[一二两三四五六七八九十]{1,3})`
 
 var (
 	// 我家狗狗今年三岁了, 我的猫两岁了, 我家的小狗咪咪快四岁了.
-	zhPetAgeRe = regexp.MustCompile(`^我(?:家|们家)?的?(狗狗|小狗|狗|猫咪|小猫|猫|兔子|鹦鹉|仓鼠|乌龟)([\p{Han}]{1,3}?)?(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
+	zhPetAgeRe = rx.MustCompile(`^我(?:家|们家)?的?(狗狗|小狗|狗|猫咪|小猫|猫|兔子|鹦鹉|仓鼠|乌龟)([\p{Han}]{1,3}?)?(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
 	// 我女儿小美今年六岁: a named relative's age.
-	zhNamedAgeRe = regexp.MustCompile(`^我的?` + zhRels + `([\p{Han}]{2,3}?)(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
+	zhNamedAgeRe = rx.MustCompile(`^我的?` + zhRels + `([\p{Han}]{2,3}?)(?:今年|已经|快|都|现在|刚)*` + zhAgeNum + `岁`)
 )
 
 // zhBreeds are dog and cat breeds a pet is named by (我家柯基叫馒头);
@@ -522,7 +523,7 @@ func zhAge(c string) []Fact {
 
 // zhHasRelRe: a clause that introduces a relative ("我有女朋友了", "我们
 // 有了一个儿子"), whose name the next clause may give.
-var zhHasRelRe = regexp.MustCompile(`^我(?:们)?(?:现在|终于|也)?有(?:了)?(?:一个|个|一位)?(?:新)?` + zhRels + `(?:了)?$`)
+var zhHasRelRe = rx.MustCompile(`^我(?:们)?(?:现在|终于|也)?有(?:了)?(?:一个|个|一位)?(?:新)?` + zhRels + `(?:了)?$`)
 
 // zhLanguage: v names a language (日语, 西班牙语, 中文, 法文).
 func zhLanguage(v string) bool {

@@ -2,11 +2,12 @@ package text
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // Precision is how exactly a date expression names its time.
@@ -98,9 +99,9 @@ const enNum = `(\d{1,2}|a couple of|couple of|an?|one|two|three|four|five|six|se
 const enDay = `(sunday|monday|tuesday|wednesday|thursday|friday|saturday)`
 
 var (
-	enDateRe = regexp.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this coming|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next)|(?:(?:is|'s|are|due|scheduled|booked|planned|set|falls)\s+(?:for\s+|on\s+)?|(?:by|until|till|before)\s+)(the (\d{1,2})(?:st|nd|rd|th)))\b`)
+	enDateRe = rx.MustCompile(`(?i)\b(?:(the day before yesterday)|(the day after tomorrow)|(yesterday)|(last night)|(today|tonight|this morning|this afternoon|this evening)|(tomorrow)|(last|next|this coming|this|coming) (week|weekend|month|year|` + enDay[1:len(enDay)-1] + `)|` + enNum + ` (days?|weeks?|months?|years?) ago|in ` + enNum + ` (days?|weeks?|months?|years?)|(the week after next)|(?:(?:is|'s|are|due|scheduled|booked|planned|set|falls)\s+(?:for\s+|on\s+)?|(?:by|until|till|before)\s+)(the (\d{1,2})(?:st|nd|rd|th)))\b`)
 	zhNum    = `(\d{1,2}|[一两二三四五六七八九十])`
-	zhDateRe = regexp.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|大后天|后天)|(上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上上|下下|上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
+	zhDateRe = rx.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|大后天|后天)|(上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上上|下下|上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
 )
 
 // hasDateWord is a cheap screen before the regular expressions run.
@@ -365,8 +366,8 @@ func AnnotateDates(s string, at time.Time, loc *time.Location) string {
 }
 
 var (
-	enExplicitRe = regexp.MustCompile(`(?i)\b(?:in|since|from|during|until|till|by)\s+(?:(?:early|late|mid)[- ])?(?:(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+)?((?:19|20)\d\d)\b`)
-	zhExplicitRe = regexp.MustCompile(`((?:19|20)\d\d)年(?:(\d{1,2})月(?:(\d{1,2})[日号])?)?`)
+	enExplicitRe = rx.MustCompile(`(?i)\b(?:in|since|from|during|until|till|by)\s+(?:(?:early|late|mid)[- ])?(?:(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+)?((?:19|20)\d\d)\b`)
+	zhExplicitRe = rx.MustCompile(`((?:19|20)\d\d)年(?:(\d{1,2})月(?:(\d{1,2})[日号])?)?`)
 )
 
 // ExplicitDates finds the dates s names outright, a year or a month of a
@@ -434,7 +435,7 @@ func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
 
 // monthAloneRe is a month named without a year or day: "in January",
 // "since March", "back in May", "early June".
-var monthAloneRe = regexp.MustCompile(`(?i)\b(?:in|since|back in|during|early|late|mid-?|by) +(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?`)
+var monthAloneRe = rx.MustCompile(`(?i)\b(?:in|since|back in|during|early|late|mid-?|by) +(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?`)
 
 // MonthAlone resolves a month said without its year ("I moved to Denver
 // in January"): the latest such month up to at's when past is true (what

@@ -1,12 +1,13 @@
 package text
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/memproxy/memproxy/internal/rx"
 )
 
 // sentenceRe keeps each sentence's terminator so questions stay visible.
-var sentenceRe = regexp.MustCompile(`[^.!?;。！？；\n]+[.!?;。！？；\n]*`)
+var sentenceRe = rx.MustCompile(`[^.!?;。！？；\n]+[.!?;。！？；\n]*`)
 
 // Sentences splits text into trimmed sentences, each with its terminator.
 // A period inside a number, an e-mail address or a domain ("3.5",
@@ -39,7 +40,7 @@ func Sentences(text string) []string {
 	return out
 }
 
-var questionStart = regexp.MustCompile(`(?i)^(?:so |and |but |hey,? |ok,? |okay,? )?(what|where|when|who|whom|whose|why|how|which|do|does|did|can|could|would|should|is|are|am|was|were|will|shall|have|has|any idea|remind me|i wonder|i was wondering|i'm wondering|wondering|i'd like to know|i want to know)\b`)
+var questionStart = rx.MustCompile(`(?i)^(?:so |and |but |hey,? |ok,? |okay,? )?(what|where|when|who|whom|whose|why|how|which|do|does|did|can|could|would|should|is|are|am|was|were|will|shall|have|has|any idea|remind me|i wonder|i was wondering|i'm wondering|wondering|i'd like to know|i want to know)\b`)
 
 // zhQuestionWords mark a Chinese sentence as a question: question words
 // (哪 in any compound: 哪天, 哪年, 哪位), how many of a date or an age
@@ -74,7 +75,7 @@ func IsQuestion(s string) bool {
 
 // requestStart: a sentence that asks for something without a question
 // mark ("Recommend a good sci-fi novel", "推荐一本好看的科幻小说").
-var requestStart = regexp.MustCompile(`(?i)^(?:please |pls |can you |could you )?(?:recommend|suggest|tell me|give me|explain|show me|list|help me|remind me)\b|^(?:请|麻烦|能不能|可以)?(?:推荐|介绍一下|告诉我|帮我|给我推荐|解释一下|请问)`)
+var requestStart = rx.MustCompile(`(?i)^(?:please |pls |can you |could you )?(?:recommend|suggest|tell me|give me|explain|show me|list|help me|remind me)\b|^(?:请|麻烦|能不能|可以)?(?:推荐|介绍一下|告诉我|帮我|给我推荐|解释一下|请问)`)
 
 // OnlyAsks reports whether a message only asks: every sentence of it is a
 // question (or a bare politeness around one: "thanks", "please"). An
