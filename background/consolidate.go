@@ -129,7 +129,8 @@ func (q *consolidator) askModel(ctx context.Context, evs []*memory.Memory, known
 }
 
 // extractive is the offline consolidator: the cluster's most central event
-// is the episodic memory; facts come from the extraction patterns.
+// is the episodic memory; facts come from the extraction patterns, read
+// from the events ingest did not read (imported ones).
 func (q *consolidator) extractive(evs []*memory.Memory) *Consolidation {
 	best, bestSum := 0, -1.0
 	for i, a := range evs {
@@ -146,6 +147,15 @@ func (q *consolidator) extractive(evs []*memory.Memory) *Consolidation {
 	c := &Consolidation{Episodic: userPart(evs[best].Text)}
 	seen := map[string]bool{}
 	for _, e := range evs {
+		if e.Source == memory.SourceEvent {
+			// An ingested turn's facts were read when it came in, dated by
+			// its own time and with its context, and reconciled with what
+			// came after. Read again here, without either, they could
+			// only restate those facts (a no-op reinforce) or get them
+			// wrong: a relative date read against today, a value a later
+			// turn superseded stated again.
+			continue
+		}
 		for _, f := range ExtractFacts(userPart(e.Text), q.pol.Reconcile.ChangeCues) {
 			if !seen[f.Text] {
 				seen[f.Text] = true

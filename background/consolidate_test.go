@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/memory"
@@ -137,6 +138,41 @@ func TestExtractiveConsolidation(t *testing.T) {
 	}
 	if e.q.WouldBeLLMCalls() != 1 || e.q.LLMCalls() != 0 {
 		t.Errorf("would-be %d real %d, want 1 and 0", e.q.WouldBeLLMCalls(), e.q.LLMCalls())
+	}
+}
+
+// TestExtractiveConsolidationReadsNoTurnAgain: the offline consolidator
+// states no fact of its own about ingested turns: their facts were read
+// when they came in, dated by the turn's time. Read again at consolidation
+// (today, a month after these turns), "yesterday" became the day before
+// today.
+func TestExtractiveConsolidationReadsNoTurnAgain(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	s := scope("hiker")
+	e.sayAll(s, []string{
+		"Yesterday I went hiking at Mount Tam with my sister Jo, the trail was muddy",
+		"Went hiking at Mount Tam with my sister Jo again yesterday, the trail was dry",
+		"Yesterday hiking at Mount Tam with my sister Jo, we saw a coyote on the trail",
+	})
+	e.wait()
+	if eps := e.list(s, memory.StateLive, memory.TierEpisodic); len(eps) != 1 {
+		t.Fatalf("episodic %s, want the three turns consolidated", texts(eps))
+	}
+	day := e.clock.Now().AddDate(0, 0, -1).Format("2 Jan 2006")
+	var dated int
+	for _, m := range e.list(s, memory.StateAny) {
+		if m.Source == memory.SourceConsolidated && m.Tier != memory.TierEpisodic {
+			t.Errorf("consolidation stated %q again", m.Text)
+		}
+		if strings.Contains(m.Text, day) {
+			dated++
+		}
+		if today := time.Now().AddDate(0, 0, -1).Format("2 Jan 2006"); today != day && strings.Contains(m.Text, today) {
+			t.Errorf("%q is dated by the consolidation's day", m.Text)
+		}
+	}
+	if dated == 0 {
+		t.Errorf("no memory dated %s: %s", day, texts(e.list(s, memory.StateAny)))
 	}
 }
 

@@ -211,6 +211,9 @@ func (c *benchCorpus) fixtureMemories(u, n int, now time.Time) []*memory.Memory 
 			}
 			m.Text, m.Tier = strings.Join(w, " "), tiers[r.IntN(len(tiers))]
 		}
+		if m.Tier == memory.TierEvent {
+			m.Source = memory.SourceEvent // as ingest writes a turn's event
+		}
 		t := now.Add(-time.Duration(r.Int64N(int64(365 * 24 * time.Hour))))
 		m.CreatedAt, m.LastUsedAt, m.ValidFrom = t, t, t
 		out = append(out, m)

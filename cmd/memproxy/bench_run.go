@@ -390,7 +390,7 @@ func (row *pathRow) finish() {
 
 // fixtureVersion changes whenever fixtureMemories would build other
 // memories, so kept fixtures are rebuilt.
-const fixtureVersion = "overhead-fixture-v1"
+const fixtureVersion = "overhead-fixture-v2"
 
 // fixtureKey names a fixture by everything its memories depend on; the
 // month is in it so that a kept fixture does not age past a month of
