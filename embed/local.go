@@ -3,7 +3,6 @@ package embed
 import (
 	"context"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -67,6 +66,15 @@ type feature struct {
 
 type scratch struct {
 	feats []feature
+	tab   []int32  // open addressing: 1 + the index in uniq, 0 when free
+	uniq  []merged // the distinct features, in order of first appearance
+}
+
+// merged is a distinct feature: the sum of its weights and its count.
+type merged struct {
+	h   uint64
+	sum float32
+	n   int32
 }
 
 // NewLocal returns a local embedder of dim dimensions (DefaultLocalDim
@@ -120,32 +128,50 @@ func (l *Local) embedInto(v []float32, text string) {
 	if len(feats) == 0 {
 		feats = append(feats, feature{h: mix(kindWord), w: 1}) // empty text: one fixed direction
 	}
-	slices.SortFunc(feats, func(a, b feature) int {
-		switch {
-		case a.h < b.h:
-			return -1
-		case a.h > b.h:
-			return 1
+	// Merge repeats: sublinear tf, 1 + ln(n), times the mean weight. The
+	// repeats are found by an open-addressing table (a sort of the
+	// features was half of an embedding's CPU), and the merged features
+	// are added in the order they first appear, so a text always gets the
+	// same vector.
+	bits := 4
+	for 1<<bits < 2*len(feats) {
+		bits++
+	}
+	if cap(s.tab) < 1<<bits {
+		s.tab = make([]int32, 1<<bits)
+	}
+	tab := s.tab[:1<<bits]
+	clear(tab)
+	uniq := s.uniq[:0]
+	mask := uint64(len(tab) - 1)
+	for _, f := range feats {
+		for i := (f.h * 0x9e3779b97f4a7c15) >> (64 - bits); ; i = (i + 1) & mask {
+			k := tab[i]
+			if k == 0 {
+				uniq = append(uniq, merged{h: f.h, sum: f.w, n: 1})
+				tab[i] = int32(len(uniq))
+				break
+			}
+			if u := &uniq[k-1]; u.h == f.h {
+				u.sum += f.w
+				u.n++
+				break
+			}
 		}
-		return 0
-	})
-	// Merge repeats: sublinear tf, 1 + ln(n), times the mean weight.
-	for i := 0; i < len(feats); {
-		j, sum := i, float32(0)
-		for j < len(feats) && feats[j].h == feats[i].h {
-			sum += feats[j].w
-			j++
+	}
+	for _, u := range uniq {
+		w := u.sum
+		if u.n > 1 {
+			n := float32(u.n)
+			w = u.sum / n * (1 + float32(math.Log(float64(n))))
 		}
-		n := float32(j - i)
-		w := sum / n * (1 + float32(math.Log(float64(n))))
-		h := feats[i].h
-		idx := int(h % uint64(l.dim))
-		if h>>63 == 1 {
+		idx := int(u.h % uint64(l.dim))
+		if u.h>>63 == 1 {
 			w = -w
 		}
 		v[idx] += w
-		i = j
 	}
+	s.uniq = uniq
 	s.feats = feats
 	l.pool.Put(s)
 	normalize(v)
