@@ -219,26 +219,27 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	n := min(postings, lx.ids.slots())
 	sc := lexScratchPool.Get().(*lexScratch)
 	defer lexScratchPool.Put(sc)
-	idx := sc.idx
-	if idx == nil || sc.size < n || sc.size > 4*n+64 {
-		// A map keeps the buckets it was sized for: one smaller than
-		// this search needs is started afresh at its size, so it does
-		// not grow while it fills, and so is one much larger, whose
-		// clearing would cost more than a new one.
-		idx, sc.size = make(map[int32]int32, n), n
-	} else {
-		clear(idx)
+	// pos[slot] is 1 + the match's index in slots (0: not matched yet),
+	// cleared again for the matched slots when the search ends.
+	if len(sc.pos) < lx.ids.slots() {
+		sc.pos = make([]int32, lx.ids.slots())
 	}
+	pos := sc.pos
 	slots := slices.Grow(sc.slots[:0], n)
 	freq := slices.Grow(sc.freq[:0], n)
-	defer func() { sc.idx, sc.slots, sc.freq = idx, slots[:0], freq[:0] }()
+	defer func() {
+		for _, sl := range slots {
+			pos[sl] = 0
+		}
+		sc.slots, sc.freq = slots[:0], freq[:0]
+	}()
 	for ti, t := range chosen {
 		tid, _ := lx.termID.find(t) // PickTerms chose terms some row holds
 		for _, p := range lx.post[tid] {
-			k, ok := idx[p.slot]
-			if !ok {
+			k := pos[p.slot] - 1
+			if k < 0 {
 				k = int32(len(slots))
-				idx[p.slot] = k
+				pos[p.slot] = k + 1
 				slots = append(slots, p.slot)
 				freq = append(freq, [lexMaxTerms]int32{})
 			}
@@ -271,6 +272,9 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 			d := float64(lx.dl[sl])
 			var score float64
 			for i := range chosen {
+				if freq[k][i] == 0 {
+					continue // adds 0: the sum is the same to the bit
+				}
 				fr := float64(freq[k][i])
 				score += idf[i] * ((fr * (k1 + 1.0)) / (fr + k1*(1-b+b*d/avgdl)))
 			}
@@ -299,8 +303,7 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 // lexScratch is a search's table of matches, kept between searches: at
 // 10k rows it is some 20 KB a search, most of what recall allocates.
 type lexScratch struct {
-	idx   map[int32]int32
-	size  int // the matches idx was sized for
+	pos   []int32 // by slot: 1 + the match's index (a map here was half a search's time)
 	slots []int32
 	freq  [][lexMaxTerms]int32
 }
