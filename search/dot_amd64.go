@@ -6,6 +6,10 @@ import "golang.org/x/sys/cpu"
 // recall and the scalar loop is several times slower.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// useVNNI selects the AVX-512 VNNI int8 kernel (rows a multiple of 64
+// bytes): a third of the AVX2 kernel's instructions per byte.
+var useVNNI = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
+
 //go:noescape
 func dotAVX2(a, b *float32, n int) float32
 
@@ -20,9 +24,17 @@ func Dot(a, b []float32) float32 {
 //go:noescape
 func dotI8BatchAVX2(qa *uint8, qs *int8, v *int8, n, rows int, out *int32)
 
+//go:noescape
+func dotI8BatchVNNI(qs *int8, v *int8, n, rows int, out *int32, corr int32)
+
 // dotI8Batch writes to out[r] the inner product of q and row r of v (rows
 // of len(q.s) each, len(v) == len(out)*len(q.s)).
 func dotI8Batch(q query8, v []int8, out []int32) {
+	if useVNNI && len(q.s)%64 == 0 && len(q.s) > 0 && len(out) > 0 {
+		v = v[:len(out)*len(q.s)]
+		dotI8BatchVNNI(&q.s[0], &v[0], len(q.s), len(out), &out[0], q.corr)
+		return
+	}
 	if useAVX2 && len(q.s) > 0 && len(out) > 0 {
 		v = v[:len(out)*len(q.s)]
 		dotI8BatchAVX2(&q.a[0], &q.s[0], &v[0], len(q.s), len(out), &out[0])

@@ -206,3 +206,102 @@ sreduce:
 done:
 	VZEROUPPER
 	RET
+
+// func dotI8BatchVNNI(qs *int8, v *int8, n, rows int, out *int32, corr int32)
+// dotI8BatchAVX2 with AVX-512 VNNI, for n a multiple of 64: each 64 bytes
+// of a row, flipped to unsigned (v XOR 0x80 = v+128), are multiplied by
+// the query's signed bytes and summed in fours straight into int32
+// (VPDPBUSD: 255*127*4 per step, no saturation). The row's sum is then
+// sum(v*q) + 128*sum(q); corr = 128*sum(q) is taken off at the end.
+// Four rows at a time, sharing the query's loads.
+TEXT ·dotI8BatchVNNI(SB), NOSPLIT, $0-44
+	MOVQ qs+0(FP), R11
+	MOVQ v+8(FP), DI
+	MOVQ n+16(FP), DX
+	MOVQ rows+24(FP), R8
+	MOVQ out+32(FP), R9
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z16
+	MOVL corr+40(FP), AX
+	VPBROADCASTD AX, X15
+
+vquad:
+	CMPQ R8, $4
+	JL   vsingle
+	LEAQ (DI)(DX*1), R12
+	LEAQ (DI)(DX*2), R13
+	LEAQ (R12)(DX*2), R14
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   CX, CX
+
+vq64:
+	CMPQ      CX, DX
+	JGE       vqreduce
+	VMOVDQU64 (R11)(CX*1), Z17
+	VPXORD    (DI)(CX*1), Z16, Z6
+	VPXORD    (R12)(CX*1), Z16, Z7
+	VPXORD    (R13)(CX*1), Z16, Z8
+	VPXORD    (R14)(CX*1), Z16, Z9
+	VPDPBUSD  Z17, Z6, Z0
+	VPDPBUSD  Z17, Z7, Z1
+	VPDPBUSD  Z17, Z8, Z2
+	VPDPBUSD  Z17, Z9, Z3
+	ADDQ      $64, CX
+	JMP       vq64
+
+vqreduce:
+	// Each row's 16 sums folded to 8, then the AVX2 kernel's reduction.
+	VEXTRACTI64X4 $1, Z0, Y4
+	VEXTRACTI64X4 $1, Z1, Y5
+	VEXTRACTI64X4 $1, Z2, Y6
+	VEXTRACTI64X4 $1, Z3, Y7
+	VPADDD        Y4, Y0, Y0
+	VPADDD        Y5, Y1, Y1
+	VPADDD        Y6, Y2, Y2
+	VPADDD        Y7, Y3, Y3
+	VPHADDD       Y1, Y0, Y0
+	VPHADDD       Y3, Y2, Y2
+	VPHADDD       Y2, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSUBD        X15, X0, X0
+	VMOVDQU       X0, (R9)
+	LEAQ          (DI)(DX*4), DI
+	ADDQ          $16, R9
+	SUBQ          $4, R8
+	JMP           vquad
+
+vsingle:
+	CMPQ   R8, $0
+	JE     vdone
+	VPXORD Z0, Z0, Z0
+	XORQ   CX, CX
+
+vs64:
+	CMPQ     CX, DX
+	JGE      vsreduce
+	VPXORD   (DI)(CX*1), Z16, Z6
+	VPDPBUSD (R11)(CX*1), Z6, Z0
+	ADDQ     $64, CX
+	JMP      vs64
+
+vsreduce:
+	VEXTRACTI64X4 $1, Z0, Y4
+	VPADDD        Y4, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPHADDD       X0, X0, X0
+	VPHADDD       X0, X0, X0
+	VPSUBD        X15, X0, X0
+	MOVL          X0, (R9)
+	ADDQ          DX, DI
+	ADDQ          $4, R9
+	DECQ          R8
+	JMP           vsingle
+
+vdone:
+	VZEROUPPER
+	RET

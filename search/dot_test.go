@@ -59,7 +59,7 @@ func randQuery8(r *rand.Rand, n int) query8 {
 // tail, and the extreme values (|q|*|v| = 127*127 in every pair).
 func TestDotI8Batch(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{16, 32, 48, 256, 1536} {
+	for _, n := range []int{16, 32, 48, 64, 128, 256, 1536} {
 		for _, rows := range []int{1, 2, 3, 4, 5, 7, 8, 9, 128} {
 			q, v := randQuery8(r, n), make([]int8, n*rows)
 			for i := range v {
@@ -70,10 +70,16 @@ func TestDotI8Batch(t *testing.T) {
 					q.s[i], q.a[i], v[i] = 127, 127, 127
 					v[n+i] = -127 * int8(1-2*(i%2))
 				}
+				q.sum()
 			}
 			got, gen := make([]int32, rows), make([]int32, rows)
 			dotI8Batch(q, v, got)
 			dotI8BatchGeneric(q, v, gen)
+			kern := map[string][]int32{}
+			for name, f := range i8Kernels(n) {
+				kern[name] = make([]int32, rows)
+				f(q, v, kern[name])
+			}
 			for k := range rows {
 				var want int64
 				for i := range n {
@@ -81,6 +87,11 @@ func TestDotI8Batch(t *testing.T) {
 				}
 				if int64(got[k]) != want || int64(gen[k]) != want {
 					t.Errorf("n=%d rows=%d row %d: batch %d, generic batch %d, want %d", n, rows, k, got[k], gen[k], want)
+				}
+				for name, out := range kern {
+					if int64(out[k]) != want {
+						t.Errorf("n=%d rows=%d row %d: %s kernel %d, want %d", n, rows, k, name, out[k], want)
+					}
 				}
 			}
 		}

@@ -148,8 +148,18 @@ func (ix *Vec) Estimate() int64 {
 // int8, a their magnitudes (the kernel gives each row byte the sign of
 // the query's, then multiplies magnitudes).
 type query8 struct {
-	s []int8
-	a []uint8
+	s    []int8
+	a    []uint8
+	corr int32 // 128*sum(s): what the VNNI kernel's unsigned rows add
+}
+
+// sum sets q.corr from q.s.
+func (q *query8) sum() {
+	var t int32
+	for _, x := range q.s {
+		t += int32(x)
+	}
+	q.corr = 128 * t
 }
 
 // quantQuery turns a normalised query into the kernel's form, stride long
@@ -167,6 +177,7 @@ func quantQuery(q []float32, stride int) query8 {
 		x := int8(math.Round(float64(f / mx * queryLevels)))
 		out.s[i], out.a[i] = x, uint8(max(x, -x))
 	}
+	out.sum()
 	return out
 }
 
