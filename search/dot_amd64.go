@@ -25,6 +25,20 @@ func Dot(a, b []float32) float32 {
 func dotI8BatchAVX2(qa *uint8, qs *int8, v *int8, n, rows int, out *int32)
 
 //go:noescape
+func dotI4BatchVNNI(qs *int8, v *uint8, nb, rows int, out *int32, corr int32)
+
+// nibbleScan: the first stage over int4 rows runs (see Vec).
+var nibbleScan = useVNNI
+
+// dotI4Batch writes to out[r] the inner product of q and the int4 row r
+// of v (len(q.s)/2 bytes each; len(q.s) a multiple of 128).
+func dotI4Batch(q query8, v []uint8, out []int32) {
+	nb := len(q.s) / 2
+	v = v[:len(out)*nb]
+	dotI4BatchVNNI(&q.s[0], &v[0], nb, len(out), &out[0], q.corr/16)
+}
+
+//go:noescape
 func dotI8BatchVNNI(qs *int8, v *int8, n, rows int, out *int32, corr int32)
 
 // dotI8Batch writes to out[r] the inner product of q and row r of v (rows

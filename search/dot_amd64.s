@@ -305,3 +305,126 @@ vsreduce:
 vdone:
 	VZEROUPPER
 	RET
+
+// func dotI4BatchVNNI(qs *int8, v *uint8, nb, rows int, out *int32, corr int32)
+// The first stage's kernel: rows of nb bytes (a multiple of 64), each
+// byte two components stored as unsigned nibbles (x+8): in each 64 bytes,
+// the low nibbles are the next 64 components and the high nibbles the 64
+// after them, which is the query's own order. Both halves are multiplied
+// by the query's signed bytes (VPDPBUSD) into int32; corr = 8*sum(q) is
+// taken off at the end. Four rows at a time.
+TEXT ·dotI4BatchVNNI(SB), NOSPLIT, $0-44
+	MOVQ qs+0(FP), R11
+	MOVQ v+8(FP), DI
+	MOVQ nb+16(FP), DX
+	MOVQ rows+24(FP), R8
+	MOVQ out+32(FP), R9
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z16
+	MOVL corr+40(FP), AX
+	VPBROADCASTD AX, X15
+
+nquad:
+	CMPQ R8, $4
+	JL   nsingle
+	LEAQ (DI)(DX*1), R12
+	LEAQ (DI)(DX*2), R13
+	LEAQ (R12)(DX*2), R14
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   CX, CX
+	MOVQ   R11, R10
+
+nq64:
+	CMPQ      CX, DX
+	JGE       nqreduce
+	VMOVDQU64 (R10), Z17
+	VMOVDQU64 64(R10), Z18
+	VMOVDQU64 (DI)(CX*1), Z6
+	VMOVDQU64 (R12)(CX*1), Z7
+	VMOVDQU64 (R13)(CX*1), Z8
+	VMOVDQU64 (R14)(CX*1), Z9
+	VPSRLW    $4, Z6, Z10
+	VPSRLW    $4, Z7, Z11
+	VPSRLW    $4, Z8, Z12
+	VPSRLW    $4, Z9, Z13
+	VPANDD    Z16, Z6, Z6
+	VPANDD    Z16, Z7, Z7
+	VPANDD    Z16, Z8, Z8
+	VPANDD    Z16, Z9, Z9
+	VPANDD    Z16, Z10, Z10
+	VPANDD    Z16, Z11, Z11
+	VPANDD    Z16, Z12, Z12
+	VPANDD    Z16, Z13, Z13
+	VPDPBUSD  Z17, Z6, Z0
+	VPDPBUSD  Z17, Z7, Z1
+	VPDPBUSD  Z17, Z8, Z2
+	VPDPBUSD  Z17, Z9, Z3
+	VPDPBUSD  Z18, Z10, Z0
+	VPDPBUSD  Z18, Z11, Z1
+	VPDPBUSD  Z18, Z12, Z2
+	VPDPBUSD  Z18, Z13, Z3
+	ADDQ      $64, CX
+	ADDQ      $128, R10
+	JMP       nq64
+
+nqreduce:
+	VEXTRACTI64X4 $1, Z0, Y4
+	VEXTRACTI64X4 $1, Z1, Y5
+	VEXTRACTI64X4 $1, Z2, Y6
+	VEXTRACTI64X4 $1, Z3, Y7
+	VPADDD        Y4, Y0, Y0
+	VPADDD        Y5, Y1, Y1
+	VPADDD        Y6, Y2, Y2
+	VPADDD        Y7, Y3, Y3
+	VPHADDD       Y1, Y0, Y0
+	VPHADDD       Y3, Y2, Y2
+	VPHADDD       Y2, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSUBD        X15, X0, X0
+	VMOVDQU       X0, (R9)
+	LEAQ          (DI)(DX*4), DI
+	ADDQ          $16, R9
+	SUBQ          $4, R8
+	JMP           nquad
+
+nsingle:
+	CMPQ   R8, $0
+	JE     ndone
+	VPXORD Z0, Z0, Z0
+	XORQ   CX, CX
+	MOVQ   R11, R10
+
+ns64:
+	CMPQ      CX, DX
+	JGE       nsreduce
+	VMOVDQU64 (DI)(CX*1), Z6
+	VPSRLW    $4, Z6, Z10
+	VPANDD    Z16, Z6, Z6
+	VPANDD    Z16, Z10, Z10
+	VPDPBUSD  (R10), Z6, Z0
+	VPDPBUSD  64(R10), Z10, Z0
+	ADDQ      $64, CX
+	ADDQ      $128, R10
+	JMP       ns64
+
+nsreduce:
+	VEXTRACTI64X4 $1, Z0, Y4
+	VPADDD        Y4, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPHADDD       X0, X0, X0
+	VPHADDD       X0, X0, X0
+	VPSUBD        X15, X0, X0
+	MOVL          X0, (R9)
+	ADDQ          DX, DI
+	ADDQ          $4, R9
+	DECQ          R8
+	JMP           nsingle
+
+ndone:
+	VZEROUPPER
+	RET

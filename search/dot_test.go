@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -162,6 +163,52 @@ func TestNormaliseIntoRef(t *testing.T) {
 		for i := range got {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("trial %d, element %d: %v, want %v", trial, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestDotI4Batch checks the int4 kernel against plain arithmetic on rows
+// stored by Upsert (components -7..7 with 7 the largest, so stored
+// exactly), every row count around its groups of four and the extremes.
+func TestDotI4Batch(t *testing.T) {
+	if !nibbleScan {
+		t.Skip("no int4 kernel on this machine")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{128, 256, 384, 1536} {
+		for _, rows := range []int{1, 2, 3, 4, 5, 7, 8, 9, 128} {
+			ix := NewVec(n)
+			xs := make([][]float32, rows)
+			for k := range rows {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(r.IntN(15) - 7)
+					if k == 2 {
+						x[i] = float32(7 * (1 - 2*(i%2))) // the extremes
+					}
+				}
+				x[r.IntN(n)] = 7
+				xs[k] = x
+				ix.Upsert(fmt.Sprint("r", k), int64(k), Meta{}, x)
+			}
+			q := randQuery8(r, n)
+			if rows == 3 {
+				for i := range n {
+					q.s[i] = 127
+				}
+				q.sum()
+			}
+			got := make([]int32, rows)
+			dotI4Batch(q, ix.nib, got)
+			for k := range rows {
+				var want int64
+				for i := range n {
+					want += int64(q.s[i]) * int64(xs[k][i])
+				}
+				if int64(got[k]) != want {
+					t.Errorf("n=%d rows=%d row %d: %d, want %d", n, rows, k, got[k], want)
+				}
 			}
 		}
 	}

@@ -96,7 +96,9 @@ func TestQuantisedScanFindsTheBest(t *testing.T) {
 		}
 		want += top
 	}
-	if got := float64(found) / float64(want); got < 0.999 {
+	got := float64(found) / float64(want)
+	t.Logf("the scan's best %d (int4 stage: %v), re-scored, hold %.4f of the exact best %d", k, ix.nibbles(), got, top)
+	if got < 0.999 {
 		t.Errorf("the scan's best %d, re-scored, hold %.4f of the exact best %d; want all", k, got, top)
 	}
 }

@@ -32,7 +32,26 @@ type Vec struct {
 	meta   []Meta
 	scale  []float32
 	vecs   []int8 // slot i at [i*stride : (i+1)*stride]
+	// The first stage of a scan, where the machine has the kernel and
+	// stride is a multiple of 128: each vector again as int4, half the
+	// bytes of vecs. Once a scope's matrix outgrows the caches the scan
+	// waits on memory (10k × 256 int8 rows: 68 µs a scan alone, 180 µs
+	// with eight such scopes in turn), so it reads these, and only its
+	// best few are ranked by their int8 rows (nibbleKeep).
+	nib    []uint8 // slot i at [i*stride/2 : (i+1)*stride/2]
+	nscale []float32
+	first4 bool // keeps nib: the kernel runs here and stride%128 == 0
 }
+
+// nibbleLevels maps a row's largest component to 7 in the int4 stage.
+const nibbleLevels = 7
+
+// nibbleKeep is how many rows the int4 stage hands the int8 ranking for a
+// search of k.
+func nibbleKeep(k int) int { return max(3*k, k+48) }
+
+// nibbles reports whether the index keeps the int4 stage.
+func (ix *Vec) nibbles() bool { return ix.first4 }
 
 // rowLevels maps a stored row's largest component to 127.
 const rowLevels = 127
@@ -48,6 +67,7 @@ func strideFor(dim int) int { return (dim + 15) &^ 15 }
 // NewVec returns an empty index for vectors of dim dimensions.
 func NewVec(dim int) *Vec {
 	v := &Vec{dim: dim, stride: strideFor(dim), ids: newIDTable()}
+	v.first4 = nibbleScan && v.stride%128 == 0
 	v.Reset()
 	return v
 }
@@ -56,6 +76,7 @@ func NewVec(dim int) *Vec {
 func (ix *Vec) Reset() {
 	ix.ids.reset()
 	ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil
+	ix.nib, ix.nscale = nil, nil
 }
 
 // ID is the memory id at slot.
@@ -94,6 +115,10 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 		ix.meta = append(ix.meta, Meta{})
 		ix.scale = append(ix.scale, 0)
 		ix.vecs = append(ix.vecs, make([]int8, ix.stride)...)
+		if ix.nibbles() {
+			ix.nscale = append(ix.nscale, 0)
+			ix.nib = append(ix.nib, make([]uint8, ix.stride/2)...)
+		}
 	}
 	q := ix.vecs[i*ix.stride : (i+1)*ix.stride]
 	var n float64
@@ -104,6 +129,27 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 	ix.seqs[i] = seq
 	ix.meta[i] = m
 	ix.scale[i] = float32(float64(mx) / rowLevels / math.Sqrt(n))
+	if ix.nibbles() {
+		// In each 128 components, byte j holds component j in its low
+		// nibble and j+64 in its high one, as x+8 (the padding 0 too).
+		h := ix.stride / 2
+		row := ix.nib[i*h : (i+1)*h]
+		for j := range row {
+			b, k := j/64*128, j%64
+			row[j] = nibble(v, b+k, mx) | nibble(v, b+k+64, mx)<<4
+		}
+		ix.nscale[i] = float32(float64(mx) / nibbleLevels / math.Sqrt(n))
+	}
+}
+
+// nibble is component k of v (0 past its end) as an unsigned int4 of a
+// row whose largest component is mx.
+func nibble(v []float32, k int, mx float32) uint8 {
+	var x float64
+	if k < len(v) {
+		x = math.Round(float64(v[k] / mx * nibbleLevels))
+	}
+	return uint8(int(x) + 8)
 }
 
 // Remove drops id by moving the last slot into its place.
@@ -120,11 +166,20 @@ func (ix *Vec) Remove(id string) {
 		ix.meta[i] = ix.meta[last]
 		ix.scale[i] = ix.scale[last]
 		copy(ix.vecs[i*ix.stride:(i+1)*ix.stride], ix.vecs[last*ix.stride:])
+		if ix.nibbles() {
+			h := ix.stride / 2
+			ix.nscale[i] = ix.nscale[last]
+			copy(ix.nib[i*h:(i+1)*h], ix.nib[last*h:])
+		}
 	}
 	ix.seqs = ix.seqs[:last]
 	ix.meta = ix.meta[:last]
 	ix.scale = ix.scale[:last]
 	ix.vecs = ix.vecs[:last*ix.stride]
+	if ix.nibbles() {
+		ix.nscale = ix.nscale[:last]
+		ix.nib = ix.nib[:last*ix.stride/2]
+	}
 }
 
 // Per-slot and per-term estimates of the indexes' memory: slices'
@@ -141,7 +196,7 @@ const (
 
 // Estimate is the index's memory in bytes.
 func (ix *Vec) Estimate() int64 {
-	return int64(cap(ix.vecs)) + int64(ix.ids.slots())*vecSlotBytes
+	return int64(cap(ix.vecs)) + int64(cap(ix.nib)) + int64(cap(ix.nscale))*4 + int64(ix.ids.slots())*vecSlotBytes
 }
 
 // query8 is a quantised query in the kernel's form: s the components as
@@ -200,8 +255,116 @@ const parallelMin = 1 << 23
 // scanBlock is how many rows the scan scores per kernel call.
 const scanBlock = 128
 
-// topK scans slots [lo, hi) and returns the best k that pass f.
+// topK scans slots [lo, hi) and returns the best k that pass f, by
+// their int8 rows: with the int4 stage, among the best nibbleKeep(k) of
+// that stage.
 func (ix *Vec) topK(q query8, f *Filter, k, lo, hi int) minHeap {
+	if !ix.nibbles() {
+		return ix.topK8(q, f, k, lo, hi)
+	}
+	first := ix.topK4(q, f, nibbleKeep(k), lo, hi)
+	// In slot order, as the int8 scan meets them: rows of equal score
+	// are kept as it keeps them.
+	slices.SortFunc(first, func(a, b Hit) int { return cmp.Compare(a.Slot, b.Slot) })
+	h := make(minHeap, 0, k+1)
+	var dot [1]int32
+	for _, c := range first {
+		i := c.Slot
+		dotI8Batch(q, ix.vecs[i*ix.stride:(i+1)*ix.stride], dot[:])
+		sc := float32(dot[0]) * ix.scale[i]
+		switch {
+		case len(h) < k:
+			hPush(&h, Hit{i, sc})
+		case sc > h[0].Score:
+			h[0] = Hit{i, sc}
+			hFix(h, 0)
+		}
+	}
+	return h
+}
+
+// topK4 is the int4 stage: the best k rows of [lo, hi) that pass f, in
+// no order. A row scoring over the k-th best so far is set aside; when 2k
+// are, the best k stay and the k-th's score is the new bar (a heap of
+// hundreds, fixed for every row that entered, cost as much as the scan).
+func (ix *Vec) topK4(q query8, f *Filter, k, lo, hi int) []Hit {
+	keep := make([]Hit, 0, 2*k)
+	bar := float32(math.Inf(-1))
+	best := func() {
+		selectBest(keep, k)
+		keep = keep[:k]
+		bar = keep[0].Score
+		for _, h := range keep[1:] {
+			bar = min(bar, h.Score)
+		}
+	}
+	nb := ix.stride / 2
+	var buf [scanBlock]int32
+	for b := lo; b < hi; b += scanBlock {
+		e := min(b+scanBlock, hi)
+		dots := buf[:e-b]
+		dotI4Batch(q, ix.nib[b*nb:e*nb], dots)
+		for j, dot := range dots {
+			i := b + j
+			sc := float32(dot) * ix.nscale[i]
+			if sc <= bar || !f.Keep(&ix.meta[i]) {
+				continue
+			}
+			keep = append(keep, Hit{i, sc})
+			if len(keep) == cap(keep) {
+				best()
+			}
+		}
+	}
+	if len(keep) > k {
+		best()
+	}
+	return keep
+}
+
+// selectBest reorders h so that its first k hold k of its best scores
+// (quickselect, median-of-three pivots).
+func selectBest(h []Hit, k int) {
+	lo, hi := 0, len(h)-1
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if h[m].Score > h[lo].Score {
+			h[m], h[lo] = h[lo], h[m]
+		}
+		if h[hi].Score > h[lo].Score {
+			h[hi], h[lo] = h[lo], h[hi]
+		}
+		if h[hi].Score > h[m].Score {
+			h[hi], h[m] = h[m], h[hi]
+		}
+		p := h[m].Score // the median of the three, best first
+		i, j := lo, hi
+		for i <= j {
+			for h[i].Score > p {
+				i++
+			}
+			for h[j].Score < p {
+				j--
+			}
+			if i <= j {
+				h[i], h[j] = h[j], h[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// topK8 scans slots [lo, hi) by their int8 rows.
+func (ix *Vec) topK8(q query8, f *Filter, k, lo, hi int) minHeap {
 	h := make(minHeap, 0, k+1)
 	d := ix.stride
 	var buf [scanBlock]int32
