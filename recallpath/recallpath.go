@@ -347,11 +347,31 @@ func (h *Hook) Observe(req *proxy.ChatRequest, rw *proxy.Rewrite, overhead time.
 	if len(rec.Candidates) > maxLoggedCandidates {
 		rec.Candidates = rec.Candidates[:maxLoggedCandidates]
 	}
-	h.enqueue(func(ctx context.Context) {
+	h.enqueueJob(job{rec: rec})
+}
+
+// RecallsWriter is a Writer that writes many recall-log rows at once (both
+// stores): the background writer hands it a flush window's rows.
+type RecallsWriter interface {
+	AppendRecalls(ctx context.Context, rs []*memory.RecallRecord) error
+}
+
+// appendRecalls writes the recall-log rows of a batch.
+func (h *Hook) appendRecalls(ctx context.Context, recs []*memory.RecallRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	if w, ok := h.cfg.Writer.(RecallsWriter); ok {
+		if err := w.AppendRecalls(ctx, recs); err != nil {
+			h.log.Warn("recall: append recall log", "rows", len(recs), "request_id", recs[0].RequestID, "err", err)
+		}
+		return
+	}
+	for _, rec := range recs {
 		if err := h.cfg.Writer.AppendRecall(ctx, rec); err != nil {
 			h.log.Warn("recall: append recall log", "request_id", rec.RequestID, "err", err)
 		}
-	})
+	}
 }
 
 // maxLoggedCandidates bounds the ranked list kept per request: enough for
@@ -375,13 +395,16 @@ func (h *Hook) Flush(ctx context.Context) error {
 	}
 }
 
-// job is one write for the background writer, or (write nil) a Flush
-// waiting for every write before it.
+// job is one write for the background writer (a recall-log row, or
+// another write), or (neither) a Flush waiting for every write before it.
 type job struct {
+	rec   *memory.RecallRecord
 	write func(context.Context)
 	done  chan struct{}
 	late  bool // a touch: may wait for touchWindow
 }
+
+func (j job) flush() bool { return j.rec == nil && j.write == nil }
 
 // enqueue hands work to the background writer; when it is full the work is
 // dropped and counted (these writes are reinforcement and observability,
@@ -408,7 +431,7 @@ func (h *Hook) run() {
 		select {
 		case j := <-h.work:
 			switch {
-			case j.write == nil: // a Flush: everything before it
+			case j.flush(): // everything before it
 				h.write(append(append(touches, batch...), j))
 				batch, touches, window, touchTimer = nil, nil, nil, nil
 			case j.late:
@@ -456,11 +479,16 @@ func (h *Hook) write(batch []job) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	each := func(ctx context.Context) error {
+		var recs []*memory.RecallRecord
 		for _, j := range batch {
+			if j.rec != nil {
+				recs = append(recs, j.rec)
+			}
 			if j.write != nil {
 				j.write(ctx)
 			}
 		}
+		h.appendRecalls(ctx, recs)
 		return nil
 	}
 	if b, ok := h.cfg.Writer.(Batcher); ok {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -229,6 +230,52 @@ func (s *suite) testRecall(t *testing.T) {
 	if !slices.Equal(rids, []string{"req-2", "req-3"}) {
 		t.Errorf("RecallSince = %v", rids)
 	}
+}
+
+// testRecalls: AppendRecalls writes many requests' rows as AppendRecall
+// writes each (the statement sizes it splits 85 rows into included), a
+// request's later row read back as the one of that request, and an
+// invalid record in the list writes none of them.
+func (s *suite) testRecalls(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	w, ok := st.(interface {
+		AppendRecalls(ctx context.Context, rs []*memory.RecallRecord) error
+	})
+	if !ok {
+		t.Fatal("the store has no AppendRecalls")
+	}
+	var rs []*memory.RecallRecord
+	for i := range 85 {
+		sc := alice
+		if i%3 == 0 {
+			sc = bob
+		}
+		rs = append(rs, &memory.RecallRecord{RequestID: fmt.Sprint("many-", i), Scope: sc, Time: at(time.Duration(i) * time.Second),
+			Arm: "on", Status: "skipped", GateReason: fmt.Sprint("reason-", i)})
+	}
+	rs = append(rs, &memory.RecallRecord{RequestID: "many-5", Scope: alice, Time: at(time.Hour), Arm: "on", Status: "injected", GateReason: "again"})
+	must(t, w.AppendRecalls(ctx, rs))
+	for i := range 85 {
+		sc, want := alice, fmt.Sprint("reason-", i)
+		if i%3 == 0 {
+			sc = bob
+		}
+		got, err := st.RecallByRequest(ctx, sc, fmt.Sprint("many-", i))
+		must(t, err)
+		if i == 5 {
+			want = "again" // the request's later row
+		}
+		if got.GateReason != want || got.Scope != sc {
+			t.Errorf("many-%d read back as %+v", i, got)
+		}
+	}
+	bad := []*memory.RecallRecord{{RequestID: "ok-1", Scope: alice, Time: at(0)}, {RequestID: "bad", Scope: memory.Scope{}}}
+	if err := w.AppendRecalls(ctx, bad); !errors.Is(err, memory.ErrInvalidScope) {
+		t.Errorf("a list with an invalid scope: %v", err)
+	}
+	_, err := st.RecallByRequest(ctx, alice, "ok-1")
+	wantErr(t, err, memory.ErrNotFound, "a row of a refused list")
 }
 
 func normRecall(r *memory.RecallRecord) memory.RecallRecord {

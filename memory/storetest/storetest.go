@@ -95,6 +95,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Turns", s.testTurns)
 	t.Run("Audit", s.testAudit)
 	t.Run("Recall", s.testRecall)
+	t.Run("Recalls", s.testRecalls)
 	t.Run("Gate", s.testGate)
 	t.Run("Users", s.testUsers)
 	t.Run("Scopes", s.testScopes)
