@@ -60,12 +60,9 @@ var abbrevDot = map[string]bool{"dr.": true, "mr.": true, "ms.": true, "mrs.": t
 func tagEN(sent string) []tok {
 	s := contractions.Replace(sent)
 	s = possPunct.ReplaceAllString(s, "$1 $2")
-	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
-	if err != nil {
-		return nil
-	}
+	toks := proseTokens(s)
 	var out []tok
-	for i, t := range doc.Tokens() {
+	for i, t := range toks {
 		w := t.Text
 		if !emailRe.MatchString(w) && !(abbrevDot[strings.ToLower(w)] && w[0] >= 'A' && w[0] <= 'Z') {
 			w = strings.TrimRight(w, ".,;:!")
@@ -81,6 +78,34 @@ func tagEN(sent string) []tok {
 		out = append(out, tok{w: w, low: low, tag: t.Tag, capital: c})
 	}
 	return out
+}
+
+// proseTokens is s tokenised and tagged as prose does it, the tags
+// predicted by the array form of its model where every word is plain
+// (tagger.go).
+func proseTokens(s string) []prose.Token {
+	if p := fastTagger(); p != nil {
+		doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.WithTagging(false), prose.UsingModel(tagger()))
+		if err != nil {
+			return nil
+		}
+		toks := doc.Tokens()
+		words, tags := make([]string, len(toks)), make([]string, len(toks))
+		for i, t := range toks {
+			words[i] = t.Text
+		}
+		if p.tag(words, tags) {
+			for i := range toks {
+				toks[i].Tag = tags[i]
+			}
+			return toks
+		}
+	}
+	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
+	if err != nil {
+		return nil
+	}
+	return doc.Tokens()
 }
 
 var (

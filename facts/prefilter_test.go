@@ -15,7 +15,10 @@ import (
 // over every message of the scenario stories (and each sentence of them,
 // lowercased and uppercased too): wherever regexp finds a match, the
 // literal prefilter (internal/rx) lets the pattern run.
-func TestPrefiltersTurnNoMatchAway(t *testing.T) {
+// storyTexts are the messages of the scenario stories, each sentence of
+// them too, lowered and uppercased.
+func storyTexts(t *testing.T) []string {
+	t.Helper()
 	raw, err := os.ReadFile("../test/scenarios/stories.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +52,11 @@ func TestPrefiltersTurnNoMatchAway(t *testing.T) {
 	if len(texts) < 5000 {
 		t.Fatalf("only %d texts read from the stories", len(texts))
 	}
+	return texts
+}
+
+func TestPrefiltersTurnNoMatchAway(t *testing.T) {
+	texts := storyTexts(t)
 	matches := 0
 	for _, re := range rx.All() {
 		for _, s := range texts {
