@@ -30,6 +30,7 @@ type Vec struct {
 	ids    idTable
 	seqs   []int64 // a store's row order (SQLite's rowid, PostgreSQL's creation time)
 	meta   []Meta
+	flags  []uint16 // meta[i].flags(): what the scan's filter reads
 	scale  []float32
 	vecs   []int8 // slot i at [i*stride : (i+1)*stride]
 	// The first stage of a scan, where the machine has the kernel and
@@ -75,7 +76,7 @@ func NewVec(dim int) *Vec {
 // Reset empties the index.
 func (ix *Vec) Reset() {
 	ix.ids.reset()
-	ix.seqs, ix.meta, ix.vecs, ix.scale = nil, nil, nil, nil
+	ix.seqs, ix.meta, ix.flags, ix.vecs, ix.scale = nil, nil, nil, nil, nil
 	ix.nib, ix.nscale = nil, nil
 }
 
@@ -113,6 +114,7 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 		ix.ids.put(ix.ids.addSlot(), id)
 		ix.seqs = append(ix.seqs, 0)
 		ix.meta = append(ix.meta, Meta{})
+		ix.flags = append(ix.flags, 0)
 		ix.scale = append(ix.scale, 0)
 		ix.vecs = append(ix.vecs, make([]int8, ix.stride)...)
 		if ix.nibbles() {
@@ -128,6 +130,7 @@ func (ix *Vec) Upsert(id string, seq int64, m Meta, v []float32) {
 	}
 	ix.seqs[i] = seq
 	ix.meta[i] = m
+	ix.flags[i] = m.flags()
 	ix.scale[i] = float32(float64(mx) / rowLevels / math.Sqrt(n))
 	if ix.nibbles() {
 		// In each 128 components, byte j holds component j in its low
@@ -164,6 +167,7 @@ func (ix *Vec) Remove(id string) {
 	if i != last {
 		ix.seqs[i] = ix.seqs[last]
 		ix.meta[i] = ix.meta[last]
+		ix.flags[i] = ix.flags[last]
 		ix.scale[i] = ix.scale[last]
 		copy(ix.vecs[i*ix.stride:(i+1)*ix.stride], ix.vecs[last*ix.stride:])
 		if ix.nibbles() {
@@ -174,6 +178,7 @@ func (ix *Vec) Remove(id string) {
 	}
 	ix.seqs = ix.seqs[:last]
 	ix.meta = ix.meta[:last]
+	ix.flags = ix.flags[:last]
 	ix.scale = ix.scale[:last]
 	ix.vecs = ix.vecs[:last*ix.stride]
 	if ix.nibbles() {
@@ -196,7 +201,7 @@ const (
 
 // Estimate is the index's memory in bytes.
 func (ix *Vec) Estimate() int64 {
-	return int64(cap(ix.vecs)) + int64(cap(ix.nib)) + int64(cap(ix.nscale))*4 + int64(ix.ids.slots())*vecSlotBytes
+	return int64(cap(ix.vecs)) + int64(cap(ix.nib)) + int64(cap(ix.nscale))*4 + int64(cap(ix.flags))*2 + int64(ix.ids.slots())*vecSlotBytes
 }
 
 // query8 is a quantised query in the kernel's form: s the components as
@@ -307,7 +312,7 @@ func (ix *Vec) topK4(q query8, f *Filter, k, lo, hi int) []Hit {
 		for j, dot := range dots {
 			i := b + j
 			sc := float32(dot) * ix.nscale[i]
-			if sc <= bar || !f.Keep(&ix.meta[i]) {
+			if sc <= bar || !f.keepFlags(ix.flags[i], &ix.meta[i]) {
 				continue
 			}
 			keep = append(keep, Hit{i, sc})
@@ -378,7 +383,7 @@ func (ix *Vec) topK8(q query8, f *Filter, k, lo, hi int) minHeap {
 			// Once the heap is full most rows score under its worst:
 			// the filter is asked only of a row that would enter.
 			full := len(h) == k
-			if full && sc <= h[0].Score || !f.Keep(&ix.meta[i]) {
+			if full && sc <= h[0].Score || !f.keepFlags(ix.flags[i], &ix.meta[i]) {
 				continue
 			}
 			if full {
