@@ -1847,7 +1847,7 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	case t.low == "diagnosed" && j+1 < len(ts) && ts[j+1].low == "with" && subject == "user":
 		// "I was diagnosed with type 2 diabetes": a condition the user has.
 		if val, _, ok := np(ts, j+2); ok && !neg && !strings.Contains(val, "'") {
-			return []Fact{mk("condition", "has "+strings.ToLower(val[:1])+val[1:])}
+			return []Fact{mk("condition", "has "+lowerFirst(val))}
 		}
 	case t.low == "back" && backIn(ts, j) > 0:
 		// "I'm back in London after two years in Sydney": home again, a

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/memproxy/memproxy/internal/rx"
 	"github.com/memproxy/memproxy/memory"
@@ -167,6 +169,46 @@ func wordByte(b byte) bool {
 // Extract returns the facts a user message states. Questions state
 // nothing; each sentence is read on its own.
 func Extract(msg string, o Options) []Fact {
+	out := extractAll(msg, o)
+	for i := range out {
+		validUTF8(&out[i])
+	}
+	return out
+}
+
+// validUTF8 keeps a fact's strings valid UTF-8, whatever a rewrite cut:
+// the stores refuse such text, so one bad byte failed its whole turn
+// until the turn was parked.
+func validUTF8(f *Fact) {
+	for _, p := range []*string{&f.Text, &f.Subject, &f.Attribute, &f.Value, &f.Prior, &f.Triple.Prior, &f.word} {
+		if !utf8.ValidString(*p) {
+			*p = strings.ToValidUTF8(*p, "")
+		}
+	}
+	for i, a := range f.Alts {
+		f.Alts[i] = strings.ToValidUTF8(a, "")
+	}
+}
+
+// upperFirst and lowerFirst change the case of s's first letter (a rune,
+// not a byte: "🌟 I took it" starts with four bytes of one emoji).
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+func extractAll(msg string, o Options) []Fact {
 	var out []Fact
 	seen := map[string]bool{}
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")

@@ -3,6 +3,7 @@ package facts
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jdkato/prose/v2"
 	"github.com/memproxy/memproxy/text"
@@ -69,4 +70,37 @@ func repeatTag(toks []prose.Token, i int, tag string) bool {
 		}
 	}
 	return false
+}
+
+// TestExtractKeepsUTF8: whatever a sentence starts or ends with (an
+// emoji, an accented or a CJK letter), every string of every fact is
+// valid UTF-8: a rewrite that cut a character in two failed the turn's
+// every retry ("🌟 I took it at the beach last month." became the
+// fact "\xef\xbf\xbd\x9f\x8c\x9f the user took it …").
+func TestExtractKeepsUTF8(t *testing.T) {
+	var n int
+	for _, s := range storyTexts(t) {
+		if strings.ContainsFunc(s, text.CJKScript) {
+			continue
+		}
+		for _, in := range []string{"🌟 " + s, "Wow!🌟 " + s, "é" + s, s + " 🌟", "Ça va. " + s, "ñ " + strings.ToLower(s)} {
+			for _, f := range Extract(in, Options{At: at}) {
+				n++
+				for _, x := range append([]string{f.Text, f.Subject, f.Attribute, f.Value, f.Prior}, f.Alts...) {
+					if !utf8.ValidString(x) {
+						t.Errorf("%q: fact %q holds invalid UTF-8 %q", in, f.Text, x)
+					}
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d facts read", n)
+	}
+	got := Extract("Caroline, so glad! This book I read last year reminds me to pursue my dreams!🌟 I took it at the beach last month.", Options{At: at})
+	for _, f := range got {
+		if strings.Contains(f.Text, "beach") && !strings.HasPrefix(f.Text, "🌟") {
+			t.Errorf("the emoji before the sentence was lost or cut: %q", f.Text)
+		}
+	}
 }

@@ -64,7 +64,7 @@ func untilDay(p string, until time.Time) string {
 	if wd, ok := dayNames[w]; ok && wd == day.Weekday() {
 		return "until " + day.Format("Monday 2 Jan 2006")
 	}
-	if mo, err := time.Parse("January", strings.ToUpper(w[:1])+w[1:]); err == nil {
+	if mo, err := time.Parse("January", upperFirst(w)); err == nil {
 		return "until " + mo.Month().String() // "until June"
 	}
 	return low
@@ -164,7 +164,7 @@ func temporary(sent string, at time.Time, loc *time.Location) (time.Time, bool) 
 			}
 			return day.AddDate(0, 0, diff+1), true
 		}
-		if mo, err := time.Parse("January", strings.ToUpper(w[:1])+w[1:]); err == nil {
+		if mo, err := time.Parse("January", upperFirst(w)); err == nil {
 			// "until June": the first of the next June; "until March"
 			// said in March, the end of this March.
 			y := day.Year()

@@ -125,7 +125,7 @@ func thirdPerson(s string) string {
 	if s == "" || firstPersonRe.MatchString(s) {
 		return ""
 	}
-	return strings.ToUpper(s[:1]) + s[1:] + "."
+	return upperFirst(s) + "."
 }
 
 // copulaNext: the words after a date expression start with a copula
