@@ -58,8 +58,8 @@ func (s *suite) testBatch(t *testing.T) {
 	if h := hits(); h != 3 {
 		t.Errorf("after a batch of 3 touches: hits %d", h)
 	}
-	if got, err := st.Get(ctx, alice, m.ID); err != nil || got.Hits != 3 {
-		t.Errorf("stored row after the batch: %+v, %v", got, err)
+	if got, err := st.Get(ctx, alice, m.ID); err != nil || got.Hits != 3 || !got.LastUsedAt.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("stored row after the batch (want 3 hits, last used at the latest touch): %+v, %v", got, err)
 	}
 	if r, err := st.RecallByRequest(ctx, alice, "r"); err != nil || r == nil {
 		t.Errorf("recall row of the batch: %v, %v", r, err)

@@ -3,6 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+
+	"github.com/memproxy/memproxy/memory"
 
 	"github.com/memproxy/memproxy/store/internal/sqlkit"
 )
@@ -12,29 +15,93 @@ import (
 // when fn returns (the recall path's flush window, the ingest jobs that
 // finish together, a memory with its audit row). Each joined call runs in
 // its own savepoint, so one that fails leaves the others in place and
-// returns its error. Other writes made with the context fail at once
+// returns its error; touches are added up and written when fn returns
+// (one statement a scope), and their failure is Batch's error. Other writes made with the context fail at once
 // instead of waiting for the batch's lock. What a joined write changes in
 // memory (row cache, search indexes) is applied once the batch committed,
 // before its lock is released.
 func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	b := &batch{s: s.conn}
+	var touchErr error
 	err := s.writeThen(ctx, func(tx *sql.Tx) error {
 		b.tx = tx
-		return fn(context.WithValue(ctx, batchKey{}, b))
+		if err := fn(context.WithValue(ctx, batchKey{}, b)); err != nil {
+			return err
+		}
+		// The batch's touches, added up: one statement a scope, and a
+		// memory many requests of the window injected is written once.
+		// A failure leaves the other writes in place, as a joined call's
+		// does, and is the batch's error.
+		if touchErr = sqlkit.Savepoint(ctx, tx, func(tx *sql.Tx) error { return b.flushTouches(ctx, tx) }); touchErr != nil {
+			b.touchFailed = true
+		}
+		return nil
 	}, func() { b.end(true) })
 	if err != nil {
 		b.end(false)
+		return err
 	}
-	return err
+	return sqlkit.Wrap("touch memories", touchErr)
+}
+
+// touchSQL adds up a scope's touches: the JSON array holds [id, count,
+// last use in unix micros] per memory.
+const touchSQL = `UPDATE memories SET hits = hits + t.n, last_used_at = max(last_used_at, t.at)
+	FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS n, json_extract(value, '$[2]') AS at
+		FROM json_each(?)) AS t
+	WHERE +memories.user = ? AND +memories.namespace = ? AND memories.id = t.id`
+
+// touched is one memory's touches in a batch.
+type touched struct {
+	n  int
+	at int64
+}
+
+// touch adds a Touch of ids at t to the batch.
+func (b *batch) touch(sc memory.Scope, ids []string, t int64) {
+	if b.touches == nil {
+		b.touches = map[memory.Scope]map[string]touched{}
+	}
+	m := b.touches[sc]
+	if m == nil {
+		m = map[string]touched{}
+		b.touches[sc] = m
+	}
+	for _, id := range ids {
+		x := m[id]
+		x.n++
+		x.at = max(x.at, t)
+		m[id] = x
+	}
+}
+
+// flushTouches writes the batch's touches.
+func (b *batch) flushTouches(ctx context.Context, tx *sql.Tx) error {
+	for sc, m := range b.touches {
+		rows := make([][3]any, 0, len(m))
+		for id, x := range m {
+			rows = append(rows, [3]any{id, x.n, x.at})
+		}
+		list, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, touchSQL, string(list), sc.User, sc.Namespace); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type batchKey struct{}
 
 // batch is an open Batch transaction.
 type batch struct {
-	s     *conn
-	tx    *sql.Tx
-	after []func(committed bool) // run when the batch ended
+	s           *conn
+	tx          *sql.Tx
+	after       []func(committed bool) // run when the batch ended
+	touches     map[memory.Scope]map[string]touched
+	touchFailed bool // the touches were not written
 }
 
 // end runs the after functions once.

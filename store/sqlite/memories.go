@@ -59,17 +59,20 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 	// Hits and last use are not part of the indexes: no refresh, but the
 	// cached rows are brought up to date (see rowCache), once committed.
 	s.idx.BeginTouch(ids)
+	if b := s.batchOf(ctx); b != nil {
+		// Written with the batch's other touches when fn returns.
+		b.touch(sc, ids, t.UnixMicro())
+		b.after = append(b.after, func(committed bool) {
+			s.idx.EndTouch(sc, ids, sqlkit.Micro(t), committed && !b.touchFailed)
+		})
+		return nil
+	}
 	cond, args := sqlkit.SQLite.ByIDs(sc, ids)
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memories SET hits = hits + 1, last_used_at = max(last_used_at, ?) WHERE `+cond,
 			append([]any{t.UnixMicro()}, args...)...)
 		return err
 	}, nil)
-	end := func(committed bool) { s.idx.EndTouch(sc, ids, sqlkit.Micro(t), committed && err == nil) }
-	if b := s.batchOf(ctx); b != nil {
-		b.after = append(b.after, end)
-	} else {
-		end(true)
-	}
+	s.idx.EndTouch(sc, ids, sqlkit.Micro(t), err == nil)
 	return sqlkit.Wrap("touch memories", err)
 }

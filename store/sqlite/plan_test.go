@@ -46,6 +46,33 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 	}
 }
 
+// TestBatchTouchUsesTheIDIndex: a batch's touches, added up in one
+// statement a scope, find each memory by its id.
+func TestBatchTouchUsesTheIDIndex(t *testing.T) {
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), memory.OpenOptions{Model: "m", Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+touchSQL, `[["a",1,5],["b",2,6]]`, "u", "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	rows.Close()
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "sqlite_autoindex_memories") || strings.Contains(p, "SCAN memories") {
+		t.Errorf("the batch touch does not look memories up by id: %s", p)
+	}
+}
+
 // TestKeyLookupsUseTheKeyIndex guards History (every fact the background
 // reconciles): the key index is partial, and without its condition in the
 // query SQLite walks the scope's rows instead.
