@@ -287,12 +287,14 @@ type errorHandler struct{ q *Queue }
 
 func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
 	h.q.met.jobErrors.WithLabelValues(job.Kind).Inc()
+	h.q.met.nJobErrors.Add(1)
 	h.q.log.ErrorContext(ctx, "background job failed", "kind", job.Kind, "id", job.ID, "attempt", job.Attempt, "err", err)
 	return nil
 }
 
 func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, trace string) *river.ErrorHandlerResult {
 	h.q.met.jobErrors.WithLabelValues(job.Kind).Inc()
+	h.q.met.nJobErrors.Add(1)
 	h.q.log.ErrorContext(ctx, "background job panicked", "kind", job.Kind, "id", job.ID, "panic", v)
 	return nil
 }

@@ -26,7 +26,7 @@ type metrics struct {
 	queueDepth     *prometheus.GaugeVec
 	tierGauge      *prometheus.GaugeVec
 
-	nLLM, nWouldBe, nIngested, nConsolidations, nParked atomic.Int64
+	nLLM, nWouldBe, nIngested, nConsolidations, nParked, nJobErrors atomic.Int64
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -89,6 +89,12 @@ func (q *Queue) WouldBeLLMCalls() int64 { return q.met.nWouldBe.Load() }
 
 // IngestedTurns is how many turns this queue's ingest workers processed.
 func (q *Queue) IngestedTurns() int64 { return q.met.nIngested.Load() }
+
+// Failures is how many job attempts failed (errors and panics) and how
+// many turns were parked after repeated failures, since the queue started.
+func (q *Queue) Failures() (jobErrors, parkedTurns int64) {
+	return q.met.nJobErrors.Load(), q.met.nParked.Load()
+}
 
 // Consolidations is how many clusters this queue consolidated.
 func (q *Queue) Consolidations() int64 { return q.met.nConsolidations.Load() }

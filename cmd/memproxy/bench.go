@@ -13,7 +13,9 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memproxy/memproxy/internal/fakeupstream"
@@ -275,3 +277,32 @@ func benchClient(clients int) *http.Client {
 // discardLogger logs as serve does (JSON, info) into nothing: the
 // formatting a request costs is paid, the writes are not.
 func discardLogger() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }
+
+// firstErrors keeps the first few error lines of the server the bench
+// runs (its log is otherwise discarded), to say why background jobs
+// failed.
+type firstErrors struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+const keptErrors = 3
+
+func (e *firstErrors) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.lines) < keptErrors {
+		e.lines = append(e.lines, strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+func (e *firstErrors) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(e, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+func (e *firstErrors) first() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.lines)
+}

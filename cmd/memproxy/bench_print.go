@@ -41,6 +41,12 @@ func printOverhead(w io.Writer, r *overheadResult) {
 			empty = fmt.Sprintf("queue NOT empty %.1f s after the last request (--lag-limit)", s.IngestLagSeconds)
 		}
 		fmt.Fprintf(w, "ingest: %d turns ingested while the requests ran, %d after; %s\n", s.IngestedDuring, s.IngestedAfter, empty)
+		if s.JobErrors > 0 || s.ParkedTurns > 0 {
+			fmt.Fprintf(w, "background: %d failed job attempts and %d parked turns during the run (retries back off: the lag above counts them)\n", s.JobErrors, s.ParkedTurns)
+			for _, l := range s.FirstErrors {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
 		fmt.Fprintf(w, "background: yielded to rewrites in flight %d times, %.2f s in all\n", s.Yields, s.YieldSeconds)
 		fmt.Fprintf(w, "background: paced itself while requests ran (ingest.yield) %d times, %.2f s in all\n", s.Paces, s.PaceSeconds)
 		if r := s.Ingest; r != nil {

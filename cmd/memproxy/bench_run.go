@@ -81,6 +81,13 @@ type storeResult struct {
 	// for how long in all.
 	Paces       int64   `json:"background_paces"`
 	PaceSeconds float64 `json:"background_pace_seconds"`
+	// JobErrors is how many background job attempts failed from the
+	// first round until the queue was empty, ParkedTurns how many turns
+	// were set aside after repeated failures: a retried job's backoff
+	// shows in the ingest lag, and this says why.
+	JobErrors   int64    `json:"background_job_errors"`
+	ParkedTurns int64    `json:"parked_turns"`
+	FirstErrors []string `json:"first_errors,omitempty"` // the server's first error lines
 	// Ingest is the ingest measurement after the run (--ingest-turns).
 	Ingest *ingestRate `json:"ingest_rate,omitempty"`
 }
@@ -172,7 +179,8 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	sr.FixtureSeconds = time.Since(start).Seconds()
 
 	// The server, wired and served as `memproxy serve` does.
-	a, err := buildServer(ctx, cfg, pol, discardLogger())
+	errLog := &firstErrors{}
+	a, err := buildServer(ctx, cfg, pol, errLog.logger())
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +277,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 
 	fmt.Fprintf(log, "bench overhead: %s: %d rounds × %d APIs × %d paths, %v each…\n", store, o.Rounds, len(apis), len(paths), seg.Round(time.Millisecond))
 	ingested0 := a.Queue.IngestedTurns()
+	jobErrs0, parked0 := a.Queue.Failures()
 	yields0, waited0 := a.Load.Stats()
 	paces0, paced0 := a.Queue.Yielded()
 	if o.CPUProfile != "" {
@@ -349,6 +358,11 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		return nil, ctx.Err()
 	}
 	sr.IngestedDuring, sr.IngestedAfter = ingested1-ingested0, a.Queue.IngestedTurns()-ingested1
+	jobErrs1, parked1 := a.Queue.Failures()
+	sr.JobErrors, sr.ParkedTurns = jobErrs1-jobErrs0, parked1-parked0
+	if sr.JobErrors > 0 || sr.ParkedTurns > 0 {
+		sr.FirstErrors = errLog.first()
+	}
 	if o.IngestTurns > 0 && sr.QueueEmpty {
 		fmt.Fprintf(log, "bench overhead: %s: ingesting %d turns…\n", store, o.IngestTurns)
 		if sr.Ingest, err = measureIngest(ctx, a, msgs, o.IngestTurns, o.LagLimit); err != nil {
