@@ -1,5 +1,35 @@
 #include "textflag.h"
 
+// The VNNI kernels' ends: the sums of four rows (Z0-Z3, 16 each) or one
+// (Z0) folded to one each, X15 (the query's correction) taken off, stored
+// at (R9).
+#define VNNI_STORE4 \
+	VEXTRACTI64X4 $1, Z0, Y4 \
+	VEXTRACTI64X4 $1, Z1, Y5 \
+	VEXTRACTI64X4 $1, Z2, Y6 \
+	VEXTRACTI64X4 $1, Z3, Y7 \
+	VPADDD        Y4, Y0, Y0 \
+	VPADDD        Y5, Y1, Y1 \
+	VPADDD        Y6, Y2, Y2 \
+	VPADDD        Y7, Y3, Y3 \
+	VPHADDD       Y1, Y0, Y0 \
+	VPHADDD       Y3, Y2, Y2 \
+	VPHADDD       Y2, Y0, Y0 \
+	VEXTRACTI128  $1, Y0, X1 \
+	VPADDD        X1, X0, X0 \
+	VPSUBD        X15, X0, X0 \
+	VMOVDQU       X0, (R9)
+
+#define VNNI_STORE1 \
+	VEXTRACTI64X4 $1, Z0, Y4 \
+	VPADDD        Y4, Y0, Y0 \
+	VEXTRACTI128  $1, Y0, X1 \
+	VPADDD        X1, X0, X0 \
+	VPHADDD       X0, X0, X0 \
+	VPHADDD       X0, X0, X0 \
+	VPSUBD        X15, X0, X0 \
+	MOVL          X0, (R9)
+
 // func dotAVX2(a, b *float32, n int) float32
 TEXT ·dotAVX2(SB), NOSPLIT, $0-28
 	MOVQ a+0(FP), SI
@@ -253,22 +283,7 @@ vq64:
 	JMP       vq64
 
 vqreduce:
-	// Each row's 16 sums folded to 8, then the AVX2 kernel's reduction.
-	VEXTRACTI64X4 $1, Z0, Y4
-	VEXTRACTI64X4 $1, Z1, Y5
-	VEXTRACTI64X4 $1, Z2, Y6
-	VEXTRACTI64X4 $1, Z3, Y7
-	VPADDD        Y4, Y0, Y0
-	VPADDD        Y5, Y1, Y1
-	VPADDD        Y6, Y2, Y2
-	VPADDD        Y7, Y3, Y3
-	VPHADDD       Y1, Y0, Y0
-	VPHADDD       Y3, Y2, Y2
-	VPHADDD       Y2, Y0, Y0
-	VEXTRACTI128  $1, Y0, X1
-	VPADDD        X1, X0, X0
-	VPSUBD        X15, X0, X0
-	VMOVDQU       X0, (R9)
+	VNNI_STORE4
 	LEAQ          (DI)(DX*4), DI
 	ADDQ          $16, R9
 	SUBQ          $4, R8
@@ -289,14 +304,7 @@ vs64:
 	JMP      vs64
 
 vsreduce:
-	VEXTRACTI64X4 $1, Z0, Y4
-	VPADDD        Y4, Y0, Y0
-	VEXTRACTI128  $1, Y0, X1
-	VPADDD        X1, X0, X0
-	VPHADDD       X0, X0, X0
-	VPHADDD       X0, X0, X0
-	VPSUBD        X15, X0, X0
-	MOVL          X0, (R9)
+	VNNI_STORE1
 	ADDQ          DX, DI
 	ADDQ          $4, R9
 	DECQ          R8
@@ -371,21 +379,7 @@ nq64:
 	JMP       nq64
 
 nqreduce:
-	VEXTRACTI64X4 $1, Z0, Y4
-	VEXTRACTI64X4 $1, Z1, Y5
-	VEXTRACTI64X4 $1, Z2, Y6
-	VEXTRACTI64X4 $1, Z3, Y7
-	VPADDD        Y4, Y0, Y0
-	VPADDD        Y5, Y1, Y1
-	VPADDD        Y6, Y2, Y2
-	VPADDD        Y7, Y3, Y3
-	VPHADDD       Y1, Y0, Y0
-	VPHADDD       Y3, Y2, Y2
-	VPHADDD       Y2, Y0, Y0
-	VEXTRACTI128  $1, Y0, X1
-	VPADDD        X1, X0, X0
-	VPSUBD        X15, X0, X0
-	VMOVDQU       X0, (R9)
+	VNNI_STORE4
 	LEAQ          (DI)(DX*4), DI
 	ADDQ          $16, R9
 	SUBQ          $4, R8
@@ -412,14 +406,7 @@ ns64:
 	JMP       ns64
 
 nsreduce:
-	VEXTRACTI64X4 $1, Z0, Y4
-	VPADDD        Y4, Y0, Y0
-	VEXTRACTI128  $1, Y0, X1
-	VPADDD        X1, X0, X0
-	VPHADDD       X0, X0, X0
-	VPHADDD       X0, X0, X0
-	VPSUBD        X15, X0, X0
-	MOVL          X0, (R9)
+	VNNI_STORE1
 	ADDQ          DX, DI
 	ADDQ          $4, R9
 	DECQ          R8

@@ -26,20 +26,7 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 		`UPDATE memories SET hits = hits + 1 WHERE ` + byIDs,
 		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
 	} {
-		rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+q, "u", "n", `["a","b","c"]`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, notused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := queryPlan(t, st, q, "u", "n", `["a","b","c"]`)
 		if p := strings.Join(plan, "; "); !strings.Contains(p, "sqlite_autoindex_memories") {
 			t.Errorf("plan for %q does not use the id index: %s", q, p)
 		}
@@ -54,20 +41,7 @@ func TestBatchTouchUsesTheIDIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+touchSQL, `[["a",1,5],["b",2,6]]`, "u", "n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
+	plan := queryPlan(t, st, touchSQL, `[["a",1,5],["b",2,6]]`, "u", "n")
 	if p := strings.Join(plan, "; "); !strings.Contains(p, "sqlite_autoindex_memories") || strings.Contains(p, "SCAN memories") {
 		t.Errorf("the batch touch does not look memories up by id: %s", p)
 	}
@@ -82,7 +56,16 @@ func TestKeyLookupsUseTheKeyIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN SELECT `+memCols+` FROM memories WHERE `+sqlkit.SQLite.Rebind(sqlkit.HistoryWhere)+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
+	plan := queryPlan(t, st, `SELECT `+memCols+` FROM memories WHERE `+sqlkit.SQLite.Rebind(sqlkit.HistoryWhere)+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "memories_scope_key") {
+		t.Errorf("History's plan does not use the key index: %s", p)
+	}
+}
+
+// queryPlan is the detail column of EXPLAIN QUERY PLAN for q with args.
+func queryPlan(t *testing.T, st *Store, q string, args ...any) []string {
+	t.Helper()
+	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +79,5 @@ func TestKeyLookupsUseTheKeyIndex(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	if p := strings.Join(plan, "; "); !strings.Contains(p, "memories_scope_key") {
-		t.Errorf("History's plan does not use the key index: %s", p)
-	}
+	return plan
 }
