@@ -127,7 +127,14 @@ type pathRow struct {
 	// InjectedShare is the share of requests answered with
 	// X-Memproxy-Recall: injected (ordinary messages on recalling arms).
 	InjectedShare *float64 `json:"injected_share,omitempty"`
-	PerRound      []round  `json:"per_round"`
+	// BeforeP50 and BeforeP99 are the median over rounds of the time
+	// memproxy spent on a request before forwarding it (its
+	// X-Memproxy-Overhead header: the gate and recall), on its own paths.
+	// The rest of what it adds is relaying the reply and capturing the
+	// turn.
+	BeforeP50 *float64 `json:"before_forward_p50_ms,omitempty"`
+	BeforeP99 *float64 `json:"before_forward_p99_ms,omitempty"`
+	PerRound  []round  `json:"per_round"`
 
 	path     benchPath
 	injected int
@@ -141,7 +148,10 @@ type round struct {
 	AddedCPU *float64 `json:"added_cpu_ms_per_request,omitempty"`
 	AddedP50 *float64 `json:"added_p50_ms,omitempty"`
 	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
-	Requests int      `json:"requests"`
+	// BeforeP50 and BeforeP99: as pathRow's, for the round.
+	BeforeP50 *float64 `json:"before_forward_p50_ms,omitempty"`
+	BeforeP99 *float64 `json:"before_forward_p99_ms,omitempty"`
+	Requests  int      `json:"requests"`
 }
 
 // runOverheadStore measures every path of every API on one store.
@@ -206,7 +216,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		api, _ := apiByName(name)
 		var why error
 		for _, p := range []benchPath{{Name: "direct", Base: upURL, Label: "direct"}, {Name: "memproxy", Arm: proxy.ArmOn, Base: pxURL, Label: "memproxy"}} {
-			if _, _, err := benchRequest(ctx, hc, api, p, benchUser(0), nil, "ok", o.Stream); err != nil && why == nil {
+			if _, _, _, err := benchRequest(ctx, hc, api, p, benchUser(0), nil, "ok", o.Stream); err != nil && why == nil {
 				why = err
 			}
 		}
@@ -252,7 +262,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		for u := range o.Users {
 			_, h, m := msgs.next("ordinary")
 			p := benchPath{Name: "memproxy", Arm: proxy.ArmReadonly, Base: pxURL, Label: "warm-up"}
-			if _, _, err := benchRequest(ctx, hc, api, p, benchUser(u), h, m, o.Stream); err != nil {
+			if _, _, _, err := benchRequest(ctx, hc, api, p, benchUser(u), h, m, o.Stream); err != nil {
 				return nil, err
 			}
 		}
@@ -331,6 +341,10 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 			direct := got[0]
 			for i, s := range got {
 				rd := round{P50: pct(s.Lat, 0.50), P99: pct(s.Lat, 0.99), CPU: s.cpuPerReq(), Requests: len(s.Lat)}
+				if len(s.Before) > 0 {
+					b50, b99 := pct(s.Before, 0.50), pct(s.Before, 0.99)
+					rd.BeforeP50, rd.BeforeP99 = &b50, &b99
+				}
 				if i > 0 {
 					a50, a99, ac := rd.P50-pct(direct.Lat, 0.50), rd.P99-pct(direct.Lat, 0.99), rd.CPU-direct.cpuPerReq()
 					rd.AddedP50, rd.AddedP99, rd.AddedCPU = &a50, &a99, &ac
@@ -381,9 +395,12 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 
 // finish computes a row's medians over rounds.
 func (row *pathRow) finish() {
-	var p50, p99, cpu, a50, a99, acpu []float64
+	var p50, p99, cpu, a50, a99, acpu, b50, b99 []float64
 	for _, rd := range row.PerRound {
 		p50, p99, cpu = append(p50, rd.P50), append(p99, rd.P99), append(cpu, rd.CPU)
+		if rd.BeforeP50 != nil {
+			b50, b99 = append(b50, *rd.BeforeP50), append(b99, *rd.BeforeP99)
+		}
 		if rd.AddedP50 != nil {
 			a50, a99, acpu = append(a50, *rd.AddedP50), append(a99, *rd.AddedP99), append(acpu, *rd.AddedCPU)
 		}
@@ -392,6 +409,10 @@ func (row *pathRow) finish() {
 	if len(a50) > 0 {
 		m50, m99, mc := median(a50), median(a99), median(acpu)
 		row.AddedP50, row.AddedP99, row.AddedCPU = &m50, &m99, &mc
+	}
+	if len(b50) > 0 {
+		m50, m99 := median(b50), median(b99)
+		row.BeforeP50, row.BeforeP99 = &m50, &m99
 	}
 	if row.elapsed > 0 {
 		row.PerSec = float64(row.Requests) / row.elapsed.Seconds()

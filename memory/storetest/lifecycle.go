@@ -278,6 +278,35 @@ func (s *suite) testTouch(t *testing.T) {
 	}
 }
 
+// testTouchThenUpdateDelete: an Update of a touched memory keeps the hits
+// it was read with and later touches add to them; a deleted memory's
+// usage goes with it, so the id is free again.
+func (s *suite) testTouchThenUpdateDelete(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	m := newMem("touched then edited", memory.TierSemantic, nil)
+	insert(t, st, alice, m)
+	must(t, st.Touch(ctx, alice, []string{m.ID}, at(time.Hour)))
+	must(t, st.Touch(ctx, alice, []string{m.ID}, at(2*time.Hour)))
+	got := get(t, st, alice, m.ID)
+	got.Text = "touched then edited, again"
+	must(t, st.Update(ctx, alice, got))
+	if g := get(t, st, alice, m.ID); g.Hits != 2 || !g.LastUsedAt.Equal(at(2*time.Hour)) {
+		t.Errorf("after the update: hits %d last used %v, want 2 %v", g.Hits, g.LastUsedAt, at(2*time.Hour))
+	}
+	must(t, st.Touch(ctx, alice, []string{m.ID}, at(3*time.Hour)))
+	if g := get(t, st, alice, m.ID); g.Hits != 3 || !g.LastUsedAt.Equal(at(3*time.Hour)) {
+		t.Errorf("a touch after the update: hits %d last used %v, want 3 %v", g.Hits, g.LastUsedAt, at(3*time.Hour))
+	}
+	must(t, st.Delete(ctx, alice, m.ID))
+	again := newMem("the same id, inserted anew", memory.TierSemantic, nil)
+	again.ID = m.ID
+	insert(t, st, alice, again)
+	if g := get(t, st, alice, m.ID); g.Hits != 0 || !g.LastUsedAt.Equal(again.LastUsedAt) {
+		t.Errorf("a memory inserted under a deleted one's id: hits %d last used %v, want 0 %v", g.Hits, g.LastUsedAt, again.LastUsedAt)
+	}
+}
+
 func (s *suite) testTouchConcurrent(t *testing.T) {
 	ctx := context.Background()
 	st := s.store(t)

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("History", s.testHistory)
 	t.Run("Touch", s.testTouch)
 	t.Run("TouchConcurrent", s.testTouchConcurrent)
+	t.Run("TouchThenUpdateDelete", s.testTouchThenUpdateDelete)
 	t.Run("MarkConsolidated", s.testMarkConsolidated)
 	t.Run("ArchiveRestorePurge", s.testArchiveRestorePurge)
 	t.Run("TTL", s.testTTL)

@@ -44,12 +44,17 @@ func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) e
 	return sqlkit.Wrap("touch memories", touchErr)
 }
 
-// touchSQL adds up a scope's touches: the JSON array holds [id, count,
-// last use in unix micros] per memory.
-const touchSQL = `UPDATE memories SET hits = hits + t.n, last_used_at = max(last_used_at, t.at)
+// touchSQL adds up a scope's touches in its usage rows (migration 10):
+// the JSON array holds [id, count, last use in unix micros] per memory;
+// ids of no memory are left out (the id index tells), and the upsert adds
+// to what is there, never moving the last use back.
+const touchSQL = `INSERT INTO memory_usage (id, user, namespace, hits, last_used_at)
+	SELECT t.id, ?, ?, t.n, t.at
 	FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS n, json_extract(value, '$[2]') AS at
 		FROM json_each(?)) AS t
-	WHERE +memories.user = ? AND +memories.namespace = ? AND memories.id = t.id`
+	WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = t.id)
+	ON CONFLICT (id, user, namespace) DO UPDATE
+	SET hits = hits + excluded.hits, last_used_at = max(last_used_at, excluded.last_used_at)`
 
 // touched is one memory's touches in a batch.
 type touched struct {
@@ -78,19 +83,25 @@ func (b *batch) touch(sc memory.Scope, ids []string, t int64) {
 // flushTouches writes the batch's touches.
 func (b *batch) flushTouches(ctx context.Context, tx *sql.Tx) error {
 	for sc, m := range b.touches {
-		rows := make([][3]any, 0, len(m))
-		for id, x := range m {
-			rows = append(rows, [3]any{id, x.n, x.at})
-		}
-		list, err := json.Marshal(rows)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, touchSQL, string(list), sc.User, sc.Namespace); err != nil {
+		if err := writeTouches(ctx, tx, sc, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeTouches adds a scope's touches to its usage rows (touchSQL).
+func writeTouches(ctx context.Context, tx *sql.Tx, sc memory.Scope, m map[string]touched) error {
+	rows := make([][3]any, 0, len(m))
+	for id, x := range m {
+		rows = append(rows, [3]any{id, x.n, x.at})
+	}
+	list, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, touchSQL, sc.User, sc.Namespace, string(list))
+	return err
 }
 
 type batchKey struct{}

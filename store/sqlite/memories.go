@@ -67,12 +67,12 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 		})
 		return nil
 	}
-	cond, args := sqlkit.SQLite.ByIDs(sc, ids)
-	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE memories SET hits = hits + 1, last_used_at = max(last_used_at, ?) WHERE `+cond,
-			append([]any{t.UnixMicro()}, args...)...)
-		return err
-	}, nil)
+	// An id given twice is one touch.
+	m := make(map[string]touched, len(ids))
+	for _, id := range ids {
+		m[id] = touched{n: 1, at: t.UnixMicro()}
+	}
+	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error { return writeTouches(ctx, tx, sc, m) }, nil)
 	s.idx.EndTouch(sc, ids, sqlkit.Micro(t), err == nil)
 	return sqlkit.Wrap("touch memories", err)
 }

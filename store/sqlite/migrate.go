@@ -128,7 +128,44 @@ ALTER TABLE memories ADD COLUMN api TEXT NOT NULL DEFAULT '';
 `},
 	// Version 9: a deleted user's late writes land nowhere (tombstone.go).
 	{9, tombstoneMigration},
+	// Version 10: touches go to narrow usage rows (usageMigration).
+	{10, usageMigration},
 }
+
+// usageMigration is migration 10: the counters Touch writes (hits, last
+// use) move out of the wide memories rows (text, context and a kilobyte
+// of vector each, three to a page) into memory_usage, about seventy rows
+// to a page: the recall path's touches of a window, spread over many
+// scopes, rewrote a memories page (and copied it to the savepoint's
+// journal and the WAL) for nearly every memory touched. A usage row is
+// keyed by the memory's id and the scope it was touched in, so a touch
+// checks the id against the id index alone (not the row: its page is
+// another read), and a touch naming another scope's memory adds to no
+// row of that scope (the view joins on the scope too). Reads of whole
+// memories go through the view memory_rows, which adds the usage to the
+// row; an Update of the row (it writes hits) folds them back (the
+// trigger); a deleted memory takes its usage rows along (the foreign
+// key). The same shape as PostgreSQL's migration 9.
+const usageMigration = `
+CREATE TABLE memory_usage (
+	id           TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+	user         TEXT NOT NULL,
+	namespace    TEXT NOT NULL,
+	hits         INTEGER NOT NULL,
+	last_used_at INTEGER NOT NULL,
+	PRIMARY KEY (id, user, namespace)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER memory_usage_fold AFTER UPDATE OF hits ON memories
+BEGIN DELETE FROM memory_usage WHERE id = OLD.id; END;
+
+CREATE VIEW memory_rows AS
+SELECT m.seq, m.id, m.user, m.namespace, m.tier, m.text, m.embedding, m.value, m.confidence, m.source,
+	m.provenance, m.key, m.session, m.no_decay, m.created_at,
+	max(m.last_used_at, coalesce(u.last_used_at, 0)) AS last_used_at, m.hits + coalesce(u.hits, 0) AS hits,
+	m.valid_from, m.valid_to, m.superseded_by, m.expires_at, m.archived_at, m.consolidated_at, m.context, m.api
+FROM memories m LEFT JOIN memory_usage u ON u.id = m.id AND u.user = m.user AND u.namespace = m.namespace;
+`
 
 // Migrate applies the pending migrations to db; running it again is a
 // no-op. It is what `memproxy migrate` and Open run.

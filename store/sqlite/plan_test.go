@@ -22,9 +22,9 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 	byIDs, _ := sqlkit.SQLite.ByIDs(memory.Scope{User: "u", Namespace: "n"}, nil)
 	in, _ := sqlkit.SQLite.In("id", []string{"a", "b", "c"})
 	for _, q := range []string{
-		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND ` + in,
-		`UPDATE memories SET hits = hits + 1 WHERE ` + byIDs,
-		`SELECT ` + memCols + ` FROM memories WHERE +user = ? AND +namespace = ? AND id = ?`,
+		`SELECT ` + memCols + ` FROM memory_rows WHERE +user = ? AND +namespace = ? AND ` + in,
+		`UPDATE memories SET valid_to = 1 WHERE ` + byIDs,
+		`SELECT ` + memCols + ` FROM memory_rows WHERE +user = ? AND +namespace = ? AND id = ?`,
 	} {
 		plan := queryPlan(t, st, q, "u", "n", `["a","b","c"]`)
 		if p := strings.Join(plan, "; "); !strings.Contains(p, "sqlite_autoindex_memories") {
@@ -34,16 +34,22 @@ func TestLookupsUseTheIDIndex(t *testing.T) {
 }
 
 // TestBatchTouchUsesTheIDIndex: a batch's touches, added up in one
-// statement a scope, find each memory by its id.
+// statement a scope, find each memory by its id, and a read of whole
+// memories finds each one's usage row by its key.
 func TestBatchTouchUsesTheIDIndex(t *testing.T) {
 	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), memory.OpenOptions{Model: "m", Dim: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	plan := queryPlan(t, st, touchSQL, `[["a",1,5],["b",2,6]]`, "u", "n")
-	if p := strings.Join(plan, "; "); !strings.Contains(p, "sqlite_autoindex_memories") || strings.Contains(p, "SCAN memories") {
-		t.Errorf("the batch touch does not look memories up by id: %s", p)
+	plan := queryPlan(t, st, touchSQL, "u", "n", `[["a",1,5],["b",2,6]]`)
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "USING COVERING INDEX sqlite_autoindex_memories") || strings.Contains(p, "SCAN m") {
+		t.Errorf("the batch touch does not check ids against the id index alone: %s", p)
+	}
+	in, _ := sqlkit.SQLite.In("id", []string{"a"})
+	plan = queryPlan(t, st, `SELECT `+memCols+` FROM memory_rows WHERE +user = ? AND +namespace = ? AND `+in, "u", "n", `["a"]`)
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "SEARCH u USING PRIMARY KEY") {
+		t.Errorf("a read does not look its usage row up by key: %s", p)
 	}
 }
 
@@ -56,7 +62,7 @@ func TestKeyLookupsUseTheKeyIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	plan := queryPlan(t, st, `SELECT `+memCols+` FROM memories WHERE `+sqlkit.SQLite.Rebind(sqlkit.HistoryWhere)+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
+	plan := queryPlan(t, st, `SELECT `+memCols+` FROM memory_rows WHERE `+sqlkit.SQLite.Rebind(sqlkit.HistoryWhere)+` ORDER BY valid_from, created_at, id`, "u", "n", "user.name")
 	if p := strings.Join(plan, "; "); !strings.Contains(p, "memories_scope_key") {
 		t.Errorf("History's plan does not use the key index: %s", p)
 	}

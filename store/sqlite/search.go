@@ -58,7 +58,7 @@ func (src source) Count(ctx context.Context, sc memory.Scope, most int) (int, er
 // LoadRows is Load reading the rows whole, for the engine's row cache to
 // keep (search.RowLoader).
 func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search.Row, *memory.Memory)) error {
-	rows, err := src.s.db.QueryContext(ctx, `SELECT `+memCols+`, seq FROM memories WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
+	rows, err := src.s.db.QueryContext(ctx, `SELECT `+memCols+`, seq FROM memory_rows WHERE user = ? AND namespace = ?`, sc.User, sc.Namespace)
 	type row struct {
 		m   *memory.Memory
 		seq int64
