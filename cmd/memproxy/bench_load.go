@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,7 +141,11 @@ func (m *messages) next(kind string) (user string, history []string, msg string)
 
 // segment is what one closed-loop run of a path measured.
 type segment struct {
-	Lat      []time.Duration
+	Lat []time.Duration
+	// Before is, for memproxy's paths, the time each request spent in the
+	// proxy before it was forwarded (its X-Memproxy-Overhead header):
+	// recall, for ordinary messages on recalling arms. Sorted.
+	Before   []time.Duration
 	Injected int
 	Elapsed  time.Duration
 	// CPU is the process's CPU time over the segment: clients, servers,
@@ -174,13 +179,13 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var lat []time.Duration
+			var lat, before []time.Duration
 			injected := 0
 			// Every client sends at least one request, however late it
 			// starts on a loaded machine, so no segment is empty.
 			for first := true; first || time.Now().Before(deadline) && ctx.Err() == nil; first = false {
 				user, history, msg := msgs.next(p.Kind)
-				took, recall, err := benchRequest(ctx, hc, api, p, user, history, msg, stream)
+				took, recall, pre, err := benchRequest(ctx, hc, api, p, user, history, msg, stream)
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
@@ -191,12 +196,16 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 					return
 				}
 				lat = append(lat, took)
+				if pre >= 0 {
+					before = append(before, pre)
+				}
 				if recall == proxy.RecallInjected {
 					injected++
 				}
 			}
 			mu.Lock()
 			seg.Lat = append(seg.Lat, lat...)
+			seg.Before = append(seg.Before, before...)
 			seg.Injected += injected
 			mu.Unlock()
 		}()
@@ -207,16 +216,18 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 		return nil, firstErr
 	}
 	slices.Sort(seg.Lat)
+	slices.Sort(seg.Before)
 	return seg, nil
 }
 
 // benchRequest sends one request and reads the whole reply; it returns the
-// time to the reply's last byte and the X-Memproxy-Recall header.
-func benchRequest(ctx context.Context, hc *http.Client, api benchAPI, p benchPath, user string, history []string, msg string, stream bool) (time.Duration, string, error) {
+// time to the reply's last byte, the X-Memproxy-Recall header and the
+// X-Memproxy-Overhead header (the time before forwarding; -1 without one).
+func benchRequest(ctx context.Context, hc *http.Client, api benchAPI, p benchPath, user string, history []string, msg string, stream bool) (took time.Duration, recall string, before time.Duration, err error) {
 	body := api.Body(benchSystem, history, msg, stream)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Base+api.Path, bytes.NewReader(body))
 	if err != nil {
-		return 0, "", err
+		return 0, "", -1, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	api.Header(req.Header)
@@ -227,18 +238,22 @@ func benchRequest(ctx context.Context, hc *http.Client, api benchAPI, p benchPat
 	start := time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: %w", p.Label, api.Name, err)
+		return 0, "", -1, fmt.Errorf("%s %s: %w", p.Label, api.Name, err)
 	}
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	took := time.Since(start)
+	took = time.Since(start)
 	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: read reply: %w", p.Label, api.Name, err)
+		return 0, "", -1, fmt.Errorf("%s %s: read reply: %w", p.Label, api.Name, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, "", fmt.Errorf("%s %s: status %d: %.300s", p.Label, api.Name, resp.StatusCode, b)
+		return 0, "", -1, fmt.Errorf("%s %s: status %d: %.300s", p.Label, api.Name, resp.StatusCode, b)
 	}
-	return took, resp.Header.Get(proxy.HeaderRecall), nil
+	before = -1
+	if v, perr := strconv.ParseFloat(resp.Header.Get(proxy.HeaderOverhead), 64); perr == nil {
+		before = time.Duration(v * float64(time.Millisecond))
+	}
+	return took, resp.Header.Get(proxy.HeaderRecall), before, nil
 }
 
 // pct is the nearest-rank percentile of sorted latencies, in ms.
