@@ -113,7 +113,8 @@ func (q *ingester) isForget(t *memory.Turn) bool {
 // done and how many turns failed on their own.
 func (q *ingester) ingestRound(ctx context.Context, s memory.Scope, turns []*memory.Turn) ([]string, int, error) {
 	b := &ingestBatch{sessions: map[string]*memory.Turn{}}
-	if err := q.usageFeedback(ctx, s, turns); err != nil {
+	var err error
+	if b.uses, err = q.usageFeedback(ctx, s, turns); err != nil {
 		// Nothing of the round is written yet: it is retried whole.
 		return nil, 0, fmt.Errorf("usage feedback: %w", err)
 	}
@@ -163,6 +164,10 @@ func (q *ingester) ingestRound(ctx context.Context, s memory.Scope, turns []*mem
 type ingestBatch struct {
 	events   []*memory.Memory
 	sessions map[string]*memory.Turn // newest turn per session
+	// uses are the injected memories the round's replies used: touched
+	// with the round's other writes, so a round retried after a failure
+	// does not count them twice.
+	uses memory.Uses
 }
 
 // ingestTurn handles one turn: feedback, explicit instructions, noise,
@@ -372,7 +377,7 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 			evs = append(evs, m)
 		}
 	}
-	if len(evs) == 0 && len(log) == 0 {
+	if len(evs) == 0 && len(log) == 0 && b.uses.Empty() {
 		return nil
 	}
 	var near map[string][]memory.Candidate
@@ -406,7 +411,10 @@ func (q *ingester) flushEvents(ctx context.Context, s memory.Scope, b *ingestBat
 		if evs, err = q.insertNew(ctx, s, evs); err != nil {
 			return err
 		}
-		return q.appendTurns(ctx, log)
+		if err := q.appendTurns(ctx, log); err != nil {
+			return err
+		}
+		return q.touchUses(ctx, s, &b.uses)
 	})
 	unpaced(ctx) // the wait for the shared commit is not this job's work
 	if err != nil || len(evs) == 0 {
@@ -705,11 +713,11 @@ func withSiblings(ev *memory.Memory, near []memory.Candidate, batch []*memory.Me
 	return out
 }
 
-// usageFeedback reinforces the injected memories each reply of a round
-// used and counts a miss for the others by moving the scope's adaptive
-// gate threshold, for the whole round at once: one read of the memories,
-// a touch per number of uses (memory.Uses), one threshold update.
-func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*memory.Turn) error {
+// usageFeedback finds the injected memories each reply of a round used,
+// to be reinforced with the round's writes (touchUses), and counts a miss
+// for the others by moving the scope's adaptive gate threshold, for the
+// whole round at once: one read of the memories, one threshold update.
+func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*memory.Turn) (memory.Uses, error) {
 	var ids []string
 	seen := map[string]bool{}
 	for _, t := range turns {
@@ -720,18 +728,18 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 			}
 		}
 	}
+	var uses memory.Uses
 	if len(ids) == 0 {
-		return nil
+		return uses, nil
 	}
 	ms, err := q.cfg.Store.GetMany(ctx, s, ids)
 	if err != nil {
-		return err
+		return uses, err
 	}
 	byID := make(map[string]*memory.Memory, len(ms))
 	for _, m := range ms {
 		byID[m.ID] = m
 	}
-	var uses memory.Uses
 	var usage []gate.Usage
 	for _, t := range turns {
 		if len(t.Injected) == 0 {
@@ -756,7 +764,7 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 				if replyVec == nil {
 					v, err := q.cfg.Embedder.Embed(ctx, []string{reply})
 					if err != nil {
-						return err
+						return uses, err
 					}
 					replyVec = v[0]
 				}
@@ -772,24 +780,18 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 		uses.Add(used, at)
 		usage = append(usage, u)
 	}
-	for touch, at := range uses.Touches {
-		if err := q.cfg.Store.Touch(ctx, s, touch, at); err != nil {
-			return err
-		}
-		q.met.reinforced.Add(float64(len(touch)))
-	}
 	a := q.pol.Gate.Adaptive
 	if !a.Enabled || len(ms) == 0 {
-		return nil
+		return uses, nil
 	}
 	if q.cfg.Thresholds != nil {
 		// Through the request path's cache, so this process sees the new
 		// threshold at once.
-		return q.cfg.Thresholds.FeedbackAll(ctx, s, usage)
+		return uses, q.cfg.Thresholds.FeedbackAll(ctx, s, usage)
 	}
 	th, ok, err := q.cfg.Store.Threshold(ctx, s)
 	if err != nil {
-		return err
+		return uses, err
 	}
 	if !ok {
 		th = q.pol.Gate.MinScore
@@ -799,9 +801,21 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 		nt = gate.Adaptive{}.Next(nt, u.Used, u.Unused, a)
 	}
 	if nt == th {
-		return nil
+		return uses, nil
 	}
-	return q.cfg.Store.SetThreshold(ctx, s, nt)
+	return uses, q.cfg.Store.SetThreshold(ctx, s, nt)
+}
+
+// touchUses records the uses usageFeedback found (Touch: hits and last
+// use, which ranking and decay read).
+func (q *ingester) touchUses(ctx context.Context, s memory.Scope, uses *memory.Uses) error {
+	for touch, at := range uses.Touches {
+		if err := q.cfg.Store.Touch(ctx, s, touch, at); err != nil {
+			return err
+		}
+		q.met.reinforced.Add(float64(len(touch)))
+	}
+	return nil
 }
 
 // dedupEvents leaves out the events that repeat a live one (the same

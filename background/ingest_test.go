@@ -237,6 +237,25 @@ func TestUsageFeedbackRound(t *testing.T) {
 	}
 }
 
+// TestUsageFeedbackRoundWithoutEvents: a round that leaves no event and
+// no turn-log row (an acknowledgement whose reply used a memory) still
+// records the use, with the round's write.
+func TestUsageFeedbackRoundWithoutEvents(t *testing.T) {
+	e, s, porto, _ := portoAndTennis(t, "erin")
+	e.pol.Ingest.TurnLog = false
+	ack := e.turn(s, "ok", "Porto it is.")
+	ack.Injected = []string{porto.ID}
+	if done, err := e.q.ing.ingestTurns(context.Background(), s, []*memory.Turn{ack}); err != nil || len(done) != 1 {
+		t.Fatalf("ingest: %v, %d done", err, len(done))
+	}
+	if n := len(e.list(s, memory.StateLive, memory.TierEvent)); n != 0 {
+		t.Fatalf("the acknowledgement left %d events; the test wants none", n)
+	}
+	if got, err := e.st.Get(context.Background(), s, porto.ID); err != nil || got.Hits != porto.Hits+1 {
+		t.Errorf("memory the reply used: %v, hits %d → %d, want +1", err, porto.Hits, got.Hits)
+	}
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x

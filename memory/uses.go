@@ -33,6 +33,9 @@ func (u *Uses) Add(ids []string, t time.Time) {
 	}
 }
 
+// Empty reports whether no use was added.
+func (u *Uses) Empty() bool { return len(u.ids) == 0 }
+
 // Touches yields the Touch calls that record the uses: the ids used more
 // than k times, at the latest time of their (k+1)-th uses, for k = 0, 1, ….
 func (u *Uses) Touches(yield func(ids []string, t time.Time) bool) {
