@@ -732,7 +732,7 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 	if len(ids) == 0 {
 		return uses, nil
 	}
-	ms, err := q.cfg.Store.GetMany(ctx, s, ids)
+	ms, err := q.readMany(ctx, s, ids)
 	if err != nil {
 		return uses, err
 	}
@@ -804,6 +804,41 @@ func (q *ingester) usageFeedback(ctx context.Context, s memory.Scope, turns []*m
 		return uses, nil
 	}
 	return uses, q.cfg.Store.SetThreshold(ctx, s, nt)
+}
+
+// cachedRows is a store whose search engine keeps recently read rows
+// (search.Searches.CachedRows).
+type cachedRows interface {
+	CachedRows(sc memory.Scope, ids []string) (map[string]*memory.Memory, []string, error)
+}
+
+// readMany reads the memories ids to be read, not written back: from the
+// store's row cache where it holds them (the memories a reply used were
+// injected moments ago, so recall just read them), the rest from the
+// store.
+func (q *ingester) readMany(ctx context.Context, s memory.Scope, ids []string) ([]*memory.Memory, error) {
+	c, ok := q.cfg.Store.(cachedRows)
+	if !ok {
+		return q.cfg.Store.GetMany(ctx, s, ids)
+	}
+	found, miss, err := c.CachedRows(s, ids)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]*memory.Memory, 0, len(ids))
+	for _, id := range ids {
+		if m := found[id]; m != nil {
+			ms = append(ms, m)
+		}
+	}
+	if len(miss) == 0 {
+		return ms, nil
+	}
+	read, err := q.cfg.Store.GetMany(ctx, s, miss)
+	if err != nil {
+		return nil, err
+	}
+	return append(ms, read...), nil
 }
 
 // touchUses records the uses usageFeedback found (Touch: hits and last

@@ -107,3 +107,35 @@ func memIDs(ms []*memory.Memory) []string {
 	}
 	return out
 }
+
+// CachedRows hands out the rows the cache holds, of the scope asked for
+// only, and names the rest for the caller to read.
+func TestCachedRows(t *testing.T) {
+	src := &rowLoader{fakeSource: newFake()}
+	for i := range 5 {
+		src.put(scA, mem(fmt.Sprint("a", i), fmt.Sprintf("a walk by the river, day %d", i), 1, float32(i)/10))
+	}
+	e := NewEngine(src, 2, Options{})
+	s := e.Searches(func(memory.Scope) error { return nil })
+	if _, miss, err := s.CachedRows(scA, []string{"a1"}); err != nil || !slices.Equal(miss, []string{"a1"}) {
+		t.Fatalf("before the scope loaded: miss %v, %v; want a1", miss, err)
+	}
+	vecIDs(t, e, scA, 1, 0) // loads the scope whole
+	found, miss, err := s.CachedRows(scA, []string{"a1", "nope", "a4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(miss, []string{"nope"}) || len(found) != 2 {
+		t.Fatalf("found %d, miss %v; want a1 and a4, and nope", len(found), miss)
+	}
+	if m := found["a4"]; m == nil || m.Text != "a walk by the river, day 4" || m.Scope != scA {
+		t.Errorf("a4 = %+v", m)
+	}
+	if found, miss, _ := s.CachedRows(scB, []string{"a1"}); len(found) != 0 || !slices.Equal(miss, []string{"a1"}) {
+		t.Errorf("another scope's row handed out: found %d, miss %v", len(found), miss)
+	}
+	refuse := e.Searches(func(memory.Scope) error { return memory.ErrInvalidScope })
+	if _, _, err := refuse.CachedRows(scA, []string{"a1"}); err == nil {
+		t.Error("a scope the store refuses was read")
+	}
+}

@@ -52,6 +52,24 @@ func (s Searches) HybridSearch(ctx context.Context, sc memory.Scope, vec []float
 	return s.e.Hybrid(ctx, sc, vec, query, o)
 }
 
+// CachedRows returns the rows of ids in scope sc that the engine's row
+// cache holds, by id, and the ids it does not hold (to be read from the
+// store). A row of another scope is not returned. The rows share the
+// cache's bytes: read them, never change them; a caller that writes a
+// memory back reads it from the store.
+func (s Searches) CachedRows(sc memory.Scope, ids []string) (map[string]*memory.Memory, []string, error) {
+	if err := s.check(sc); err != nil {
+		return nil, nil, fmt.Errorf("cached rows: %w", err)
+	}
+	found := make(map[string]*memory.Memory, len(ids))
+	at := s.e.rows.peekInto(sc, ids, found)
+	miss := make([]string, len(at))
+	for k, i := range at {
+		miss[k] = ids[i]
+	}
+	return found, miss, nil
+}
+
 // ListTier returns the scope's memories of tier live at at, found in the
 // search index (memory.TierLister); ok is false when more than most match.
 func (s Searches) ListTier(ctx context.Context, sc memory.Scope, tier memory.Tier, at time.Time, most int) ([]*memory.Memory, bool, error) {
