@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/policy"
 )
@@ -42,5 +43,18 @@ func TestCheckNamedUser(t *testing.T) {
 				t.Fatalf("error = %+v", err)
 			}
 		})
+	}
+}
+
+// Request ids sort by the time they were made, and differ within one
+// millisecond.
+func TestRequestIDsInTimeOrder(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
+	a, b, c := requestIDAt(t0), requestIDAt(t0), requestIDAt(t0.Add(time.Millisecond))
+	if len(a) != 24 || a == b || !(a < c && b < c) {
+		t.Errorf("ids %s %s %s: want 24 hex characters, distinct, the later one last", a, b, c)
+	}
+	if later := requestIDAt(t0.Add(365 * 24 * time.Hour)); later <= c {
+		t.Errorf("an id a year later %s sorts before %s", later, c)
 	}
 }

@@ -186,9 +186,23 @@ func requestID(c echo.Context) string {
 	return id
 }
 
+// newRequestID returns 24 lowercase hex characters: the time in
+// milliseconds (48 bits, so ids sort by when they were made, as UUIDv7's
+// do) and 48 random bits. The recall log is indexed by request id (both
+// stores): random ids spread a flush window's rows over the whole index,
+// a leaf page read, journalled and logged for nearly every row; ids in
+// time order add to its last pages.
 func newRequestID() string {
+	return requestIDAt(time.Now())
+}
+
+func requestIDAt(t time.Time) string {
 	var b [12]byte
-	_, _ = rand.Read(b[:])
+	ms := uint64(t.UnixMilli())
+	for i := range 6 {
+		b[i] = byte(ms >> (8 * (5 - i)))
+	}
+	_, _ = rand.Read(b[6:])
 	return hex.EncodeToString(b[:])
 }
 
