@@ -298,6 +298,15 @@ func (s *suite) testTouchThenUpdateDelete(t *testing.T) {
 	if g := get(t, st, alice, m.ID); g.Hits != 3 || !g.LastUsedAt.Equal(at(3*time.Hour)) {
 		t.Errorf("a touch after the update: hits %d last used %v, want 3 %v", g.Hits, g.LastUsedAt, at(3*time.Hour))
 	}
+	if b, ok := st.(Batcher); ok {
+		// In a batch too, an id given twice in one Touch is one touch.
+		must(t, b.Batch(ctx, func(ctx context.Context) error {
+			return st.Touch(ctx, alice, []string{m.ID, m.ID}, at(4*time.Hour))
+		}))
+		if g := get(t, st, alice, m.ID); g.Hits != 4 {
+			t.Errorf("a batch touch naming the memory twice: hits %d, want 4", g.Hits)
+		}
+	}
 	must(t, st.Delete(ctx, alice, m.ID))
 	again := newMem("the same id, inserted anew", memory.TierSemantic, nil)
 	again.ID = m.ID

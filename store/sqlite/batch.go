@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
 
 	"github.com/memproxy/memproxy/memory"
 
@@ -72,7 +73,16 @@ func (b *batch) touch(sc memory.Scope, ids []string, t int64) {
 		m = map[string]touched{}
 		b.touches[sc] = m
 	}
-	for _, id := range ids {
+	addTouch(m, ids, t)
+}
+
+// addTouch adds one Touch of ids at t to m; an id given twice in one
+// Touch is one touch, as on PostgreSQL.
+func addTouch(m map[string]touched, ids []string, t int64) {
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			continue
+		}
 		x := m[id]
 		x.n++
 		x.at = max(x.at, t)

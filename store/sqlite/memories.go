@@ -67,11 +67,8 @@ func (s *Store) Touch(ctx context.Context, sc memory.Scope, ids []string, t time
 		})
 		return nil
 	}
-	// An id given twice is one touch.
 	m := make(map[string]touched, len(ids))
-	for _, id := range ids {
-		m[id] = touched{n: 1, at: t.UnixMicro()}
-	}
+	addTouch(m, ids, t.UnixMicro())
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error { return writeTouches(ctx, tx, sc, m) }, nil)
 	s.idx.EndTouch(sc, ids, sqlkit.Micro(t), err == nil)
 	return sqlkit.Wrap("touch memories", err)
