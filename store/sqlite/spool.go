@@ -63,6 +63,7 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
 	p := &Spool{c: &conn{db: db}}
+	p.c.startCheckpoints()
 	p.Spool = sqlkit.NewSpool(&sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &p.c.closed, Write: p.c.write}, sqlkit.SpoolDialect{
 		Table: "spool",
 		Now: func(d time.Duration) (string, []any) {

@@ -76,6 +76,10 @@ type conn struct {
 	// writeMu serialises this process's write transactions, which is
 	// cheaper than letting SQLite's busy handler poll.
 	writeMu sync.Mutex
+
+	// ckpt copies the WAL into the file off the writers' path
+	// (checkpoint.go).
+	ckpt *checkpointer
 }
 
 // dsn builds the connection string with the pragmas every connection needs.
@@ -92,6 +96,9 @@ func dsn(path string) string {
 	// A larger page cache keeps recall's random rows; no memory map
 	// (docs/internals.md, "Why the SQL is written as it is").
 	q.Add("_pragma", "cache_size(-32768)")
+	// The checkpointer copies the WAL (checkpoint.go); a commit does it
+	// only past this backstop.
+	q.Add("_pragma", "wal_autocheckpoint("+strconv.Itoa(autoCheckpointPages)+")")
 	q.Set("_txlock", "immediate")
 	return path + "?" + q.Encode()
 }
@@ -163,6 +170,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		db.Close()
 		return nil, err
 	}
+	c.startCheckpoints()
 	return s, nil
 }
 
@@ -180,6 +188,7 @@ func (s *conn) close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopCheckpoints()
 	return s.db.Close()
 }
 

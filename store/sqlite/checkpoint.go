@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Checkpoints. SQLite copies the WAL back into the database file when a
+// commit finds the WAL longer than wal_autocheckpoint pages, and that
+// commit pays for the copy and its fsync before it returns. On the spool
+// file the commit is as often as not a capture, which a reply waits for;
+// on the store's, a recall row or an ingest round. So each file has a
+// checkpointer instead: every checkpointInterval a PASSIVE checkpoint on
+// one of the pool's connections copies what the WAL holds while writers go
+// on, and a page written many times in the interval (an index's, the
+// spool's) is copied once. The automatic checkpoint stays, at
+// autoCheckpointPages, as the backstop should the checkpointer fall behind.
+const (
+	checkpointInterval  = time.Second
+	autoCheckpointPages = 8000
+)
+
+// checkpointer runs a conn's periodic checkpoints.
+type checkpointer struct {
+	stop func()
+	done chan struct{}
+	once sync.Once
+}
+
+// startCheckpoints starts c's checkpointer; close stops it.
+func (c *conn) startCheckpoints() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ckpt = &checkpointer{stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(c.ckpt.done)
+		t := time.NewTicker(checkpointInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				// A failed checkpoint is retried at the next tick; the
+				// automatic one is the backstop meanwhile.
+				_, _, _ = c.checkpoint(ctx)
+			}
+		}
+	}()
+}
+
+// stopCheckpoints stops c's checkpointer, if it has one, and waits for it.
+func (c *conn) stopCheckpoints() {
+	if c.ckpt == nil {
+		return
+	}
+	c.ckpt.once.Do(c.ckpt.stop)
+	<-c.ckpt.done
+}
+
+// checkpoint runs one passive checkpoint: it copies what it can of the
+// WAL into the database file without waiting for readers or writers and
+// reports the WAL's frames and how many of them are copied.
+func (c *conn) checkpoint(ctx context.Context) (frames, copied int, err error) {
+	var busy int
+	err = c.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+	return frames, copied, err
+}
