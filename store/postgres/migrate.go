@@ -74,6 +74,12 @@ DROP VIEW memory_rows;` + memoryRowsView
 	// (tombstone.go).
 	{15, "user tombstones", func(int) string { return tombstoneSchema }},
 	{16, "turn and recall rows as JSON", func(int) string { return logsAsJSON }},
+	// The spool's leased rows, which the lease bookkeeping reads (a
+	// claim's check for another worker's lease, renew, complete,
+	// release), apart from the scope's backlog of pending ones.
+	{17, "index of leased spool rows", func(int) string {
+		return `CREATE INDEX IF NOT EXISTS turn_spool_leased ON turn_spool (user_id, namespace) WHERE NOT done AND owner <> '';`
+	}},
 }
 
 // logsAsJSON keeps a turn-log or recall row as SQLite does, the record as

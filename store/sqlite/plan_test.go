@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func TestKeyLookupsUseTheKeyIndex(t *testing.T) {
 }
 
 // queryPlan is the detail column of EXPLAIN QUERY PLAN for q with args.
-func queryPlan(t *testing.T, st *Store, q string, args ...any) []string {
+func queryPlan(t *testing.T, st interface{ DB() *sql.DB }, q string, args ...any) []string {
 	t.Helper()
 	rows, err := st.DB().Query(`EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
@@ -86,4 +87,28 @@ func queryPlan(t *testing.T, st *Store, q string, args ...any) []string {
 		plan = append(plan, detail)
 	}
 	return plan
+}
+
+// TestSpoolLeasesUseTheLeasedIndex: the lease bookkeeping (a claim's
+// check for another worker's lease, complete, release, renew) reads a
+// scope's leased rows through spool_leased, never the scope's whole
+// backlog of pending ones through spool_pending, which made a drain
+// round's cost grow with the backlog (BenchmarkSpoolClaim).
+func TestSpoolLeasesUseTheLeasedIndex(t *testing.T) {
+	p, err := OpenSpool(context.Background(), SpoolPath(filepath.Join(t.TempDir(), "m.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	in, _ := sqlkit.SQLite.In("tid", []string{"a", "b"})
+	for _, q := range []string{
+		`SELECT count(*) FROM (SELECT 1 FROM spool WHERE user = ? AND namespace = ? AND done = 0 AND owner <> '' AND owner <> ? AND lease_until > ? LIMIT 1) b`,
+		`UPDATE spool SET done = true, data = NULL, owner = '', lease_until = 0, done_at = ? WHERE ` + in + ` AND user = ? AND namespace = ? AND done = 0 AND owner <> '' AND owner = ?`,
+		`UPDATE spool SET lease_until = ? WHERE user = ? AND namespace = ? AND done = 0 AND owner <> '' AND owner = ?`,
+	} {
+		plan := queryPlan(t, p, q, 1, 2, 3, 4, 5)
+		if p := strings.Join(plan, "; "); !strings.Contains(p, "USING INDEX spool_leased") {
+			t.Errorf("plan for %q does not read the leased rows alone: %s", q, p)
+		}
+	}
 }

@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS spool (
 CREATE INDEX IF NOT EXISTS spool_pending ON spool (user, namespace, seq) WHERE done = 0;
 CREATE INDEX IF NOT EXISTS spool_response ON spool (user, namespace, response_id) WHERE response_id != '';
 CREATE INDEX IF NOT EXISTS spool_done ON spool (done_at) WHERE done = 1;
+CREATE INDEX IF NOT EXISTS spool_leased ON spool (user, namespace) WHERE done = 0 AND owner <> '';
 `
 
 // OpenSpool opens (creating if needed) the spool file at path (see

@@ -65,6 +65,12 @@ func (p *Spool) lazy() string {
 	return " AND " + p.d.Lazy
 }
 
+// leased selects the pending rows some worker holds, as the stores'
+// partial index of them is written (spool_leased, turn_spool_leased): a
+// scope's lease bookkeeping reads its few leased rows through it, never
+// its whole backlog of pending ones.
+func (p *Spool) leased() string { return p.d.Pending + " AND owner <> ''" }
+
 // NewSpool is the spool over c's table as d describes it.
 func NewSpool(c *Conn, d SpoolDialect) *Spool { return &Spool{c: c, d: d} }
 
@@ -120,7 +126,7 @@ func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 		}
 		var busy int
 		if err := tx.QueryRowContext(ctx, p.c.Rebind(`SELECT count(*) FROM (SELECT 1 FROM `+p.d.Table+` WHERE user_id = ?
-			AND namespace = ? AND `+p.d.Pending+` AND owner <> '' AND owner <> ? AND lease_until > `+now+` LIMIT 1) b`),
+			AND namespace = ? AND `+p.leased()+` AND owner <> ? AND lease_until > `+now+` LIMIT 1) b`),
 			append([]any{sc.User, sc.Namespace, owner}, nowArgs...)...).Scan(&busy); err != nil {
 			return err
 		}
@@ -163,7 +169,7 @@ func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration) (int, error) {
 	until, args := p.d.Now(lease)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET lease_until = `+until+`
-		WHERE user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(), append(args, sc.User, sc.Namespace, owner)...)
+		WHERE user_id = ? AND namespace = ? AND `+p.leased()+` AND owner = ?`+p.lazy(), append(args, sc.User, sc.Namespace, owner)...)
 	return Wrapped("renew turns", n, err)
 }
 
@@ -172,7 +178,7 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 	now, args := p.d.Now(0)
 	in, list := p.c.In("tid", ids)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = true, data = NULL, owner = '', lease_until = `+p.d.Unset+`,
-		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(),
+		done_at = `+now+` WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.leased()+` AND owner = ?`+p.lazy(),
 		append(args, list, sc.User, sc.Namespace, owner)...)
 	return Wrapped("complete turns", n, err)
 }
@@ -181,7 +187,7 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 func (p *Spool) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
 	in, list := p.c.In("tid", ids)
 	if _, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET owner = '', lease_until = `+p.d.Unset+`
-		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.d.Pending+` AND owner = ?`+p.lazy(), list, sc.User, sc.Namespace, owner); err != nil {
+		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.leased()+` AND owner = ?`+p.lazy(), list, sc.User, sc.Namespace, owner); err != nil {
 		return fmt.Errorf("release turns: %w", err)
 	}
 	return nil
