@@ -27,6 +27,7 @@ func (s *Server) newPassThrough() *httputil.ReverseProxy {
 			}
 		},
 		Transport:     s.transport,
+		BufferPool:    relayBufPool{},
 		FlushInterval: -1,
 		ErrorLog:      nil,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -39,6 +40,19 @@ func (s *Server) newPassThrough() *httputil.ReverseProxy {
 			}
 			s.errorHandler(ae, c)
 		},
+	}
+}
+
+// relayBufPool lends the pass-through copyBufs' relay buffers
+// (httputil.ReverseProxy allocates 32 KB a response without a pool).
+type relayBufPool struct{}
+
+func (relayBufPool) Get() []byte { return *copyBufs.Get().(*[]byte) }
+
+func (relayBufPool) Put(b []byte) {
+	if cap(b) >= 32<<10 {
+		b = b[:cap(b)]
+		copyBufs.Put(&b)
 	}
 }
 
