@@ -320,11 +320,44 @@ func (q *core) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) 
 // the event still says when things happened when read later.
 func (q *ingester) eventText(t *memory.Turn) string {
 	u := text.AnnotateDates(strings.TrimSpace(t.User), t.Time, q.loc())
-	a := text.AnnotateDates(strings.TrimSpace(t.Assistant), t.Time, q.loc())
+	// Only the reply's first eventReplyRunes are kept: its dates are
+	// read in them and a margin for a date that begins inside them (an
+	// annotation only inserts text), not in a long answer's whole text.
+	a := eventReply(strings.TrimSpace(t.Assistant), t.Time, q.loc())
 	if a == "" {
 		return u
 	}
-	return u + "\nAssistant: " + truncate(a, 400)
+	return u + "\nAssistant: " + a
+}
+
+// eventReply is the part of a reply an event keeps, its dates annotated:
+// truncate(text.AnnotateDates(a), eventReplyRunes), reading only as much
+// of a as that needs.
+func eventReply(a string, at time.Time, loc *time.Location) string {
+	return truncate(text.AnnotateDates(runePrefix(a, eventReplyRunes+replyDateMargin), at, loc), eventReplyRunes)
+}
+
+// eventReplyRunes is how much of a reply an event keeps; replyDateMargin
+// is how far past it a relative date that begins inside it, and the words
+// read after it ("the 14th of May"), may reach.
+const (
+	eventReplyRunes = 400
+	replyDateMargin = 100
+)
+
+// runePrefix is s's first n runes (s when shorter).
+func runePrefix(s string, n int) string {
+	if len(s) <= n { // n runes take at least n bytes
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n {
+			return s[:i]
+		}
+		k++
+	}
+	return s
 }
 
 // eventContext is what an event is found by besides its text: the day it
