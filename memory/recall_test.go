@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -517,6 +518,13 @@ func TestTerms(t *testing.T) {
 	var got []string
 	eachTerm("Rex's 狗叫小白, ok 猫! 我的狗, 宠物狗", func(s string, _ int) { got = append(got, s) })
 	if want := []string{"Rex", "s", "狗", "小白", "小", "白", "ok", "猫", "狗", "宠物", "物狗", "宠", "物", "狗"}; !slices.Equal(got, want) {
+		t.Errorf("eachTerm = %q, want %q", got, want)
+	}
+	// Words next to CJK, accented and combining letters, fullwidth and
+	// digits, and bytes that are no UTF-8 (each one a separator).
+	got = nil
+	eachTerm("abc狗叫x2 café cafe\u0301 ｔｅａ 3.5kg\xffok\xe4\xb8z 小白", func(s string, k int) { got = append(got, fmt.Sprint(s, k)) })
+	if want := []string{"abc0", "狗0", "x20", "café0", "cafe\u03010", "ｔｅａ0", "30", "5kg0", "ok0", "z0", "小白0", "小1", "白1"}; !slices.Equal(got, want) {
 		t.Errorf("eachTerm = %q, want %q", got, want)
 	}
 	terms := contentTerms("What is my DOG's name? dog")

@@ -422,7 +422,25 @@ func eachTerm(s string, emit func(t string, kind int)) {
 		}
 		piece, prev, runes = -1, -1, 0
 	}
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII (most text): a word byte or a separator, decided
+			// from a table; no CJK piece is open after the first.
+			if runes > 0 {
+				flushCJK(i, false)
+			}
+			afterFn = false
+			if asciiTermByte[c] {
+				if word < 0 {
+					word = i
+				}
+			} else {
+				flushWord(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case cjkScript(r) && cjkFunction(r):
 			flushWord(i)
@@ -448,10 +466,19 @@ func eachTerm(s string, emit func(t string, kind int)) {
 			flushCJK(i, false)
 			afterFn = false
 		}
+		i += size
 	}
 	flushWord(len(s))
 	flushCJK(len(s), false)
 }
+
+// asciiTermByte marks the ASCII bytes termRune accepts.
+var asciiTermByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = termRune(rune(c))
+	}
+	return t
+}()
 
 // excluder answers "is this memory already in the request's messages?" by
 // substring match over normalised text (case, width, punctuation and
