@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // LexicalForm is the normalised text both stores index for lexical search
@@ -80,15 +81,18 @@ func isWordRune(r rune) bool {
 // characters of CJK pieces (the indexed form has them, a query's terms do
 // not: see QueryTerms).
 func emitTokens(text string, unigrams bool, emit func(string)) {
-	var word []rune
 	var cjk []rune
-	flushWord := func() {
-		if len(word) > 0 {
-			emit(Stem(strings.ToLower(string(word))))
-			word = word[:0]
+	word := -1 // start of the current word in text, -1 when none
+	flushWord := func(end int) {
+		if word >= 0 {
+			emit(wordToken(text[word:end]))
+			word = -1
 		}
 	}
 	flushCJK := func() {
+		if len(cjk) == 0 {
+			return
+		}
 		EachCJKTerm(cjk, func(t []rune, kind int) {
 			if unigrams || kind != CJKChar {
 				emit(string(t))
@@ -96,21 +100,79 @@ func emitTokens(text string, unigrams bool, emit func(string)) {
 		})
 		cjk = cjk[:0]
 	}
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			// ASCII (most text): no CJK, and a word byte is a letter
+			// or a digit.
+			flushCJK()
+			if asciiWordByte[c] {
+				if word < 0 {
+					word = i
+				}
+			} else {
+				flushWord(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case IsCJK(r):
-			flushWord()
+			flushWord(i)
 			cjk = append(cjk, r)
 		case isWordRune(r):
 			flushCJK()
-			word = append(word, r)
+			if word < 0 {
+				word = i
+			}
 		default:
-			flushWord()
+			flushWord(i)
 			flushCJK()
 		}
+		i += size
 	}
-	flushWord()
+	flushWord(len(text))
 	flushCJK()
+}
+
+// asciiWordByte marks the ASCII letters and digits (isWordRune's ASCII).
+var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
+
+// wordToken is a word's token: lowercased and stemmed (Stem). An ASCII
+// word is lowercased and stemmed in a buffer, with one allocation for the
+// token.
+func wordToken(w string) string {
+	if len(w) > MaxStemLen {
+		return Stem(strings.ToLower(w))
+	}
+	var buf [MaxStemLen]byte
+	letters, lower := true, true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return Stem(strings.ToLower(w))
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+			lower = false
+		case c < 'a' || c > 'z':
+			letters = false
+		}
+		buf[i] = c
+	}
+	n := len(w)
+	if n > 3 && letters {
+		n = StemBytes(buf[:n])
+	}
+	if lower && string(buf[:n]) == w[:n] {
+		return w[:n] // the word, or a prefix of it: no copy
+	}
+	return string(buf[:n])
 }
 
 // CJK term kinds (EachCJKTerm).

@@ -53,3 +53,22 @@ func TestContentTerms(t *testing.T) {
 		t.Errorf("CJK terms = %q", got)
 	}
 }
+
+// TestTokensOfMixedText: words are lowercased and stemmed whatever their
+// case (a stem that changes a letter, happy → happi, is no prefix of the
+// word), letters outside ASCII are lowercased and not stemmed, digits
+// split at punctuation, and CJK runs give their bigrams and characters.
+func TestTokensOfMixedText(t *testing.T) {
+	const s = "Happy HIKES, running; café Ölé 3.5kg 狗叫小白 studies the Boxes happy cries y Ys"
+	var indexed, query []string
+	emitTokens(s, true, func(x string) { indexed = append(indexed, x) })
+	emitTokens(s, false, func(x string) { query = append(query, x) })
+	want := []string{"happi", "hik", "run", "café", "ölé", "3", "5kg", "狗", "小白", "小", "白", "studi", "the", "box", "happi", "cri", "y", "ys"}
+	if !slices.Equal(indexed, want) {
+		t.Errorf("indexed tokens = %q, want %q", indexed, want)
+	}
+	want = slices.Delete(want, 10, 11) // 白: inside its piece, no query term
+	if !slices.Equal(query, want) {
+		t.Errorf("query tokens = %q, want %q", query, want)
+	}
+}
