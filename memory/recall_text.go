@@ -562,7 +562,25 @@ func appendNormalized(b []byte, s string) []byte {
 // normalised in pieces reads as normalised whole). It reports space for
 // the next piece.
 func appendNormalizedFrom(b []byte, start int, s string, space bool) ([]byte, bool) {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			i++
+			if !asciiTermByte[c] {
+				space = true
+				continue
+			}
+			if space && len(b) > start {
+				b = append(b, ' ')
+			}
+			space = false
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if r >= 0xff01 && r <= 0xff5e {
 			r -= 0xfee0
 		}
