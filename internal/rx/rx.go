@@ -31,6 +31,8 @@ type Regexp struct {
 	// ks: a literal holds k or s, which case folding also matches with
 	// a non-ASCII rune (the Kelvin sign, the long s).
 	ks bool
+	// n is the pattern's place in all (and in the literal index, scan.go).
+	n int
 }
 
 var (
@@ -48,6 +50,7 @@ func MustCompile(expr string) *Regexp {
 		}
 	}
 	mu.Lock()
+	re.n = len(all)
 	all = append(all, re)
 	mu.Unlock()
 	return re
@@ -72,12 +75,10 @@ func (re *Regexp) May(s string) bool {
 	if re.ks && (strings.Contains(s, "\u212a") || strings.Contains(s, "\u017f")) {
 		return true
 	}
-	for _, l := range re.need {
-		if containsFold(s, l) {
-			return true
-		}
+	if len(s) < minUseful {
+		return false // shorter than every literal
 	}
-	return false
+	return re.mayScanned(s)
 }
 
 // MatchString is regexp's, after the prefilter.

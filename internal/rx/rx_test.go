@@ -1,10 +1,12 @@
 package rx
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestNeed(t *testing.T) {
@@ -136,5 +138,63 @@ func TestContainsFoldRandom(t *testing.T) {
 		if got, want := containsFold(s, lit), strings.Contains(strings.ToLower(s), lit); got != want {
 			t.Fatalf("containsFold(%q, %q) = %v, want %v", s, lit, got, want)
 		}
+	}
+}
+
+// TestScanAgreesWithEachLiteral: the one scan a text (scan.go) finds a
+// pattern's literal exactly when looking for each literal on its own
+// does, from many goroutines at once, and a text's scan follows its
+// content, not its address: a string over a buffer that changes is
+// scanned again.
+func TestScanAgreesWithEachLiteral(t *testing.T) {
+	pats := []*Regexp{
+		MustCompile(`(?i)\bi (?:moved|relocated) to (\w+)`),
+		MustCompile(`(?i)\b(?:my|our) (dog|cat)\b`),
+		MustCompile(`(?i)colou?r`),
+		MustCompile(`搬到(\p{Han}+)`),
+		MustCompile(`(?i)\bi(?:’|')m\b`),
+	}
+	direct := func(re *Regexp, s string) bool {
+		for _, l := range re.Need() {
+			if containsFold(s, l) {
+				return true
+			}
+		}
+		return false
+	}
+	words := []string{"I ", "moved", "MOVED ", "to ", "Relocated", "my ", "Our ", "DOG", "cat", "colour", "COLOR", "搬到", "上海", "i’m", "I'M", "x", "\u212a"}
+	done := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for range 5000 {
+				var b strings.Builder
+				for range r.IntN(8) {
+					b.WriteString(words[r.IntN(len(words))])
+				}
+				s := b.String()
+				for _, re := range pats {
+					if got, want := re.May(s), direct(re, s) || re.ks && strings.ContainsAny(s, "\u212a\u017f"); got != want {
+						done <- fmt.Errorf("%s on %q: May %v, each literal %v", re, s, got, want)
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := []byte("I moved to Lisbon")
+	s := unsafe.String(&buf[0], len(buf))
+	if !pats[0].May(s) {
+		t.Fatal("no literal found in the first text")
+	}
+	copy(buf, "I stayed in Lisb")
+	if pats[0].May(s) {
+		t.Error("a text changed under the same address kept its old scan")
 	}
 }
