@@ -1,6 +1,7 @@
 package text
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,15 +45,31 @@ func LexicalForm(text string) string {
 // An empty result means the query has nothing to match.
 func QueryTerms(q string) []string {
 	var terms []string
-	seen := make(map[string]bool)
+	var seen map[string]bool // past linearTerms terms; before, a look along terms
 	emitTokens(q, false, func(tok string) {
-		if !seen[tok] {
+		switch {
+		case seen != nil:
+			if seen[tok] {
+				return
+			}
 			seen[tok] = true
-			terms = append(terms, tok)
+		case slices.Contains(terms, tok):
+			return
+		case len(terms) == linearTerms:
+			seen = make(map[string]bool, 2*linearTerms)
+			for _, t := range terms {
+				seen[t] = true
+			}
+			seen[tok] = true
 		}
+		terms = append(terms, tok)
 	})
 	return terms
 }
+
+// linearTerms is how many distinct terms QueryTerms keeps in a slice
+// alone: looking along a short one is cheaper than hashing.
+const linearTerms = 32
 
 // IsCJK reports whether r is written without spaces between words (Han,
 // Hiragana, Katakana, Hangul, and the CJK prolonged sound and iteration

@@ -2,6 +2,8 @@ package text
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +72,20 @@ func TestTokensOfMixedText(t *testing.T) {
 	want = slices.Delete(want, 10, 11) // 白: inside its piece, no query term
 	if !slices.Equal(query, want) {
 		t.Errorf("query tokens = %q, want %q", query, want)
+	}
+}
+
+// TestQueryTermsManyTerms: past the terms QueryTerms looks along a slice
+// for (linearTerms), a repeated term is still dropped and order kept.
+func TestQueryTermsManyTerms(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for i := range 3 * linearTerms {
+		w := "w" + strconv.Itoa(i) + "x" // digits: no stemming
+		want = append(want, w)
+		b.WriteString(w + " " + want[i/2] + " ")
+	}
+	if got := QueryTerms(b.String()); !slices.Equal(got, want) {
+		t.Errorf("QueryTerms kept %d terms %q, want the %d distinct ones in order", len(got), got, len(want))
 	}
 }
