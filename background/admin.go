@@ -37,9 +37,15 @@ func (q *Queue) waitIdle(ctx context.Context, jobs bool) error {
 		// completes its turns after its writes and the jobs it makes); a
 		// drain job River still lists as running may belong to a process
 		// that died, whose turns the sweep hands to a live worker.
-		pending, _, err := q.spool.SpoolStats(ctx)
+		// Whether any is pending, not how many: a count reads every
+		// pending row, and this runs every few milliseconds.
+		some, err := q.spool.AnyPending(ctx)
 		if err != nil {
 			return err
+		}
+		pending := 0 // counted only for the error, below
+		if some {
+			pending = 1
 		}
 		n := 0
 		if pending == 0 && jobs {
@@ -54,6 +60,9 @@ func (q *Queue) waitIdle(ctx context.Context, jobs bool) error {
 		select {
 		case <-ctx.Done():
 			if pending > 0 {
+				if n, _, err := q.spool.SpoolStats(context.WithoutCancel(ctx)); err == nil {
+					pending = n
+				}
 				return fmt.Errorf("background: wait idle: %w (%d turns pending)", ctx.Err(), pending)
 			}
 			return fmt.Errorf("background: wait idle: %w (no turn pending; jobs available or running)", ctx.Err())

@@ -16,7 +16,7 @@ import (
 // is gone from the spool, and lives on in the turn log when that is on.
 //
 // Every method but the operator-wide ones (PendingScopes, SpoolStats,
-// DeleteSpoolUser) takes a scope.
+// AnyPending, DeleteSpoolUser) takes a scope.
 type TurnSpool interface {
 	HeldTurns
 	// SpoolTurns commits the turns in one transaction, all or none (a turn
@@ -52,6 +52,9 @@ type TurnSpool interface {
 	PendingScopes(ctx context.Context, limit int) ([]Scope, error)
 	// SpoolStats counts the pending turns, and those under a live lease.
 	SpoolStats(ctx context.Context) (pending, leased int, err error)
+	// AnyPending reports whether any turn is pending, without counting
+	// them (what a wait for the queue to empty asks, often).
+	AnyPending(ctx context.Context) (bool, error)
 	// DeleteSpoolUser removes a user's spooled turns (in one namespace
 	// when ns is not empty), done ones included.
 	DeleteSpoolUser(ctx context.Context, user, ns string) (int, error)

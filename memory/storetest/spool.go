@@ -90,6 +90,9 @@ func testSpoolClaimOrder(t *testing.T, p memory.TurnSpool) {
 	if err != nil || pending != 5 || leased != 5 {
 		t.Fatalf("stats = %d pending, %d leased (err %v); want 5, 5", pending, leased, err)
 	}
+	if some, err := p.AnyPending(ctx); err != nil || !some {
+		t.Fatalf("AnyPending with 5 pending = %v (err %v)", some, err)
+	}
 	if n, err := p.CompleteTurns(ctx, s, "w2", spoolIDs(in)); err != nil || n != 0 {
 		t.Fatalf("a non-owner completed %d turns (err %v)", n, err)
 	}
@@ -104,6 +107,9 @@ func testSpoolClaimOrder(t *testing.T, p memory.TurnSpool) {
 	}
 	if pending, _, _ := p.SpoolStats(ctx); pending != 0 {
 		t.Errorf("%d pending after completion", pending)
+	}
+	if some, err := p.AnyPending(ctx); err != nil || some {
+		t.Errorf("AnyPending after completion = %v (err %v)", some, err)
 	}
 }
 

@@ -285,6 +285,16 @@ func (p *Spool) SpoolStats(ctx context.Context) (pending, leased int, err error)
 	return pending, leased, nil
 }
 
+// AnyPending implements memory.TurnSpool: one look at the pending rows'
+// index however many there are.
+func (p *Spool) AnyPending(ctx context.Context) (bool, error) {
+	var some bool
+	if err := p.c.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+p.d.Table+` WHERE `+p.d.Pending+`)`).Scan(&some); err != nil {
+		return false, fmt.Errorf("spool pending: %w", err)
+	}
+	return some, nil
+}
+
 // DeleteSpoolUser implements memory.TurnSpool.
 func (p *Spool) DeleteSpoolUser(ctx context.Context, user, ns string) (int, error) {
 	q, args := `DELETE FROM `+p.d.Table+` WHERE user_id = ?`, []any{user}
