@@ -124,14 +124,14 @@ func (c Correction) Apply(s string) (string, bool) {
 		}
 		return ageTextRe.ReplaceAllString(s, "${1}"+c.New+" years old"), true
 	}
-	re := rx.MustCompile(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
+	re := rx.MustCompileLocal(`(?i)\b` + regexp.QuoteMeta(c.Old) + `\b`)
 	if hasHan(c.Old) {
-		re = rx.MustCompile(regexp.QuoteMeta(c.Old))
+		re = rx.MustCompileLocal(regexp.QuoteMeta(c.Old))
 		// "是周五晚上，不是周三" on "聚会在周三晚上": the new value's tail
 		// (晚上) is already in the text after the old one.
 		if o, n := []rune(c.Old), []rune(c.New); len(n) > len(o) {
 			if tail := string(n[len(o):]); strings.Contains(s, c.Old+tail) {
-				re = rx.MustCompile(regexp.QuoteMeta(c.Old + tail))
+				re = rx.MustCompileLocal(regexp.QuoteMeta(c.Old + tail))
 			}
 		}
 	}

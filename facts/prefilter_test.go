@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -70,5 +71,30 @@ func TestPrefiltersTurnNoMatchAway(t *testing.T) {
 	}
 	if matches < 1000 {
 		t.Errorf("only %d matches: the test checks little", matches)
+	}
+}
+
+// TestExtractionCompilesNothingListed: extraction builds some patterns
+// from what a message says (a move's destination, a correction's old
+// value); those are never listed in rx.All, which would grow with every
+// message (each listed pattern is kept for the program's life, and the
+// literal index every text is scanned against is rebuilt after each).
+func TestExtractionCompilesNothingListed(t *testing.T) {
+	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+	Extract("warm up", Options{At: at})
+	before := len(rx.All())
+	for _, msg := range []string{
+		"I moved to Prague last month.", "I moved to Globex as a senior engineer.",
+		"I got an offer from Globex. I moved to Globex last week.", "Moved to Brightwave last week, the team is lovely.",
+	} {
+		Extract(msg, Options{At: at})
+	}
+	for _, c := range []string{"It's the 16th, not the 14th.", "聚会是周五晚上，不是周三"} {
+		if co, ok := ExtractCorrection(c); ok {
+			co.Apply("the meeting is on the 14th, 聚会在周三晚上")
+		}
+	}
+	if after := len(rx.All()); after != before {
+		t.Errorf("extraction listed %d patterns at run time", after-before)
 	}
 }

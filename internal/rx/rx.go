@@ -31,7 +31,8 @@ type Regexp struct {
 	// ks: a literal holds k or s, which case folding also matches with
 	// a non-ASCII rune (the Kelvin sign, the long s).
 	ks bool
-	// n is the pattern's place in all (and in the literal index, scan.go).
+	// n is the pattern's place in all (and in the literal index, scan.go);
+	// -1 for a pattern not listed (MustCompileLocal).
 	n int
 }
 
@@ -40,19 +41,31 @@ var (
 	all []*Regexp
 )
 
-// MustCompile is regexp.MustCompile with the prefilter.
+// MustCompile is regexp.MustCompile with the prefilter, for a pattern
+// that lives as long as the program (a package's variable): it is listed
+// in All and in the literal index every text is scanned against once
+// (scan.go).
 func MustCompile(expr string) *Regexp {
-	re := &Regexp{Regexp: regexp.MustCompile(expr)}
+	re := MustCompileLocal(expr)
+	mu.Lock()
+	re.n = len(all)
+	all = append(all, re)
+	mu.Unlock()
+	return re
+}
+
+// MustCompileLocal is MustCompile for a pattern built for one use (from a
+// value seen at run time): it is not listed, so it neither accumulates nor
+// makes the literal index be rebuilt, and its prefilter looks for its own
+// literals in the text.
+func MustCompileLocal(expr string) *Regexp {
+	re := &Regexp{Regexp: regexp.MustCompile(expr), n: -1}
 	if p, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		re.need = usable(needOf(p.Simplify()))
 		for _, l := range re.need {
 			re.ks = re.ks || strings.ContainsAny(l, "ks")
 		}
 	}
-	mu.Lock()
-	re.n = len(all)
-	all = append(all, re)
-	mu.Unlock()
 	return re
 }
 
@@ -77,6 +90,9 @@ func (re *Regexp) May(s string) bool {
 	}
 	if len(s) < minUseful {
 		return false // shorter than every literal
+	}
+	if re.n < 0 {
+		return re.mayDirect(s)
 	}
 	return re.mayScanned(s)
 }

@@ -138,16 +138,20 @@ func scanOf(s string) *scanned {
 func (re *Regexp) mayScanned(s string) bool {
 	e := scanOf(s)
 	if re.n >= len(e.ix.pats) {
-		// Compiled after the index was read: ask directly.
-		for _, l := range re.need {
-			if containsFold(s, l) {
-				return true
-			}
-		}
-		return false
+		return re.mayDirect(s) // compiled after the index was read
 	}
 	for _, id := range e.ix.pats[re.n] {
 		if e.hits[id/64]&(1<<(id%64)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// mayDirect reports whether s holds one of re's literals, looking for each.
+func (re *Regexp) mayDirect(s string) bool {
+	for _, l := range re.need {
+		if containsFold(s, l) {
 			return true
 		}
 	}
