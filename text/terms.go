@@ -20,8 +20,9 @@ func init() {
 // stemmed, CJK bigrams) without stopwords or memory-talk words: what two
 // texts must share to be about the same thing.
 func ContentWords(s string) []string {
-	var out []string
-	for _, t := range QueryTerms(s) {
+	terms := QueryTerms(s)
+	out := terms[:0] // QueryTerms' list is new: filtered in place
+	for _, t := range terms {
 		if stopwords[t] || chatStop[t] {
 			continue
 		}
