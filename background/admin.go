@@ -60,9 +60,12 @@ func (q *Queue) waitIdle(ctx context.Context, jobs bool) error {
 		select {
 		case <-ctx.Done():
 			if pending > 0 {
-				if n, _, err := q.spool.SpoolStats(context.WithoutCancel(ctx)); err == nil {
+				// How many, for the error: briefly, past ctx's end.
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+				if n, _, err := q.spool.SpoolStats(cctx); err == nil {
 					pending = n
 				}
+				cancel()
 				return fmt.Errorf("background: wait idle: %w (%d turns pending)", ctx.Err(), pending)
 			}
 			return fmt.Errorf("background: wait idle: %w (no turn pending; jobs available or running)", ctx.Err())
