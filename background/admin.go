@@ -39,36 +39,26 @@ func (q *Queue) waitIdle(ctx context.Context, jobs bool) error {
 		// that died, whose turns the sweep hands to a live worker.
 		// Whether any is pending, not how many: a count reads every
 		// pending row, and this runs every few milliseconds.
-		some, err := q.spool.AnyPending(ctx)
+		pending, err := q.spool.AnyPending(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return q.notIdle(ctx, true)
+			}
 			return err
 		}
-		pending := 0 // counted only for the error, below
-		if some {
-			pending = 1
-		}
 		n := 0
-		if pending == 0 && jobs {
+		if !pending && jobs {
 			if n, err = q.countKinds(ctx, []string{kindConsolidate, kindDecay, kindSession, kindIngest},
 				rivertype.JobStateAvailable, rivertype.JobStateRunning); err != nil {
 				return err
 			}
 		}
-		if pending == 0 && n == 0 {
+		if !pending && n == 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			if pending > 0 {
-				// How many, for the error: briefly, past ctx's end.
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-				if n, _, err := q.spool.SpoolStats(cctx); err == nil {
-					pending = n
-				}
-				cancel()
-				return fmt.Errorf("background: wait idle: %w (%d turns pending)", ctx.Err(), pending)
-			}
-			return fmt.Errorf("background: wait idle: %w (no turn pending; jobs available or running)", ctx.Err())
+			return q.notIdle(ctx, pending)
 		case _, ok := <-sub:
 			if !ok {
 				sub = nil // the client stopped: the ticker alone wakes us
@@ -84,6 +74,21 @@ func (q *Queue) waitIdle(ctx context.Context, jobs bool) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// notIdle is waitIdle's error when ctx ended first: with how many turns
+// are pending (counted briefly, past ctx's end), or that none is.
+func (q *Queue) notIdle(ctx context.Context, pending bool) error {
+	if !pending {
+		return fmt.Errorf("background: wait idle: %w (no turn pending; jobs available or running)", ctx.Err())
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	n, _, err := q.spool.SpoolStats(cctx)
+	if err != nil {
+		return fmt.Errorf("background: wait idle: %w (turns pending)", ctx.Err())
+	}
+	return fmt.Errorf("background: wait idle: %w (%d turns pending)", ctx.Err(), n)
 }
 
 // waitIdleGap is the least time between two counts of WaitIdle.

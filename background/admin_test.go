@@ -3,6 +3,7 @@ package background
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +122,24 @@ func TestStopTwice(t *testing.T) {
 	if n := len(e.list(scope("olga"), memory.StateLive)); n != 1 {
 		t.Errorf("%d memories, want 1", n)
 	}
+}
+
+// TestWaitIngestedTimesOutCounting: with turns spooled and no worker to
+// ingest them, a wait ends with its context and says how many wait.
+func TestWaitIngestedTimesOutCounting(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{insertOnly: true})
+		ctx := context.Background()
+		for i := range 4 {
+			if err := e.q.Enqueue(ctx, e.turn(scope("kai"), fmt.Sprintf("turn %d of a plan", i), "ok")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		err := e.q.WaitIngested(wctx)
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "(4 turns pending)") {
+			t.Errorf("WaitIngested = %v, want the context's end and 4 turns pending", err)
+		}
+	})
 }
