@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -12,26 +14,34 @@ import (
 // file the commit is as often as not a capture, which a reply waits for;
 // on the store's, a recall row or an ingest round. So each file has a
 // checkpointer instead: every checkpointInterval a PASSIVE checkpoint on
-// one of the pool's connections copies what the WAL holds while writers go
-// on, and a page written many times in the interval (an index's, the
-// spool's) is copied once. The automatic checkpoint stays, at
+// a connection of its own copies what the WAL holds while writers go on,
+// and a page written many times in the interval (an index's, the spool's)
+// is copied once. The automatic checkpoint stays, at
 // autoCheckpointPages, as the backstop should the checkpointer fall behind.
 const (
 	checkpointInterval  = time.Second
 	autoCheckpointPages = 8000
 )
 
-// checkpointer runs a conn's periodic checkpoints.
+// checkpointer runs a conn's periodic checkpoints, on a connection of
+// its own: a checkpoint (a copy and an fsync) never holds one of the
+// pool's, which reads and the capture's commits use.
 type checkpointer struct {
+	db   *sql.DB
 	stop func()
 	done chan struct{}
 	once sync.Once
 }
 
-// startCheckpoints starts c's checkpointer; close stops it.
-func (c *conn) startCheckpoints() {
+// startCheckpoints starts the checkpointer of c, the pool of the file at
+// path; close stops it.
+func (c *conn) startCheckpoints(path string) error {
+	db, err := openPool(path, 1)
+	if err != nil {
+		return fmt.Errorf("open checkpointer: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c.ckpt = &checkpointer{stop: cancel, done: make(chan struct{})}
+	c.ckpt = &checkpointer{db: db, stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(c.ckpt.done)
 		t := time.NewTicker(checkpointInterval)
@@ -47,15 +57,20 @@ func (c *conn) startCheckpoints() {
 			}
 		}
 	}()
+	return nil
 }
 
-// stopCheckpoints stops c's checkpointer, if it has one, and waits for it.
+// stopCheckpoints stops c's checkpointer, if it has one, waits for it and
+// closes its connection.
 func (c *conn) stopCheckpoints() {
 	if c.ckpt == nil {
 		return
 	}
-	c.ckpt.once.Do(c.ckpt.stop)
-	<-c.ckpt.done
+	c.ckpt.once.Do(func() {
+		c.ckpt.stop()
+		<-c.ckpt.done
+		_ = c.ckpt.db.Close()
+	})
 }
 
 // checkpoint runs one passive checkpoint: it copies what it can of the
@@ -63,6 +78,6 @@ func (c *conn) stopCheckpoints() {
 // reports the WAL's frames and how many of them are copied.
 func (c *conn) checkpoint(ctx context.Context) (frames, copied int, err error) {
 	var busy int
-	err = c.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+	err = c.ckpt.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
 	return frames, copied, err
 }

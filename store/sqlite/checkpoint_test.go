@@ -71,6 +71,9 @@ func TestCheckpointerStops(t *testing.T) {
 		default:
 			t.Error("checkpointer still running after Close")
 		}
+		if err := c.ckpt.db.Ping(); err == nil {
+			t.Error("checkpointer's connection still open after Close")
+		}
 		if err := c.close(); err != nil {
 			t.Errorf("second close: %v", err)
 		}

@@ -64,7 +64,10 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
 	p := &Spool{c: &conn{db: db}}
-	p.c.startCheckpoints()
+	if err := p.c.startCheckpoints(path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open spool %s: %w", path, err)
+	}
 	p.Spool = sqlkit.NewSpool(&sqlkit.Conn{Dialect: sqlkit.SQLite, DB: db, Closed: &p.c.closed, Write: p.c.write}, sqlkit.SpoolDialect{
 		Table: "spool",
 		Now: func(d time.Duration) (string, []any) {

@@ -170,7 +170,10 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 		db.Close()
 		return nil, err
 	}
-	c.startCheckpoints()
+	if err := c.startCheckpoints(path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
