@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memproxy/memproxy/lexicon"
+	"github.com/memproxy/memproxy/text"
 )
 
 // stopTerms are query words that carry no topic: without them "what is my
@@ -430,7 +431,7 @@ func eachTerm(s string, emit func(t string, kind int)) {
 				flushCJK(i, false)
 			}
 			afterFn = false
-			if asciiTermByte[c] {
+			if text.ASCIIWordByte(c) {
 				if word < 0 {
 					word = i
 				}
@@ -471,14 +472,6 @@ func eachTerm(s string, emit func(t string, kind int)) {
 	flushWord(len(s))
 	flushCJK(len(s), false)
 }
-
-// asciiTermByte marks the ASCII bytes termRune accepts.
-var asciiTermByte = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = termRune(rune(c))
-	}
-	return t
-}()
 
 // excluder answers "is this memory already in the request's messages?" by
 // substring match over normalised text (case, width, punctuation and
@@ -565,7 +558,7 @@ func appendNormalizedFrom(b []byte, start int, s string, space bool) ([]byte, bo
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			i++
-			if !asciiTermByte[c] {
+			if !text.ASCIIWordByte(c) {
 				space = true
 				continue
 			}

@@ -162,6 +162,10 @@ var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// ASCIIWordByte reports whether c, an ASCII byte, is a letter or a digit:
+// the bytes of a word, for tokenisers reading ASCII a byte at a time.
+func ASCIIWordByte(c byte) bool { return asciiWordByte[c] }
+
 // wordToken is a word's token: lowercased and stemmed (Stem). An ASCII
 // word is lowercased and stemmed in a buffer, with one allocation for the
 // token.
