@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -528,5 +529,45 @@ func TestLocalIndexCachesSmallScopeAtLoad(t *testing.T) {
 	}
 	if !slices.Equal(whole, indexOnly) {
 		t.Errorf("results differ: cached at load %v, index only %v", whole, indexOnly)
+	}
+}
+
+// TestSearchReadPlanUsesIndexes: the per-search read is planned once per
+// connection (force_generic_plan), so its plan must hold whatever the
+// tables held when it was made. Planned on a new database (memory_usage
+// empty), the usage lookup of memory_rows was a sequential scan, which
+// read the whole partition for every row a search brought once touches
+// filled it. Every branch must read through an index.
+func TestSearchReadPlanUsesIndexes(t *testing.T) {
+	s := openTest(t, 8)
+	ctx := context.Background()
+	c, err := s.readDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `PREPARE plan_check(text, text, text, text[], text[], text[]) AS `+s.readQuery()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.QueryContext(ctx, `EXPLAIN EXECUTE plan_check('u', 'default', '100', '{}', '{a}', '{b}')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range plan {
+		if strings.Contains(line, "Seq Scan") {
+			t.Fatalf("the search read's generic plan scans a table whole:\n%s", strings.Join(plan, "\n"))
+		}
 	}
 }
