@@ -147,7 +147,8 @@ func TestIngestRetryLogsOnce(t *testing.T) {
 }
 
 // TestDispatcherDedup: a scope gets one job while this process's job for
-// it waits; once a worker started it, the next turns need another.
+// it waits; while a worker here drains it, commits mark it dirty instead
+// of inserting jobs, and the worker claims again before it ends.
 func TestDispatcherDedup(t *testing.T) {
 	d := newDispatcher(nil)
 	a, b := scope("a"), scope("b")
@@ -162,9 +163,51 @@ func TestDispatcherDedup(t *testing.T) {
 	if len(d.due) != 0 {
 		t.Errorf("a scope with a waiting job is due again: %v", d.due)
 	}
-	d.started(a)
+	if !d.started(a) {
+		t.Fatal("the first worker of a scope was turned away")
+	}
+	if d.started(a) {
+		t.Error("a second worker here drains a scope already drained here")
+	}
+	d.claiming(a)
 	d.notify([]memory.Scope{a, b})
-	if !d.due[a] || d.due[b] || len(d.due) != 1 {
-		t.Errorf("due = %v, want only a", d.due)
+	if d.due[a] || len(d.due) != 0 || !d.dirty[a] {
+		t.Errorf("due = %v, dirty = %v: want a dirty, nothing due (b's job waits)", d.due, d.dirty)
+	}
+	if d.idle(a) {
+		t.Error("the worker ended with a commit since its claim began")
+	}
+	d.claiming(a)
+	if !d.idle(a) {
+		t.Error("the worker did not end on an empty claim with nothing committed since")
+	}
+	d.notify([]memory.Scope{a})
+	if !d.due[a] {
+		t.Errorf("a commit after the worker ended is not due: %v", d.due)
+	}
+
+	// A worker that stops otherwise (a failure, a hand-over) leaves what
+	// was committed meanwhile due; a queued job's scope whose worker runs
+	// is marked dirty (that job will end at once).
+	clear(d.due)
+	c := scope("c")
+	d.started(c)
+	d.claiming(c)
+	d.mu.Lock()
+	d.queued[c] = true
+	d.mu.Unlock()
+	d.notify([]memory.Scope{c})
+	if !d.dirty[c] || d.due[c] {
+		t.Errorf("queued and running: dirty = %v, due = %v; want dirty", d.dirty, d.due)
+	}
+	d.mu.Lock()
+	delete(d.queued, c)
+	d.mu.Unlock()
+	d.stopped(c)
+	if !d.due[c] || d.running[c] || d.dirty[c] {
+		t.Errorf("after stopped: due = %v, running = %v, dirty = %v", d.due, d.running, d.dirty)
+	}
+	if !d.started(c) {
+		t.Error("a scope whose worker stopped cannot be drained again")
 	}
 }

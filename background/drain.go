@@ -23,7 +23,9 @@ import (
 //
 // Jobs come from two places. The dispatcher inserts one for each scope a
 // capture commit touched, unless this process already has one for the
-// scope that no worker has started. The sweeper lists, every
+// scope that no worker has started, or a worker here is draining the
+// scope: that worker claims again before it ends (see dispatcher). The
+// sweeper lists, every
 // SweepInterval, the scopes with turns nobody holds (their job was lost,
 // or their worker died and its lease ran out) and dispatches them: after
 // a crash, the dead process's turns are claimed again once their lease
@@ -57,39 +59,104 @@ func (q *core) sweepInterval() time.Duration {
 }
 
 // dispatcher turns committed scopes into Drain jobs.
+//
+// While a worker here drains a scope, turns committed for it insert no
+// job: the commit marks the scope dirty, and the worker, whose claim came
+// back empty, claims again instead of ending when the scope is dirty
+// (both under mu, so a commit either marks a scope whose worker will
+// look, or finds no worker and makes the scope due). Before, every
+// commit after a worker started inserted a job, and under load (the
+// worker paced, the scope's lease held) nearly all of them found nothing
+// to claim: River's insert, fetch and completion and a claim's
+// transaction for each, on the store's writer.
 type dispatcher struct {
-	q      *core
-	kick   chan struct{}
-	mu     sync.Mutex
-	due    map[memory.Scope]bool // committed, no job inserted yet
-	queued map[memory.Scope]bool // a job inserted here that no worker here started
+	q       *core
+	kick    chan struct{}
+	mu      sync.Mutex
+	due     map[memory.Scope]bool // committed, no job inserted yet
+	queued  map[memory.Scope]bool // a job inserted here that no worker here started
+	running map[memory.Scope]bool // a worker here drains the scope
+	dirty   map[memory.Scope]bool // committed while running, since its last claim began
 }
 
 func newDispatcher(q *core) *dispatcher {
-	return &dispatcher{q: q, kick: make(chan struct{}, 1), due: map[memory.Scope]bool{}, queued: map[memory.Scope]bool{}}
+	return &dispatcher{q: q, kick: make(chan struct{}, 1), due: map[memory.Scope]bool{},
+		queued: map[memory.Scope]bool{}, running: map[memory.Scope]bool{}, dirty: map[memory.Scope]bool{}}
 }
 
 // notify asks for jobs for the scopes; it never blocks.
 func (d *dispatcher) notify(scopes []memory.Scope) {
 	d.mu.Lock()
 	for _, s := range scopes {
-		if !d.queued[s] {
+		switch {
+		case d.running[s]: // first: a job queued meanwhile may end at once (started)
+			d.dirty[s] = true
+		case d.queued[s]:
+		default:
 			d.due[s] = true
 		}
 	}
 	d.mu.Unlock()
+	d.wake()
+}
+
+func (d *dispatcher) wake() {
 	select {
 	case d.kick <- struct{}{}:
 	default:
 	}
 }
 
-// started records that a worker here took the scope's job: the next
-// turns need a job of their own.
-func (d *dispatcher) started(s memory.Scope) {
+// started records that a worker here took the scope's job. It reports
+// false when another worker here already drains the scope: that one
+// claims whatever this job was for, and this job has nothing to do.
+func (d *dispatcher) started(s memory.Scope) bool {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	delete(d.queued, s)
+	if d.running[s] {
+		return false
+	}
+	d.running[s] = true
+	return true
+}
+
+// claiming is called before each claim of the running worker: what was
+// committed before it is the claim's to find.
+func (d *dispatcher) claiming(s memory.Scope) {
+	d.mu.Lock()
+	delete(d.dirty, s)
 	d.mu.Unlock()
+}
+
+// idle is called when the running worker's claim found nothing: it
+// reports whether the worker ends (nothing was committed since the claim
+// began) or claims again.
+func (d *dispatcher) idle(s memory.Scope) (end bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dirty[s] {
+		return false
+	}
+	delete(d.running, s)
+	return true
+}
+
+// stopped is called when the running worker ends for any other reason
+// (a failure, a hand-over, the context): turns committed while it ran
+// get a job of their own.
+func (d *dispatcher) stopped(s memory.Scope) {
+	d.mu.Lock()
+	delete(d.running, s)
+	more := d.dirty[s]
+	delete(d.dirty, s)
+	if more && !d.queued[s] {
+		d.due[s] = true
+	}
+	d.mu.Unlock()
+	if more {
+		d.wake()
+	}
 }
 
 // loop inserts jobs for due scopes and sweeps; it ends with ctx.
@@ -183,7 +250,15 @@ type drainWorker struct {
 func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error {
 	q := w.q
 	s := job.Args.Scope
-	q.dispatch.started(s)
+	if !q.dispatch.started(s) {
+		return nil
+	}
+	running := true // until idle or stopped ends this worker's drain
+	defer func() {
+		if running {
+			q.dispatch.stopped(s)
+		}
+	}()
 	owner := fmt.Sprintf("%s/%d/%d", q.owner, job.ID, job.Attempt)
 	lease := q.lease()
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -217,12 +292,20 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 	began := time.Now()
 	for {
 		q.yield(ctx)
+		q.dispatch.claiming(s)
 		turns, err := q.spool.ClaimTurns(ctx, s, owner, lease, maxTurnsPerJob)
 		if err != nil {
 			return fmt.Errorf("claim turns: %w", err)
 		}
+		if q.onClaim != nil {
+			q.onClaim(len(turns))
+		}
 		if len(turns) == 0 {
-			return nil
+			if q.dispatch.idle(s) {
+				running = false
+				return nil
+			}
+			continue
 		}
 		h.round(q.roundLag(turns))
 		done, err := q.ing.ingestTurns(ctx, s, turns)
@@ -261,6 +344,8 @@ func (w *drainWorker) Work(ctx context.Context, job *river.Job[DrainArgs]) error
 		if time.Since(began) > maxDrainJob {
 			// A long backlog (or a paced one) goes on in a new job, well
 			// inside River's job timeout; every claimed turn is complete.
+			running = false
+			q.dispatch.stopped(s)
 			q.dispatch.notify([]memory.Scope{s})
 			return nil
 		}

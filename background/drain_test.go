@@ -2,10 +2,13 @@ package background
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // TestLegacyIngestJob: an ingest job queued by an older version (its turns
@@ -46,6 +49,54 @@ func TestLegacyIngestJob(t *testing.T) {
 			if seen[tu.RequestID] != 1 {
 				t.Errorf("turn %s in %d events", tu.RequestID, seen[tu.RequestID])
 			}
+		}
+	})
+}
+
+// TestCommitsWhileDrainingInsertNoJob: turns captured while a worker here
+// drains their scope insert no job of their own; the worker claims them
+// before it ends, and every one is ingested.
+func TestCommitsWhileDrainingInsertNoJob(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		s := scope("draining")
+		held, hold := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		e.q.onClaim = func(n int) {
+			if n > 0 {
+				once.Do(func() { close(held); <-hold })
+			}
+		}
+		e.say(s, "I adopted a greyhound called Pixel last spring.")
+		select {
+		case <-held:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the first turn was never claimed")
+		}
+		more := []string{
+			"My sister Ana is visiting from Porto in June.",
+			"We are repainting the kitchen a pale green this weekend.",
+			"I started running three mornings a week before work.",
+			"Our team moved the Orion review to Thursday.",
+		}
+		for _, x := range more {
+			e.say(s, x)
+		}
+		close(hold)
+		e.wait()
+		ctx := context.Background()
+		page, err := e.st.Turns(ctx, s, memory.TurnFilter{})
+		if err != nil || len(page.Data) != 1+len(more) {
+			t.Fatalf("%d turn-log rows (err %v), want %d", len(page.Data), err, 1+len(more))
+		}
+		res, err := e.q.Client().JobList(ctx, river.NewJobListParams().Kinds(kindDrain).First(100).States(
+			rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateCompleted,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled, rivertype.JobStateDiscarded))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Jobs) != 1 {
+			t.Errorf("%d drain jobs for turns captured while the scope's worker ran, want 1", len(res.Jobs))
 		}
 	})
 }

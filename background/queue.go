@@ -182,6 +182,7 @@ type core struct {
 	owner    string
 	pace     *pacer            // nil: no Load, never paces
 	onRenew  func(renewed int) // tests: after each lease renewal
+	onClaim  func(claimed int) // tests: after each claim of a Drain job
 }
 
 // New builds a Queue. It does not touch the database: Start migrates.
