@@ -166,8 +166,12 @@ func TestDispatcherDedup(t *testing.T) {
 	if !d.started(a) {
 		t.Fatal("the first worker of a scope was turned away")
 	}
+	d.claiming(a)
 	if d.started(a) {
 		t.Error("a second worker here drains a scope already drained here")
+	}
+	if d.idle(a) {
+		t.Error("the worker ended though a job for its scope came (from another replica, say) since its claim began")
 	}
 	d.claiming(a)
 	d.notify([]memory.Scope{a, b})

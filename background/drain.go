@@ -108,13 +108,16 @@ func (d *dispatcher) wake() {
 }
 
 // started records that a worker here took the scope's job. It reports
-// false when another worker here already drains the scope: that one
-// claims whatever this job was for, and this job has nothing to do.
+// false when another worker here already drains the scope: the scope is
+// marked dirty, so that worker claims whatever this job was for (turns
+// another replica captured included) before it ends, and this job has
+// nothing to do.
 func (d *dispatcher) started(s memory.Scope) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.queued, s)
 	if d.running[s] {
+		d.dirty[s] = true
 		return false
 	}
 	d.running[s] = true

@@ -100,3 +100,66 @@ func TestCommitsWhileDrainingInsertNoJob(t *testing.T) {
 		}
 	})
 }
+
+// TestJobForDrainingScopeNotLost: a Drain job for a scope a worker here is
+// draining (inserted by another replica, whose capture this process never
+// saw) ends at once, and the running worker claims that replica's turns
+// before it ends, even when its last claim, which found nothing, began
+// before they were spooled: they do not wait for the sweeper.
+func TestJobForDrainingScopeNotLost(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{sweep: time.Hour})
+		ctx := context.Background()
+		spool := e.spool
+		if spool == nil {
+			spool = e.st.(interface{ Spool() memory.TurnSpool }).Spool()
+		}
+		s := scope("replicas")
+		held, hold := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		e.q.onClaim = func(n int) {
+			if n == 0 { // the claim after the first turn's round found nothing
+				once.Do(func() { close(held); <-hold })
+			}
+		}
+		e.say(s, "I adopted a greyhound called Pixel last spring.")
+		select {
+		case <-held:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the worker never came back empty")
+		}
+		// Another replica's capture: spooled, and its job inserted,
+		// without this process's dispatcher hearing of it.
+		other := e.turn(s, "My sister Ana is visiting from Porto in June.", "Noted.")
+		if err := spool.SpoolTurns(ctx, []*memory.Turn{other}); err != nil {
+			t.Fatal(err)
+		}
+		events, cancel := e.q.Client().Subscribe(river.EventKindJobCompleted)
+		defer cancel()
+		res, err := e.q.Client().Insert(ctx, DrainArgs{Scope: s}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	wait:
+		for {
+			select {
+			case ev := <-events:
+				if ev.Job != nil && ev.Job.ID == res.Job.ID {
+					break wait
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the other replica's job never ran")
+			}
+		}
+		close(hold)
+		wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer wcancel()
+		if err := e.q.WaitIngested(wctx); err != nil {
+			t.Fatalf("the other replica's turn waits for the sweeper: %v", err)
+		}
+		page, err := e.st.Turns(ctx, s, memory.TurnFilter{})
+		if err != nil || len(page.Data) != 2 {
+			t.Fatalf("%d turn-log rows (err %v), want 2", len(page.Data), err)
+		}
+	})
+}
