@@ -5,3 +5,5 @@ package main
 import "time"
 
 func processCPU() time.Duration { return 0 }
+
+func machineCPU() (time.Duration, bool) { return 0, false }

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bufio"
+	"os"
 	"syscall"
 	"time"
 )
@@ -16,4 +18,22 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// machineCPU is the CPU time every core of the machine spent busy so far
+// (user, nice, system, interrupts, steal: all but idle and I/O wait),
+// from Linux's /proc/stat; ok is false where it cannot be read. Beside
+// processCPU it counts what the process makes other processes do on the
+// same cores: the PostgreSQL server's backends above all.
+func machineCPU() (time.Duration, bool) {
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil {
+		return 0, false
+	}
+	return parseProcStatCPU(line)
 }

@@ -151,6 +151,11 @@ type segment struct {
 	// CPU is the process's CPU time over the segment: clients, servers,
 	// fake upstream and the background, all in this process.
 	CPU time.Duration
+	// Machine is the machine's busy CPU time over the segment (every
+	// process, the database server's included); MachineOK is false where
+	// it cannot be read (machineCPU).
+	Machine   time.Duration
+	MachineOK bool
 }
 
 // cpuPerReq is the segment's process CPU per request, in ms.
@@ -159,6 +164,16 @@ func (s *segment) cpuPerReq() float64 {
 		return 0
 	}
 	return float64(s.CPU) / float64(time.Millisecond) / float64(len(s.Lat))
+}
+
+// machinePerReq is the segment's machine CPU per request, in ms (nil
+// where it cannot be read).
+func (s *segment) machinePerReq() *float64 {
+	if !s.MachineOK || len(s.Lat) == 0 {
+		return nil
+	}
+	v := float64(s.Machine) / float64(time.Millisecond) / float64(len(s.Lat))
+	return &v
 }
 
 // runSegment drives p with a closed loop of clients for d: each client
@@ -173,6 +188,7 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 		wg       sync.WaitGroup
 	)
 	cpu0 := processCPU()
+	mach0, machOK := machineCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	for range clients {
@@ -212,6 +228,9 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 	}
 	wg.Wait()
 	seg.Elapsed, seg.CPU = time.Since(start), processCPU()-cpu0
+	if mach1, ok := machineCPU(); ok && machOK && mach1 >= mach0 {
+		seg.Machine, seg.MachineOK = mach1-mach0, true
+	}
 	if firstErr != nil {
 		return nil, firstErr
 	}

@@ -26,17 +26,17 @@ func printOverhead(w io.Writer, r *overheadResult) {
 		}
 		fmt.Fprintf(w, "\nstore %s (fixture: %s in %.1f s; %.2f s per path and round)\n", s.Store, cached, s.FixtureSeconds, s.SegmentSeconds)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "api\tpath\tadded p50\tadded p99\tp50\tp99\tadded cpu\tbefore fwd p50/p99\treq/s\trequests\tinjected\t")
+		fmt.Fprintln(tw, "api\tpath\tadded p50\tadded p99\tp50\tp99\tadded cpu\tmachine\tbefore fwd p50/p99\treq/s\trequests\tinjected\t")
 		for _, row := range s.Rows {
 			before := "—"
 			if row.BeforeP50 != nil {
 				before = fmt.Sprintf("%.3f/%.3f", *row.BeforeP50, *row.BeforeP99)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f\t%d\t%s\t\n", row.API, row.Path,
-				msOrDash(row.AddedP50), msOrDash(row.AddedP99), row.P50, row.P99, msOrDash(row.AddedCPU), before, row.PerSec, row.Requests, shareOrDash(row.InjectedShare))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%s\t%.0f\t%d\t%s\t\n", row.API, row.Path,
+				msOrDash(row.AddedP50), msOrDash(row.AddedP99), row.P50, row.P99, msOrDash(row.AddedCPU), msOrDash(row.AddedMachine), before, row.PerSec, row.Requests, shareOrDash(row.InjectedShare))
 		}
 		tw.Flush()
-		fmt.Fprintln(w, "(ms; added = the path's percentile, or process CPU per request, minus the direct path's in the same round; before fwd = memproxy's own time before forwarding (gate, recall), from its X-Memproxy-Overhead header; medians over rounds)")
+		fmt.Fprintln(w, "(ms; added = the path's percentile, or process CPU per request, minus the direct path's in the same round; machine = the same for every process's CPU (the database server's too); before fwd = memproxy's own time before forwarding (gate, recall), from its X-Memproxy-Overhead header; medians over rounds)")
 		if cmp := gateSkipVsChat(s); cmp != "" {
 			fmt.Fprintln(w, cmp)
 		}

@@ -124,6 +124,12 @@ type pathRow struct {
 	// rounds. It moves less with the machine's load than latency.
 	CPUPerReq float64  `json:"cpu_ms_per_request"`
 	AddedCPU  *float64 `json:"added_cpu_ms_per_request,omitempty"`
+	// MachinePerReq is the machine's busy CPU time per request while the
+	// path ran (every process: the database server's too), and
+	// AddedMachine that minus the direct path's, medians over rounds;
+	// absent where /proc/stat cannot be read.
+	MachinePerReq *float64 `json:"machine_cpu_ms_per_request,omitempty"`
+	AddedMachine  *float64 `json:"added_machine_cpu_ms_per_request,omitempty"`
 	// InjectedShare is the share of requests answered with
 	// X-Memproxy-Recall: injected (ordinary messages on recalling arms).
 	InjectedShare *float64 `json:"injected_share,omitempty"`
@@ -146,6 +152,9 @@ type round struct {
 	P99      float64  `json:"p99_ms"`
 	CPU      float64  `json:"cpu_ms_per_request"`
 	AddedCPU *float64 `json:"added_cpu_ms_per_request,omitempty"`
+	// Machine and AddedMachine: as pathRow's, for the round.
+	Machine      *float64 `json:"machine_cpu_ms_per_request,omitempty"`
+	AddedMachine *float64 `json:"added_machine_cpu_ms_per_request,omitempty"`
 	AddedP50 *float64 `json:"added_p50_ms,omitempty"`
 	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
 	// BeforeP50 and BeforeP99: as pathRow's, for the round.
@@ -340,7 +349,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 			}
 			direct := got[0]
 			for i, s := range got {
-				rd := round{P50: pct(s.Lat, 0.50), P99: pct(s.Lat, 0.99), CPU: s.cpuPerReq(), Requests: len(s.Lat)}
+				rd := round{P50: pct(s.Lat, 0.50), P99: pct(s.Lat, 0.99), CPU: s.cpuPerReq(), Machine: s.machinePerReq(), Requests: len(s.Lat)}
 				if len(s.Before) > 0 {
 					b50, b99 := pct(s.Before, 0.50), pct(s.Before, 0.99)
 					rd.BeforeP50, rd.BeforeP99 = &b50, &b99
@@ -348,6 +357,10 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 				if i > 0 {
 					a50, a99, ac := rd.P50-pct(direct.Lat, 0.50), rd.P99-pct(direct.Lat, 0.99), rd.CPU-direct.cpuPerReq()
 					rd.AddedP50, rd.AddedP99, rd.AddedCPU = &a50, &a99, &ac
+					if dm := direct.machinePerReq(); rd.Machine != nil && dm != nil {
+						am := *rd.Machine - *dm
+						rd.AddedMachine = &am
+					}
 				}
 				row := rs[i]
 				row.PerRound = append(row.PerRound, rd)
@@ -395,9 +408,15 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 
 // finish computes a row's medians over rounds.
 func (row *pathRow) finish() {
-	var p50, p99, cpu, a50, a99, acpu, b50, b99 []float64
+	var p50, p99, cpu, a50, a99, acpu, b50, b99, mach, amach []float64
 	for _, rd := range row.PerRound {
 		p50, p99, cpu = append(p50, rd.P50), append(p99, rd.P99), append(cpu, rd.CPU)
+		if rd.Machine != nil {
+			mach = append(mach, *rd.Machine)
+		}
+		if rd.AddedMachine != nil {
+			amach = append(amach, *rd.AddedMachine)
+		}
 		if rd.BeforeP50 != nil {
 			b50, b99 = append(b50, *rd.BeforeP50), append(b99, *rd.BeforeP99)
 		}
@@ -406,6 +425,14 @@ func (row *pathRow) finish() {
 		}
 	}
 	row.P50, row.P99, row.CPUPerReq = median(p50), median(p99), median(cpu)
+	if len(mach) == len(row.PerRound) && len(mach) > 0 {
+		m := median(mach)
+		row.MachinePerReq = &m
+	}
+	if len(amach) > 0 && len(amach) == len(a50) {
+		m := median(amach)
+		row.AddedMachine = &m
+	}
 	if len(a50) > 0 {
 		m50, m99, mc := median(a50), median(a99), median(acpu)
 		row.AddedP50, row.AddedP99, row.AddedCPU = &m50, &m99, &mc

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memproxy/memproxy/internal/testpg"
 )
@@ -66,6 +67,11 @@ func TestBenchOverheadTiny(t *testing.T) {
 				t.Errorf("%s: added p50/p99 %v/%v", what, row.AddedP50, row.AddedP99)
 			} else if !direct && (!finite(*row.AddedP50) || !finite(*row.AddedP99)) {
 				t.Errorf("%s: added %v/%v", what, *row.AddedP50, *row.AddedP99)
+			}
+			if _, ok := machineCPU(); ok {
+				if row.MachinePerReq == nil || *row.MachinePerReq < 0 || (row.AddedMachine == nil) != direct {
+					t.Errorf("%s: machine CPU %v, added %v", what, row.MachinePerReq, row.AddedMachine)
+				}
 			}
 			recalls := row.Kind == "ordinary" && (row.Arm == "on" || row.Arm == "readonly")
 			if (row.InjectedShare != nil) != recalls {
@@ -127,5 +133,19 @@ func TestBenchShortFlags(t *testing.T) {
 	}
 	if o.Rounds != 5 || o.Duration.Seconds() != 24 || strings.Join(o.Arms, ",") != "on,off" {
 		t.Errorf("--short with flags: rounds %d, duration %v, arms %v", o.Rounds, o.Duration, o.Arms)
+	}
+}
+
+// TestParseProcStatCPU: the machine's busy time is every tick but idle
+// and I/O wait, at 100 ticks a second; other lines are refused.
+func TestParseProcStatCPU(t *testing.T) {
+	d, ok := parseProcStatCPU("cpu  100 5 50 1000 40 3 2 1 0 0\n")
+	if !ok || d != 1610*time.Millisecond {
+		t.Errorf("busy %v, %v; want 1.61s", d, ok)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu 1 2 x 4 5 6 7 8", "cpu 1 2 3"} {
+		if _, ok := parseProcStatCPU(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
 	}
 }
