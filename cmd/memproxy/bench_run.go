@@ -155,8 +155,8 @@ type round struct {
 	// Machine and AddedMachine: as pathRow's, for the round.
 	Machine      *float64 `json:"machine_cpu_ms_per_request,omitempty"`
 	AddedMachine *float64 `json:"added_machine_cpu_ms_per_request,omitempty"`
-	AddedP50 *float64 `json:"added_p50_ms,omitempty"`
-	AddedP99 *float64 `json:"added_p99_ms,omitempty"`
+	AddedP50     *float64 `json:"added_p50_ms,omitempty"`
+	AddedP99     *float64 `json:"added_p99_ms,omitempty"`
 	// BeforeP50 and BeforeP99: as pathRow's, for the round.
 	BeforeP50 *float64 `json:"before_forward_p50_ms,omitempty"`
 	BeforeP99 *float64 `json:"before_forward_p99_ms,omitempty"`
