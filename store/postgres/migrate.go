@@ -80,7 +80,26 @@ DROP VIEW memory_rows;` + memoryRowsView
 	{17, "index of leased spool rows", func(int) string {
 		return `CREATE INDEX IF NOT EXISTS turn_spool_leased ON turn_spool (user_id, namespace) WHERE NOT done AND owner <> '';`
 	}},
+	{18, "lz4 for the JSON records", func(int) string { return lz4Records }},
 }
+
+// lz4Records compresses the JSON records of the spool, the turn log and
+// the recall log, which pass PostgreSQL's 2 KB threshold, with lz4
+// instead of the default pglz: a 6 KB recall-log record took 100 µs of
+// the server's CPU to compress with pglz and 20 µs with lz4 (every
+// request writes one, and every capture's spool insert waits for its
+// turn's). Values already stored stay as they are. A server built
+// without lz4 keeps pglz.
+const lz4Records = `
+DO $$
+BEGIN
+	ALTER TABLE turn_spool ALTER COLUMN data SET COMPRESSION lz4;
+	ALTER TABLE turns ALTER COLUMN data SET COMPRESSION lz4;
+	ALTER TABLE recall ALTER COLUMN data SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+	RAISE NOTICE 'memproxy: this server has no lz4; the JSON records stay compressed with pglz';
+END
+$$;`
 
 // logsAsJSON keeps a turn-log or recall row as SQLite does, the record as
 // JSON (data) beside the columns reads select or order by, so both stores

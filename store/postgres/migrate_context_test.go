@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,5 +279,45 @@ func TestMigrateLogsToJSON(t *testing.T) {
 	}
 	if got, err := st2.RecallByRequest(ctx, sc, "r2"); err != nil || got.Status != "skipped" {
 		t.Errorf("recall r2 after a second append: %+v, %v", got, err)
+	}
+}
+
+// TestJSONRecordsCompressWithLZ4: the spool's, turn log's and recall
+// log's JSON records past PostgreSQL's 2 KB threshold are compressed with
+// lz4 (migration 18), on a server that has it.
+func TestJSONRecordsCompressWithLZ4(t *testing.T) {
+	st := openTest(t, 8)
+	ctx := context.Background()
+	if _, err := st.db.ExecContext(ctx, `CREATE TEMP TABLE lz4_probe (d text COMPRESSION lz4)`); err != nil {
+		t.Skipf("this server has no lz4: %v", err)
+	}
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	rec := &memory.RecallRecord{RequestID: "r1", Scope: sc, Time: time.Now(), Arm: "on", Status: "injected"}
+	for i := range 25 {
+		rec.Candidates = append(rec.Candidates, memory.RankedCandidate{ID: fmt.Sprintf("%016x", i*7919), Tier: memory.TierEvent,
+			Score: 0.1234567 * float64(i), Sim: 0.5, Retention: 0.9, Freq: 0.2, Value: 0.5, Rank: i + 1, Refs: []string{fmt.Sprintf("conv:%d", i)}})
+	}
+	if err := st.AppendRecall(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	turn := &memory.Turn{ID: "t1", RequestID: "r1", Scope: sc, Time: time.Now(), User: strings.Repeat("I like hiking in the mountains. ", 80), Assistant: "Noted."}
+	if err := st.Spool().SpoolTurns(ctx, []*memory.Turn{turn}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`SELECT pg_column_compression(data) FROM recall WHERE request_id = 'r1'`,
+		`SELECT pg_column_compression(data) FROM turn_spool WHERE tid = 't1'`,
+	} {
+		var c sql.NullString
+		if err := st.db.QueryRowContext(ctx, q).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		if c.String != "lz4" {
+			t.Errorf("%s: %q, want lz4", q, c.String)
+		}
+	}
+	var c string
+	if err := st.db.QueryRowContext(ctx, `SELECT attcompression::text FROM pg_attribute WHERE attrelid = 'turns'::regclass AND attname = 'data'`).Scan(&c); err != nil || c != "l" {
+		t.Errorf("turns.data compression %q (%v), want l (lz4)", c, err)
 	}
 }
