@@ -89,13 +89,17 @@ DROP VIEW memory_rows;` + memoryRowsView
 // the server's CPU to compress with pglz and 20 µs with lz4 (every
 // request writes one, and every capture's spool insert waits for its
 // turn's). Values already stored stay as they are. A server built
-// without lz4 keeps pglz.
+// without lz4, or older than PostgreSQL 14 (which has no SET COMPRESSION:
+// the statements are run by EXECUTE so that it never parses them), keeps
+// pglz.
 const lz4Records = `
 DO $$
 BEGIN
-	ALTER TABLE turn_spool ALTER COLUMN data SET COMPRESSION lz4;
-	ALTER TABLE turns ALTER COLUMN data SET COMPRESSION lz4;
-	ALTER TABLE recall ALTER COLUMN data SET COMPRESSION lz4;
+	IF current_setting('server_version_num')::int >= 140000 THEN
+		EXECUTE 'ALTER TABLE turn_spool ALTER COLUMN data SET COMPRESSION lz4';
+		EXECUTE 'ALTER TABLE turns ALTER COLUMN data SET COMPRESSION lz4';
+		EXECUTE 'ALTER TABLE recall ALTER COLUMN data SET COMPRESSION lz4';
+	END IF;
 EXCEPTION WHEN feature_not_supported THEN
 	RAISE NOTICE 'memproxy: this server has no lz4; the JSON records stay compressed with pglz';
 END
