@@ -60,19 +60,9 @@ func TestCommitsWhileDrainingInsertNoJob(t *testing.T) {
 	forBackends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, envOpts{})
 		s := scope("draining")
-		held, hold := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		e.q.onClaim = func(n int) {
-			if n > 0 {
-				once.Do(func() { close(held); <-hold })
-			}
-		}
+		held, release := holdClaim(e, func(n int) bool { return n > 0 })
 		e.say(s, "I adopted a greyhound called Pixel last spring.")
-		select {
-		case <-held:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the first turn was never claimed")
-		}
+		held(t, "the first turn was never claimed")
 		more := []string{
 			"My sister Ana is visiting from Porto in June.",
 			"We are repainting the kitchen a pale green this weekend.",
@@ -82,7 +72,7 @@ func TestCommitsWhileDrainingInsertNoJob(t *testing.T) {
 		for _, x := range more {
 			e.say(s, x)
 		}
-		close(hold)
+		release()
 		e.wait()
 		ctx := context.Background()
 		page, err := e.st.Turns(ctx, s, memory.TurnFilter{})
@@ -115,19 +105,11 @@ func TestJobForDrainingScopeNotLost(t *testing.T) {
 			spool = e.st.(interface{ Spool() memory.TurnSpool }).Spool()
 		}
 		s := scope("replicas")
-		held, hold := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		e.q.onClaim = func(n int) {
-			if n == 0 { // the claim after the first turn's round found nothing
-				once.Do(func() { close(held); <-hold })
-			}
-		}
+		// Held at the claim after the first turn's round, which found
+		// nothing.
+		held, release := holdClaim(e, func(n int) bool { return n == 0 })
 		e.say(s, "I adopted a greyhound called Pixel last spring.")
-		select {
-		case <-held:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the worker never came back empty")
-		}
+		held(t, "the worker never came back empty")
 		// Another replica's capture: spooled, and its job inserted,
 		// without this process's dispatcher hearing of it.
 		other := e.turn(s, "My sister Ana is visiting from Porto in June.", "Noted.")
@@ -151,7 +133,7 @@ func TestJobForDrainingScopeNotLost(t *testing.T) {
 				t.Fatal("the other replica's job never ran")
 			}
 		}
-		close(hold)
+		release()
 		wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 		defer wcancel()
 		if err := e.q.WaitIngested(wctx); err != nil {
@@ -162,4 +144,26 @@ func TestJobForDrainingScopeNotLost(t *testing.T) {
 			t.Fatalf("%d turn-log rows (err %v), want 2", len(page.Data), err)
 		}
 	})
+}
+
+// holdClaim holds e's Drain worker after the first claim of n turns for
+// which at reports true, until release is called; held waits until the
+// worker is held (failing with why after 30 s).
+func holdClaim(e *env, at func(n int) bool) (held func(t *testing.T, why string), release func()) {
+	h, hold := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	e.q.onClaim = func(n int) {
+		if at(n) {
+			once.Do(func() { close(h); <-hold })
+		}
+	}
+	held = func(t *testing.T, why string) {
+		t.Helper()
+		select {
+		case <-h:
+		case <-time.After(30 * time.Second):
+			t.Fatal(why)
+		}
+	}
+	return held, func() { close(hold) }
 }
