@@ -26,7 +26,8 @@ var (
 )
 
 // tagger loads prose's embedded model once (about a second); every
-// document after shares it.
+// document after shares it. Only tests and a build whose array-form
+// tagger could not be read use it.
 func tagger() *prose.Model {
 	modelOnce.Do(func() { model = prose.ModelFromData("memproxy") })
 	return model
@@ -81,31 +82,32 @@ func tagEN(sent string) []tok {
 }
 
 // proseTokens is s tokenised and tagged as prose does it, the tags
-// predicted by the array form of its model where every word is plain
-// (tagger.go).
+// predicted by the array form of its model (tagger.go); prose's own
+// model is loaded only if that form's data could not be read.
 func proseTokens(s string) []prose.Token {
-	if p := fastTagger(); p != nil {
-		doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.WithTagging(false), prose.UsingModel(tagger()))
+	p := fastTagger()
+	if p == nil {
+		doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
 		if err != nil {
 			return nil
 		}
-		toks := doc.Tokens()
-		words, tags := make([]string, len(toks)), make([]string, len(toks))
-		for i, t := range toks {
-			words[i] = t.Text
-		}
-		if p.tag(words, tags) {
-			for i := range toks {
-				toks[i].Tag = tags[i]
-			}
-			return toks
-		}
+		return doc.Tokens()
 	}
-	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
+	// No tagging, no extraction: prose's tokenizer alone, no model.
+	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.WithTagging(false))
 	if err != nil {
 		return nil
 	}
-	return doc.Tokens()
+	toks := doc.Tokens()
+	words, tags := make([]string, len(toks)), make([]string, len(toks))
+	for i, t := range toks {
+		words[i] = t.Text
+	}
+	p.tag(words, tags)
+	for i := range toks {
+		toks[i].Tag = tags[i]
+	}
+	return toks
 }
 
 var (

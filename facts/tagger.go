@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jdkato/prose/v2"
+	"github.com/mingrammer/commonregex"
 )
 
 // The part-of-speech tagger is prose's averaged perceptron, read from
@@ -24,14 +26,18 @@ import (
 // so a sentence always gets the same tags (prose adds them in map order:
 // the sums of two near-equal classes could come out either way). Words
 // prose tags by rule (emoticons, links, e-mail addresses, "-", "0", *-
-// traces) are not plain words: a sentence holding one is tagged by prose
-// itself. tagger_test.go checks the two against each other.
+// traces) get the rule's tag, as in prose. The model is held in tables
+// without pointers (strtable.go) and prose's own model is never loaded:
+// its maps were a third of the objects the collector marked on every
+// cycle of a loaded server. tagger_test.go checks the two taggers against
+// each other.
 
 // perceptron is prose's tagging model in array form.
 type perceptron struct {
 	classes []string
-	tagMap  map[string]string        // words with one tag, as prose keeps them
-	weights map[string][]classWeight // feature → its classes' weights
+	words   *strTable     // words with one tag, as prose keeps them: word → class
+	feats   *strTable     // feature → weights[a:a+b], its classes' weights
+	weights []classWeight // every feature's, end to end
 }
 
 type classWeight struct {
@@ -67,7 +73,7 @@ func loadPerceptron() *perceptron {
 			return nil
 		}
 	}
-	p := &perceptron{tagMap: tags, weights: make(map[string][]classWeight, len(wts))}
+	p := &perceptron{}
 	index := map[string]int32{}
 	class := func(c string) int32 {
 		if i, ok := index[c]; ok {
@@ -80,23 +86,38 @@ func loadPerceptron() *perceptron {
 	for _, c := range classes {
 		class(c)
 	}
+	size, n := 0, 0
+	for w := range tags {
+		size += len(w)
+	}
+	p.words = newStrTable(len(tags), size)
+	for w, t := range tags {
+		p.words.put(w, uint32(class(t)), 0)
+	}
+	size = 0
+	for feat, ws := range wts {
+		size += len(feat)
+		n += len(ws)
+	}
+	p.feats = newStrTable(len(wts), size)
+	p.weights = make([]classWeight, 0, n)
 	for feat, ws := range wts {
 		labels := make([]string, 0, len(ws))
 		for l := range ws {
 			labels = append(labels, l)
 		}
 		slices.Sort(labels)
-		cw := make([]classWeight, len(labels))
-		for i, l := range labels {
-			cw[i] = classWeight{class(l), ws[l]}
+		p.feats.put(feat, uint32(len(p.weights)), uint32(len(labels)))
+		for _, l := range labels {
+			p.weights = append(p.weights, classWeight{class(l), ws[l]})
 		}
-		p.weights[feat] = cw
 	}
 	return p
 }
 
-// plainWord reports whether prose would tag w by its model (tagMap or a
-// prediction) rather than by one of its rules.
+// plainWord reports whether w is made of letters, digits and apostrophes
+// (or is one punctuation mark), so that no rule of prose's tags it
+// (ruleTag) but the emoticons spelled so ("xD", "8D").
 func plainWord(w string) bool {
 	if w == "" || w == "0" {
 		return false
@@ -112,13 +133,34 @@ func plainWord(w string) bool {
 	return true
 }
 
-// tag tags words as prose's tagger does; false when a word is not plain.
-func (p *perceptron) tag(words []string, tags []string) bool {
-	for _, w := range words {
-		if !plainWord(w) {
-			return false
-		}
+// The rules prose's tagger applies before its model (its tag.go).
+var (
+	noneWord = regexp.MustCompile(`^(?:0|\*[\w?]\*|\*\-\d{1,3}|\*[A-Z]+\*\-\d{1,3}|\*)$`)
+	keepWord = regexp.MustCompile(`^\-[A-Z]{3}\-$`)
+)
+
+// ruleTag is the tag prose gives w by rule, in prose's order; false when
+// the model tags it.
+func ruleTag(w string) (string, bool) {
+	switch {
+	case w == "-":
+		return "-", true
+	case emoticons[w]:
+		return "SYM", true
+	case plainWord(w):
+		return "", false
+	case commonregex.LinkRegex.MatchString(w) || commonregex.EmailRegex.MatchString(w) || strings.HasPrefix(w, "@"):
+		return "NN", true
+	case noneWord.MatchString(w):
+		return "-NONE-", true
+	case keepWord.MatchString(w):
+		return w, true
 	}
+	return "", false
+}
+
+// tag tags words as prose's tagger does.
+func (p *perceptron) tag(words []string, tags []string) {
 	ctx := make([]string, len(words)+4)
 	ctx[0], ctx[1] = "-START-", "-START2-"
 	for i, w := range words {
@@ -130,14 +172,17 @@ func (p *perceptron) tag(words []string, tags []string) bool {
 	touched := make([]bool, len(p.classes))
 	var key []byte
 	for i, w := range words {
-		t, ok := p.tagMap[w]
+		t, ok := ruleTag(w)
 		if !ok {
-			t = p.predict(i, ctx, w, p1, p2, scores, touched, &key)
+			if c, _, found := p.words.get(w); found {
+				t = p.classes[c]
+			} else {
+				t = p.predict(i, ctx, w, p1, p2, scores, touched, &key)
+			}
 		}
 		tags[i] = t
 		p2, p1 = p1, t
 	}
-	return true
 }
 
 // predict is prose's featurize and predict for word i.
@@ -156,7 +201,8 @@ func (p *perceptron) predict(i int, ctx []string, w, p1, p2 string, scores []flo
 			k = append(k, s...)
 		}
 		*key = k
-		for _, cw := range p.weights[string(k)] {
+		at, n, _ := p.feats.getBytes(k)
+		for _, cw := range p.weights[at : at+n] {
 			scores[cw.class] += cw.w
 			touched[cw.class] = true
 			any = true

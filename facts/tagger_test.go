@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -11,9 +12,7 @@ import (
 
 // TestFastTaggerMatchesProse: every message and sentence of the scenario
 // stories (as written, lowered, uppercased, and as tagEN hands them over)
-// gets from proseTokens the tokens and tags prose's own tagger gives, and
-// the array form tags nine in ten of those without Chinese itself (not
-// falling back to prose).
+// gets from proseTokens the tokens and tags prose's own tagger gives.
 // One difference is prose's: its tokenizer hands out one token for every
 // occurrence of a repeated word, so each takes the tag of the last ("i"
 // in "i grew up in cork but these days i live in dublin" became a verb);
@@ -23,42 +22,96 @@ func TestFastTaggerMatchesProse(t *testing.T) {
 	if fastTagger() == nil {
 		t.Fatal("prose's model data could not be read")
 	}
-	var own, total int
+	var n int
 	for _, s := range storyTexts(t) {
 		for _, in := range []string{s, possPunct.ReplaceAllString(contractions.Replace(s), "$1 $2")} {
-			doc, err := prose.NewDocument(in, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, got := doc.Tokens(), proseTokens(in)
-			if len(got) != len(want) {
-				t.Fatalf("%q: %d tokens, prose %d", in, len(got), len(want))
-			}
-			for i := range want {
-				if got[i].Text != want[i].Text {
-					t.Fatalf("%q: token %d %q, prose %q", in, i, got[i].Text, want[i].Text)
-				}
-				if got[i].Tag != want[i].Tag && !repeatTag(got, i, want[i].Tag) {
-					t.Errorf("%q: token %d %q/%s, prose %s", in, i, got[i].Text, got[i].Tag, want[i].Tag)
-				}
-			}
-			words := make([]string, len(want))
-			for i, w := range want {
-				words[i] = w.Text
-			}
-			if strings.ContainsFunc(in, text.CJKScript) {
-				continue // Chinese is not tagged (extractEN only)
-			}
-			if fastTagger().tag(words, make([]string, len(words))) {
-				own++
-			}
-			total++
+			sameTagsAsProse(t, in)
+			n++
 		}
 	}
-	if own < total*9/10 {
-		t.Errorf("the array form tagged %d of %d texts itself, want nine in ten", own, total)
+	if n < 1000 {
+		t.Fatalf("only %d texts compared", n)
 	}
-	t.Logf("%d of %d texts tagged by the array form", own, total)
+}
+
+// TestRuleTagsMatchProse: the words prose tags by rule rather than by its
+// model (every emoticon it lists, links, e-mail addresses, handles, "-",
+// "0", *- traces, -LRB- brackets) get prose's tags, and so do their
+// neighbours, whose features read them.
+func TestRuleTagsMatchProse(t *testing.T) {
+	words := []string{"-", "0", "@maya", "maya@example.com", "https://example.com/a?b=1", "www.example.org",
+		"example.com", "*", "*-1", "*T*-12", "*?*", "-LRB-", "-RRB-", "$", "3.5", "e.g.", "U.S.", "Mr.", "10:30", "#1", "&"}
+	for e := range emoticons {
+		words = append(words, e)
+	}
+	sym := map[string]bool{}
+	for _, w := range words {
+		for _, in := range []string{
+			"I moved to Lisbon " + w + " last week and I love it",
+			w + " I work at Google now",
+			"My sister " + w,
+		} {
+			got := sameTagsAsProse(t, in)
+			for _, tk := range got {
+				if emoticons[tk.Text] && tk.Tag == "SYM" {
+					sym[tk.Text] = true
+				}
+			}
+		}
+	}
+	for e := range emoticons {
+		if !sym[e] {
+			t.Errorf("emoticon %q was never tagged SYM", e)
+		}
+	}
+}
+
+// sameTagsAsProse checks proseTokens(in) against prose's own tagger and
+// returns them.
+func sameTagsAsProse(t *testing.T, in string) []prose.Token {
+	t.Helper()
+	doc, err := prose.NewDocument(in, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := doc.Tokens(), proseTokens(in)
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d tokens, prose %d", in, len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Text != want[i].Text {
+			t.Fatalf("%q: token %d %q, prose %q", in, i, got[i].Text, want[i].Text)
+		}
+		if got[i].Tag != want[i].Tag && !repeatTag(got, i, want[i].Tag) {
+			t.Errorf("%q: token %d %q/%s, prose %s", in, i, got[i].Text, got[i].Tag, want[i].Tag)
+		}
+	}
+	return got
+}
+
+// TestStrTable: every key put is found with its value, through growth
+// from a table sized for one; keys not put are not.
+func TestStrTable(t *testing.T) {
+	tb := newStrTable(1, 0)
+	const n = 5000
+	for i := range n {
+		tb.put(fmt.Sprintf("feature %d", i), uint32(i), uint32(2*i))
+	}
+	tb.put("", 7, 8)
+	for i := range n {
+		k := fmt.Sprintf("feature %d", i)
+		if a, b, ok := tb.getBytes([]byte(k)); !ok || a != uint32(i) || b != uint32(2*i) {
+			t.Fatalf("%q: (%d, %d, %v), want (%d, %d, true)", k, a, b, ok, i, 2*i)
+		}
+	}
+	if a, b, ok := tb.get(""); !ok || a != 7 || b != 8 {
+		t.Fatalf("the empty key: (%d, %d, %v)", a, b, ok)
+	}
+	for _, k := range []string{"feature", "feature 5000", "feature -1", "eature 1"} {
+		if _, _, ok := tb.get(k); ok {
+			t.Errorf("%q found, never put", k)
+		}
+	}
 }
 
 // repeatTag reports whether another occurrence of toks[i]'s word was
