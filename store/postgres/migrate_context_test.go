@@ -17,6 +17,10 @@ import (
 // rebuild an older schema and upgrade it. Version 11's undo rebuilds what
 // versions 4, 5 and 10 left before it (their SQL is a no-op now).
 var undo = map[int][]string{
+	19: {
+		`ALTER TABLE memory_usage ADD FOREIGN KEY (user_id, namespace, id) REFERENCES memories ON DELETE CASCADE`,
+		strings.Replace(memoryDeletedFunc, "\tDELETE FROM memory_usage u USING gone g WHERE u.user_id = g.user_id AND u.namespace = g.namespace AND u.id = g.id;\n", "", 1),
+	},
 	16: {
 		`ALTER TABLE turns DROP COLUMN data, ADD COLUMN user_text text NOT NULL DEFAULT '', ADD COLUMN assistant text NOT NULL DEFAULT '',
 			ADD COLUMN finish_reason text NOT NULL DEFAULT '', ADD COLUMN model text NOT NULL DEFAULT '', ADD COLUMN arm text NOT NULL DEFAULT '',

@@ -13,7 +13,10 @@ import (
 // entries), reads add them up, Update folds them into the row without
 // counting them twice, and a deletion takes them along.
 func TestUsageCounters(t *testing.T) {
-	st := openTest(t, 8)
+	testUsageCounters(t, openTest(t, 8))
+}
+
+func testUsageCounters(t *testing.T, st *Store) {
 	ctx := context.Background()
 	sc := memory.Scope{User: "alice", Namespace: "default"}
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -75,7 +78,7 @@ func TestUsageCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left int
-	if err := st.db.QueryRow(`SELECT count(*) FROM memory_usage`).Scan(&left); err != nil {
+	if err := st.db.QueryRow(`SELECT count(*) FROM memory_usage WHERE id = 'm'`).Scan(&left); err != nil {
 		t.Fatal(err)
 	}
 	if left != 0 {
@@ -101,4 +104,69 @@ func TestMigrateUsage(t *testing.T) {
 	if err != nil || got.Hits != 6 {
 		t.Fatalf("after the migration and a touch: %+v (%v), want hits 6", got, err)
 	}
+}
+
+// TestUsageGoesWithDeletions: a memory's usage rows go when the memory
+// does, deleted one by one, by a user's deletion, or with the scope's
+// others, on a new schema and on one migrated from version 18 (which
+// kept them by a foreign key) holding usage rows from before.
+func TestUsageGoesWithDeletions(t *testing.T) {
+	ctx := context.Background()
+	sc := memory.Scope{User: "alice", Namespace: "default"}
+	other := memory.Scope{User: "bob", Namespace: "default"}
+	insertTouched := func(t *testing.T, st *Store, sc memory.Scope, ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			if err := st.Insert(ctx, sc, &memory.Memory{ID: id, Tier: memory.TierEvent, Text: "note " + id, Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Touch(ctx, sc, ids, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usage := func(t *testing.T, st *Store, sc memory.Scope) int {
+		t.Helper()
+		var n int
+		if err := st.db.QueryRow(`SELECT count(*) FROM memory_usage WHERE user_id = $1`, sc.User).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	run := func(t *testing.T, st *Store) {
+		insertTouched(t, st, sc, "a", "b", "c")
+		insertTouched(t, st, other, "x")
+		before := usage(t, st, sc)
+		if err := st.Delete(ctx, sc, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if n := usage(t, st, sc); n != before-1 {
+			t.Fatalf("after deleting one memory: %d usage rows, want %d", n, before-1)
+		}
+		if _, err := st.DeleteUser(ctx, sc.User, sc.Namespace); err != nil {
+			t.Fatal(err)
+		}
+		if n := usage(t, st, sc); n != 0 {
+			t.Errorf("after the user's deletion: %d usage rows, want none", n)
+		}
+		if n := usage(t, st, other); n != 1 {
+			t.Errorf("another user's usage rows: %d, want 1", n)
+		}
+		testUsageCounters(t, st)
+	}
+	t.Run("new", func(t *testing.T) { run(t, openTest(t, 8)) })
+	t.Run("migrated", func(t *testing.T) {
+		st := openTest(t, 8)
+		downgrade(t, st, 18)
+		insertTouched(t, st, sc, "old")
+		st2 := upgrade(t, st)
+		var fks int
+		if err := st2.db.QueryRow(`SELECT count(*) FROM pg_constraint WHERE conrelid = 'memory_usage'::regclass AND contype = 'f'`).Scan(&fks); err != nil {
+			t.Fatal(err)
+		}
+		if fks != 0 {
+			t.Errorf("memory_usage keeps %d foreign keys after migration 19", fks)
+		}
+		run(t, st2)
+	})
 }
