@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -146,10 +147,8 @@ func (q *ingester) ingestRound(ctx context.Context, s memory.Scope, turns []*mem
 	if err := q.flushEvents(ctx, s, b, log); err != nil {
 		return nil, 0, err
 	}
-	for _, t := range b.sessions {
-		if err := q.ses.scheduleSession(ctx, t); err != nil {
-			return nil, 0, err
-		}
+	if err := q.ses.scheduleSessions(ctx, slices.Collect(maps.Values(b.sessions))); err != nil {
+		return nil, 0, err
 	}
 	q.met.ingested.Add(float64(len(done)))
 	q.met.nIngested.Add(int64(len(done)))

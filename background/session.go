@@ -22,8 +22,9 @@ func (w *sessionWorker) Work(ctx context.Context, job *river.Job[SessionArgs]) e
 	return w.q.ses.summarizeSession(ctx, &job.Args)
 }
 
-// scheduleSession makes sure one summary job waits for the session to go
-// idle. Unique per session among waiting jobs: later turns find it there.
+// scheduleSessions makes sure one summary job waits for each session of
+// turns (a round's newest turn of each) to go idle. Unique per session
+// among waiting jobs: later turns find it there.
 //
 // The insert is a River write (on SQLite a transaction on River's one
 // connection) made for every round of a session's turns, and all but the
@@ -31,34 +32,66 @@ func (w *sessionWorker) Work(ctx context.Context, job *river.Job[SessionArgs]) e
 // a job scheduled to run later reads every event committed before it
 // runs, the new turn's included (its event is written before this call),
 // so until shortly before that time no insert is needed. FlushSessions
-// and a user's job deletion forget what is kept.
-func (q *sessioner) scheduleSession(ctx context.Context, t *memory.Turn) error {
-	if t.Session == "" {
-		return nil
-	}
-	k := sessionKey{scope: t.Scope, session: t.Session}
+// and a user's job deletion forget what is kept. The sessions a round
+// has jobs to insert for go in one transaction, in key order (two
+// replicas inserting the same sessions wait on each other in one order).
+func (q *sessioner) scheduleSessions(ctx context.Context, turns []*memory.Turn) error {
 	now := time.Now()
-	if q.jobWaits(k, now) {
+	var params []river.InsertManyParams
+	var keys []sessionKey
+	for _, t := range turns {
+		k := sessionKey{scope: t.Scope, session: t.Session}
+		if t.Session == "" || q.jobWaits(k, now) {
+			continue
+		}
+		keys = append(keys, k)
+		params = append(params, river.InsertManyParams{
+			Args: SessionArgs{Scope: t.Scope, Session: t.Session, User: t.Scope.User, NS: t.Scope.Namespace, LastTurn: t.Time},
+			InsertOpts: &river.InsertOpts{
+				Queue:       queueMaintenance,
+				ScheduledAt: now.Add(q.pol.Sessions.Idle.D()),
+				Tags:        []string{scopeTag(t.Scope), userTag(t.Scope.User)},
+				MaxAttempts: 5,
+				UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+					rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+					rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+				}},
+			},
+		})
+	}
+	if len(params) == 0 {
 		return nil
 	}
-	args := SessionArgs{Scope: t.Scope, Session: t.Session, User: t.Scope.User, NS: t.Scope.Namespace, LastTurn: t.Time}
-	res, err := q.client.Insert(ctx, args, &river.InsertOpts{
-		Queue:       queueMaintenance,
-		ScheduledAt: time.Now().Add(q.pol.Sessions.Idle.D()),
-		Tags:        []string{scopeTag(t.Scope), userTag(t.Scope.User)},
-		MaxAttempts: 5,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-		}},
-	})
+	sort.Sort(byKey{keys, params})
+	res, err := q.client.InsertMany(ctx, params)
 	if err != nil {
-		return fmt.Errorf("schedule session summary: %w", err)
+		return fmt.Errorf("schedule session summaries: %w", err)
 	}
-	if res != nil && res.Job != nil && res.Job.State == rivertype.JobStateScheduled {
-		q.noteWaiting(k, res.Job.ScheduledAt, now)
+	for i, r := range res {
+		if r != nil && r.Job != nil && r.Job.State == rivertype.JobStateScheduled && i < len(keys) {
+			q.noteWaiting(keys[i], r.Job.ScheduledAt, now)
+		}
 	}
 	return nil
+}
+
+// byKey sorts a round's session jobs by scope and session.
+type byKey struct {
+	keys   []sessionKey
+	params []river.InsertManyParams
+}
+
+func (b byKey) Len() int { return len(b.keys) }
+func (b byKey) Less(i, j int) bool {
+	x, y := b.keys[i], b.keys[j]
+	if x.scope != y.scope {
+		return x.scope.String() < y.scope.String()
+	}
+	return x.session < y.session
+}
+func (b byKey) Swap(i, j int) {
+	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
+	b.params[i], b.params[j] = b.params[j], b.params[i]
 }
 
 // sessionMargin is how long before a kept job's scheduled time a turn

@@ -2,6 +2,9 @@ package background
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +151,60 @@ func TestSessionJobKept(t *testing.T) {
 		}
 		if n := len(eps[0].Provenance.RequestIDs); n != 4 {
 			t.Errorf("summary of %d turns, want 4: %q", n, eps[0].Text)
+		}
+	})
+}
+
+// TestSessionJobsOfARound: turns of several sessions ingested together
+// get one waiting summary job each, each kept, and turns after them
+// insert none.
+func TestSessionJobsOfARound(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, envOpts{})
+		ctx := context.Background()
+		s := scope("mara")
+		sessions := []string{"sess-c", "sess-a", "sess-b", "sess-a"}
+		for i, sess := range sessions {
+			tu := e.turn(s, fmt.Sprintf("Note %d: the quarterly report for project %s is due on Friday", i, sess), "Noted.")
+			tu.Session = sess
+			if err := e.q.Enqueue(ctx, tu); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.wait()
+		waiting := func() []string {
+			t.Helper()
+			jobs, err := e.q.client.JobList(ctx, river.NewJobListParams().Kinds(kindSession).States(rivertype.JobStateScheduled))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, j := range jobs.Jobs {
+				var a SessionArgs
+				if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, a.Session)
+			}
+			slices.Sort(got)
+			return got
+		}
+		if got := waiting(); !slices.Equal(got, []string{"sess-a", "sess-b", "sess-c"}) {
+			t.Fatalf("waiting session jobs %v, want one each for sess-a, sess-b, sess-c", got)
+		}
+		for _, sess := range []string{"sess-a", "sess-b", "sess-c"} {
+			if !e.q.ses.jobWaits(sessionKey{scope: s, session: sess}, time.Now()) {
+				t.Errorf("the job of %s is not kept", sess)
+			}
+		}
+		tu := e.turn(s, "Note 5: the quarterly report for project sess-b moved to Monday", "Noted.")
+		tu.Session = "sess-b"
+		if err := e.q.Enqueue(ctx, tu); err != nil {
+			t.Fatal(err)
+		}
+		e.wait()
+		if got := waiting(); len(got) != 3 {
+			t.Errorf("after a later turn: waiting jobs %v, want the same three", got)
 		}
 	})
 }
