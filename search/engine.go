@@ -522,10 +522,16 @@ func (e *Engine) Changed(ctx context.Context, sc memory.Scope, ids []string) {
 	if ix == nil {
 		return
 	}
-	seen := make(map[string]bool, len(ids))
 	// The write already committed: finish even if the caller's context
 	// ends now.
-	err := e.src.IndexRows(context.WithoutCancel(ctx), sc, ids, func(r Row) {
+	e.reindex(context.WithoutCancel(ctx), ix, sc, ids)
+}
+
+// reindex reads ids' rows afresh into ix (write-locked); an id not read
+// was deleted. A failed read unloads the scope.
+func (e *Engine) reindex(ctx context.Context, ix *scopeIndex, sc memory.Scope, ids []string) {
+	seen := make(map[string]bool, len(ids))
+	err := e.src.IndexRows(ctx, sc, ids, func(r Row) {
 		seen[r.ID] = true
 		ix.upsert(r)
 	})
@@ -537,6 +543,63 @@ func (e *Engine) Changed(ctx context.Context, sc memory.Scope, ids []string) {
 		if !seen[id] {
 			ix.remove(id)
 		}
+	}
+}
+
+// MetaSource is a Source that also reads rows' index metadata alone
+// (without text or vector), for MetaChanged.
+type MetaSource interface {
+	IndexMeta(ctx context.Context, sc memory.Scope, ids []string, add func(id string, seq int64, m Meta)) error
+}
+
+// MetaChanged is Changed for a committed write that left the rows' text,
+// context and embedding as they were (memories archived, restored or
+// marked consolidated): the indexes take the rows' new metadata without
+// reading and tokenising their text and vectors again, which a
+// consolidation's marking of its events did for each. A Source that is
+// not a MetaSource, or a row the indexes do not hold, is read whole.
+func (e *Engine) MetaChanged(ctx context.Context, sc memory.Scope, ids []string) {
+	ms, ok := e.src.(MetaSource)
+	if !ok {
+		e.Changed(ctx, sc, ids)
+		return
+	}
+	if e.feed != nil {
+		return
+	}
+	e.rows.drop(ids)
+	if len(ids) == 0 {
+		return
+	}
+	ix, unlock := e.lockLoaded(sc)
+	defer unlock()
+	if ix == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	seen := make(map[string]bool, len(ids))
+	var whole []string
+	err := ms.IndexMeta(ctx, sc, ids, func(id string, seq int64, m Meta) {
+		seen[id] = true
+		// Every indexed row is in the lexical index; the vector index
+		// lacks a row without a vector.
+		if !ix.lex.SetMeta(id, seq, m) {
+			whole = append(whole, id)
+			return
+		}
+		ix.vec.SetMeta(id, seq, m)
+	})
+	if err != nil {
+		ix.reset()
+		return
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			ix.remove(id)
+		}
+	}
+	if len(whole) > 0 {
+		e.reindex(ctx, ix, sc, whole)
 	}
 }
 

@@ -16,15 +16,16 @@ import (
 // test can hold a read of Memories in the middle (after it read, before it
 // returns) to interleave writes with it.
 type fakeSource struct {
-	mu     sync.Mutex
-	seq    int64
-	rows   map[memory.Scope]map[string]*memory.Memory
-	seqs   map[string]int64
-	loads  int
-	reads  int // Memories calls
-	fail   error
-	holdMu sync.Mutex
-	hold   func() // called inside Memories after the read, when set
+	mu       sync.Mutex
+	seq      int64
+	rows     map[memory.Scope]map[string]*memory.Memory
+	seqs     map[string]int64
+	loads    int
+	reads    int // Memories calls
+	rowsRead int // rows IndexRows read
+	fail     error
+	holdMu   sync.Mutex
+	hold     func() // called inside Memories after the read, when set
 }
 
 func newFake() *fakeSource {
@@ -74,6 +75,7 @@ func (f *fakeSource) IndexRows(_ context.Context, sc memory.Scope, ids []string,
 	}
 	for _, id := range ids {
 		if m, ok := f.rows[sc][id]; ok {
+			f.rowsRead++
 			add(RowOf(m, f.seqs[id]))
 		}
 	}
@@ -195,6 +197,87 @@ func TestEngineFollowsWrites(t *testing.T) {
 	}
 	if loads, _ := src.counts(); loads != 1 {
 		t.Errorf("%d loads, want 1", loads)
+	}
+}
+
+// metaSource is a fakeSource that reads rows' metadata alone.
+type metaSource struct{ *fakeSource }
+
+func (f metaSource) IndexMeta(_ context.Context, sc memory.Scope, ids []string, add func(string, int64, Meta)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
+	for _, id := range ids {
+		if m, ok := f.rows[sc][id]; ok {
+			add(id, f.seqs[id], RowOf(m, 0).Meta)
+		}
+	}
+	return nil
+}
+
+// TestEngineMetaChanged: archiving, restoring and marking consolidated
+// reach the indexes through the rows' metadata alone (no row read whole
+// again), a row the indexes do not hold yet is read whole, and a deleted
+// one leaves them.
+func TestEngineMetaChanged(t *testing.T) {
+	fake := newFake()
+	src := metaSource{fake}
+	e := NewEngine(src, 2, Options{})
+	x := mem("x", "sailing on the lake", 1, 0)
+	y := mem("y", "a cello lesson", 0.9, 0.1)
+	y.Tier = memory.TierEvent
+	fake.put(scA, x)
+	fake.put(scA, y)
+	if got := vecIDs(t, e, scA, 1, 0); !slices.Equal(got, []string{"x", "y"}) {
+		t.Fatalf("first search = %v", got)
+	}
+	rowsRead := func() int {
+		fake.mu.Lock()
+		defer fake.mu.Unlock()
+		return fake.rowsRead
+	}
+	now := at.Add(-time.Hour)
+	x.ArchivedAt = &now
+	fake.put(scA, x)
+	e.MetaChanged(context.Background(), scA, []string{"x"})
+	if got := vecIDs(t, e, scA, 1, 0); !slices.Equal(got, []string{"y"}) {
+		t.Errorf("after archiving x: vector %v", got)
+	}
+	if got := lexIDs(t, e, scA, "sailing"); len(got) != 0 {
+		t.Errorf("after archiving x: lexical %v", got)
+	}
+	x.ArchivedAt = nil
+	fake.put(scA, x)
+	e.MetaChanged(context.Background(), scA, []string{"x"})
+	if got := lexIDs(t, e, scA, "sailing"); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("after restoring x: lexical %v (its terms must stay indexed)", got)
+	}
+	y.ConsolidatedAt = &now
+	fake.put(scA, y)
+	e.MetaChanged(context.Background(), scA, []string{"y"})
+	if ix := e.scopes[scA]; ix == nil || !ix.lex.Has("y") {
+		t.Fatal("y left the index")
+	} else if i, _ := ix.vec.ids.find("y"); !ix.vec.meta[i].consolidated {
+		t.Error("after marking y consolidated: its vector row's metadata says not")
+	}
+	if n := rowsRead(); n != 0 {
+		t.Errorf("%d rows read whole for metadata changes, want none", n)
+	}
+	z := mem("z", "a lake in the mountains", 1, 0.2)
+	fake.put(scA, z)
+	e.MetaChanged(context.Background(), scA, []string{"z"})
+	if got := lexIDs(t, e, scA, "mountains"); !slices.Equal(got, []string{"z"}) {
+		t.Errorf("a row not indexed before: lexical %v", got)
+	}
+	if n := rowsRead(); n != 1 {
+		t.Errorf("%d rows read whole, want the one not indexed", n)
+	}
+	fake.del(scA, "x")
+	e.MetaChanged(context.Background(), scA, []string{"x"})
+	if ix := e.scopes[scA]; ix.vec.Has("x") || ix.lex.Has("x") {
+		t.Error("a deleted row is still indexed")
 	}
 }
 

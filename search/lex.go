@@ -66,6 +66,16 @@ func (lx *Lex) ID(slot int32) string { return lx.ids.get(slot) }
 // Has reports whether id is indexed.
 func (lx *Lex) Has(id string) bool { _, ok := lx.ids.find(id); return ok }
 
+// SetMeta gives an indexed row new metadata and row order, its terms
+// unchanged; false when id is not indexed.
+func (lx *Lex) SetMeta(id string, seq int64, m Meta) bool {
+	i, ok := lx.ids.find(id)
+	if ok {
+		lx.seqs[i], lx.meta[i] = seq, m
+	}
+	return ok
+}
+
 // Estimate is the index's memory in bytes.
 func (lx *Lex) Estimate() int64 {
 	return int64(lx.ids.slots())*lexSlotBytes + lx.npost*lexPostBytes + int64(len(lx.post))*lexTermBytes

@@ -89,6 +89,16 @@ func (ix *Vec) Seq(slot int) int64 { return ix.seqs[slot] }
 // Has reports whether id is indexed.
 func (ix *Vec) Has(id string) bool { _, ok := ix.ids.find(id); return ok }
 
+// SetMeta gives an indexed row new metadata and row order, its vector
+// unchanged; false when id is not indexed.
+func (ix *Vec) SetMeta(id string, seq int64, m Meta) bool {
+	i, ok := ix.ids.find(id)
+	if ok {
+		ix.seqs[i], ix.meta[i], ix.flags[i] = seq, m, m.flags()
+	}
+	return ok
+}
+
 // Upsert stores the row's vector quantised; a vector of the wrong size,
 // without direction or not finite is dropped from the index, and so is a
 // row without an id.

@@ -36,6 +36,24 @@ func (src source) IndexRows(ctx context.Context, sc memory.Scope, ids []string, 
 	return src.scan(ctx, add, `SELECT `+indexCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+cond, sc.User, sc.Namespace, list)
 }
 
+var indexMetaCols = sqlkit.SQLite.Rebind(sqlkit.IndexMetaCols("seq"))
+
+// IndexMeta reads the index metadata of ids still in the scope
+// (search.MetaSource).
+func (src source) IndexMeta(ctx context.Context, sc memory.Scope, ids []string, add func(string, int64, search.Meta)) error {
+	cond, list := sqlkit.SQLite.In("id", ids)
+	rows, err := src.s.db.QueryContext(ctx, `SELECT `+indexMetaCols+` FROM memories WHERE +user = ? AND +namespace = ? AND `+cond, sc.User, sc.Namespace, list)
+	type meta struct {
+		id  string
+		seq int64
+		m   search.Meta
+	}
+	return sqlkit.Each(rows, err, func(r sqlkit.Scanner) (x meta, err error) {
+		x.id, x.seq, x.m, err = sqlkit.ScanIndexMeta(r)
+		return x, err
+	}, func(x meta) { add(x.id, x.seq, x.m) })
+}
+
 // Memories reads the rows by rowid (one B-tree seek each, where an id
 // costs two), keyed by id, so a rowid reused by another row names that
 // row, not the one asked for.
@@ -68,3 +86,5 @@ func (src source) LoadRows(ctx context.Context, sc memory.Scope, add func(search
 		return x, err
 	}, func(x row) { add(search.RowOf(x.m, x.seq), x.m) })
 }
+
+var _ search.MetaSource = source{}

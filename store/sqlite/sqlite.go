@@ -161,7 +161,7 @@ func OpenWith(ctx context.Context, path string, opts memory.OpenOptions, o Optio
 	s.idx = search.NewEngine(source{s}, opts.Dim, o)
 	s.Searches = s.idx.Searches(func(sc memory.Scope) error { return sqlkit.Check(s.Store.Conn, sc) })
 	s.Store.Forget = s.idx.ForgetUser
-	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memory_rows`, opts.Dim, s.idx.Changed)
+	s.Memories = sqlkit.NewMemories(s.Store.Conn, `SELECT `+memCols+` FROM memory_rows`, opts.Dim, s.idx.Changed).WithMetaChanged(s.idx.MetaChanged)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -20,12 +20,23 @@ type Memories struct {
 	// committed write changed or deleted (SQLite's search engine; that of
 	// PostgreSQL follows the database's change feed).
 	changed func(ctx context.Context, sc memory.Scope, ids []string)
+	// metaChanged, when set, is changed for setMany's writes (they set a
+	// timestamp that only the rows' index metadata reads).
+	metaChanged func(ctx context.Context, sc memory.Scope, ids []string)
 }
 
 // NewMemories is the memory reads and writes of c's store, whose vectors
 // have dim dimensions.
 func NewMemories(c *Conn, sel string, dim int, changed func(ctx context.Context, sc memory.Scope, ids []string)) Memories {
 	return Memories{c: c, sel: sel, dim: dim, changed: changed}
+}
+
+// WithMetaChanged is m with f called instead of changed after the writes
+// that leave the rows' text, context and embedding alone (archive,
+// restore, mark consolidated): search.Engine.MetaChanged.
+func (m Memories) WithMetaChanged(f func(ctx context.Context, sc memory.Scope, ids []string)) Memories {
+	m.metaChanged = f
+	return m
 }
 
 func (m Memories) read(ctx context.Context, q string, args ...any) ([]*memory.Memory, error) {
@@ -314,6 +325,9 @@ func (m Memories) setMany(ctx context.Context, join bool, op string, sc memory.S
 		return nil
 	}
 	cond, cargs := m.c.ByIDs(sc, ids)
+	if m.metaChanged != nil {
+		m.changed = m.metaChanged
+	}
 	err := m.write(ctx, join, sc, &ids, func(x Execer) error {
 		_, err := x.ExecContext(ctx, m.c.Rebind(`UPDATE memories SET `+set+` WHERE `+cond), append(args, cargs...)...)
 		return err

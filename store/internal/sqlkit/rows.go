@@ -98,25 +98,54 @@ func IndexCols(seq, emb string) string {
 	consolidated_at IS NOT NULL, ` + emb + `, text, context`
 }
 
+// IndexMetaCols are IndexCols without the embedding, text and context
+// (search.MetaSource), in ScanIndexMeta order.
+func IndexMetaCols(seq string) string {
+	return `id, ` + seq + `, tier, valid_to IS NOT NULL OR archived_at IS NOT NULL, expires_at, consolidated_at IS NOT NULL`
+}
+
+// indexMeta is what IndexCols and IndexMetaCols share, as scanned.
+type indexMeta struct {
+	tier       string
+	dead, cons bool
+	expires    *time.Time
+}
+
+func (x *indexMeta) dest() []any {
+	return []any{&x.tier, &x.dead, OptTime(&x.expires), &x.cons}
+}
+
+func (x *indexMeta) meta() search.Meta {
+	var exp int64
+	if x.expires != nil {
+		exp = x.expires.UnixMicro()
+	}
+	return search.NewMeta(memory.Tier(x.tier), x.dead, exp, x.cons)
+}
+
+// ScanIndexMeta reads one row of IndexMetaCols.
+func ScanIndexMeta(r Scanner) (id string, seq int64, m search.Meta, err error) {
+	var x indexMeta
+	if err := r.Scan(append([]any{&id, seqDest{&seq}}, x.dest()...)...); err != nil {
+		return "", 0, m, err
+	}
+	return id, seq, x.meta(), nil
+}
+
 // ScanIndexRow reads one row of IndexCols (plus extra trailing
 // destinations); the engine leaves out a vector not of its dimension.
 func ScanIndexRow(d Dialect, r Scanner, extra ...any) (search.Row, error) {
 	var (
-		row               search.Row
-		tier, text, cntxt string
-		dead, cons        bool
-		expires           *time.Time
-		emb               []byte
+		row         search.Row
+		x           indexMeta
+		text, cntxt string
+		emb         []byte
 	)
-	dest := []any{&row.ID, seqDest{&row.Seq}, &tier, &dead, OptTime(&expires), &cons, &emb, &text, &cntxt}
+	dest := append(append([]any{&row.ID, seqDest{&row.Seq}}, x.dest()...), &emb, &text, &cntxt)
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return row, err
 	}
-	var exp int64
-	if expires != nil {
-		exp = expires.UnixMicro()
-	}
-	row.Meta = search.NewMeta(memory.Tier(tier), dead, exp, cons)
+	row.Meta = x.meta()
 	var err error
 	if row.Vec, err = d.Unvec(emb); err != nil {
 		return row, fmt.Errorf("decode embedding of %s: %w", row.ID, err)
