@@ -548,7 +548,7 @@ func (q *clusterer) clusterBatchNear(ctx context.Context, evs []*memory.Memory, 
 	seen := map[string]bool{}
 	terms := userTerms{}
 	for _, m := range evs {
-		if text.OnlyAsks(userPart(m.Text)) {
+		if terms.onlyAsks(m) {
 			continue // questions are not a topic to consolidate
 		}
 		pace(ctx)
@@ -631,6 +631,20 @@ type userTerms map[string]*termSet
 type termSet struct {
 	list []string
 	set  map[string]bool
+	asks int8 // text.OnlyAsks of the user's part: 0 not read yet, 1 no, 2 yes
+}
+
+// onlyAsks is text.OnlyAsks(userPart(m.Text)), read once per memory: a
+// round's events share many neighbours.
+func (u userTerms) onlyAsks(m *memory.Memory) bool {
+	ts := u.of(m)
+	if ts.asks == 0 {
+		ts.asks = 1
+		if text.OnlyAsks(userPart(m.Text)) {
+			ts.asks = 2
+		}
+	}
+	return ts.asks == 2
 }
 
 func (u userTerms) of(m *memory.Memory) *termSet {
@@ -692,7 +706,7 @@ func (q *clusterer) clusterOf(ctx context.Context, ev *memory.Memory, terms user
 		return memory.Cosine(a.Embedding, b.Embedding) < th || terms.overlap(a, b) < minUserOverlap
 	}
 	for _, c := range cands {
-		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || terms.overlap(ev, c.Memory) < minUserOverlap || text.OnlyAsks(userPart(c.Memory.Text)) {
+		if c.Memory.ID == ev.ID || c.Score < th || c.Memory.ConsolidatedAt != nil || terms.overlap(ev, c.Memory) < minUserOverlap || terms.onlyAsks(c.Memory) {
 			continue
 		}
 		if !slices.ContainsFunc(members[1:], func(m *memory.Memory) bool { return apart(m, c.Memory) }) {
