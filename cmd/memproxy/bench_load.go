@@ -42,7 +42,11 @@ var benchAPIs = []benchAPI{
 				msgs = append(msgs, m{[]string{"user", "assistant"}[(len(history)-i)%2], h})
 			}
 			msgs = append(msgs, m{"user", msg})
-			return mustJSON(map[string]any{"model": "gpt-4o-mini", "messages": msgs, "stream": stream})
+			return mustJSON(struct {
+				Model    string `json:"model"`
+				Messages []m    `json:"messages"`
+				Stream   bool   `json:"stream"`
+			}{"gpt-4o-mini", msgs, stream})
 		},
 		Header: func(h http.Header) { h.Set("Authorization", "Bearer sk-bench") },
 	},
@@ -58,7 +62,12 @@ var benchAPIs = []benchAPI{
 				input = append(input, item{[]string{"user", "assistant"}[(len(history)-i)%2], h})
 			}
 			input = append(input, item{"user", msg})
-			return mustJSON(map[string]any{"model": "gpt-4o-mini", "instructions": system, "input": input, "stream": stream})
+			return mustJSON(struct {
+				Model        string `json:"model"`
+				Instructions string `json:"instructions"`
+				Input        []item `json:"input"`
+				Stream       bool   `json:"stream"`
+			}{"gpt-4o-mini", system, input, stream})
 		},
 		Header: func(h http.Header) { h.Set("Authorization", "Bearer sk-bench") },
 	},
@@ -78,7 +87,13 @@ var benchAPIs = []benchAPI{
 				msgs = msgs[1:]
 			}
 			msgs = append(msgs, m{"user", msg})
-			return mustJSON(map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": system, "messages": msgs, "stream": stream})
+			return mustJSON(struct {
+				Model     string `json:"model"`
+				MaxTokens int    `json:"max_tokens"`
+				System    string `json:"system"`
+				Messages  []m    `json:"messages"`
+				Stream    bool   `json:"stream"`
+			}{"claude-sonnet-4-5", 1024, system, msgs, stream})
 		},
 		Header: func(h http.Header) {
 			h.Set("X-Api-Key", "sk-ant-bench")
@@ -239,6 +254,21 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 	return seg, nil
 }
 
+// benchBufs are the floor's copy buffers.
+var benchBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// benchBufPool is httputil.BufferPool over benchBufs.
+type benchBufPool struct{}
+
+func (benchBufPool) Get() []byte { return *benchBufs.Get().(*[]byte) }
+
+func (benchBufPool) Put(b []byte) {
+	if cap(b) >= 32<<10 {
+		b = b[:cap(b)]
+		benchBufs.Put(&b)
+	}
+}
+
 // benchRequest sends one request and reads the whole reply; it returns the
 // time to the reply's last byte, the X-Memproxy-Recall header and the
 // X-Memproxy-Overhead header (the time before forwarding; -1 without one).
@@ -259,14 +289,18 @@ func benchRequest(ctx context.Context, hc *http.Client, api benchAPI, p benchPat
 	if err != nil {
 		return 0, "", -1, fmt.Errorf("%s %s: %w", p.Label, api.Name, err)
 	}
-	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		resp.Body.Close()
+		return 0, "", -1, fmt.Errorf("%s %s: status %d: %s", p.Label, api.Name, resp.StatusCode, b)
+	}
+	// Read to the last byte without keeping it: the client's garbage
+	// would be collected on memproxy's time (one process).
+	_, err = io.Copy(io.Discard, resp.Body) // io.Discard reads into a pooled buffer
 	resp.Body.Close()
 	took = time.Since(start)
 	if err != nil {
 		return 0, "", -1, fmt.Errorf("%s %s: read reply: %w", p.Label, api.Name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, "", -1, fmt.Errorf("%s %s: status %d: %.300s", p.Label, api.Name, resp.StatusCode, b)
 	}
 	before = -1
 	if v, perr := strconv.ParseFloat(resp.Header.Get(proxy.HeaderOverhead), 64); perr == nil {

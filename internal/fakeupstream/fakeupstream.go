@@ -153,6 +153,25 @@ func (s *Server) Last() Request {
 	return s.requests[len(s.requests)-1]
 }
 
+// bodies are request-body buffers lent while a request is read (readBody).
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads r's body; done returns its buffer once the body is no
+// longer read. A body the fake keeps (Record, Log) is a copy of its own.
+func (s *Server) readBody(r *http.Request) (body []byte, done func(), err error) {
+	if s.Record || s.Log != nil {
+		b, err := io.ReadAll(r.Body)
+		return b, func() {}, err
+	}
+	buf := bodies.Get().(*bytes.Buffer)
+	buf.Reset()
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		bodies.Put(buf)
+		return nil, nil, err
+	}
+	return buf.Bytes(), func() { bodies.Put(buf) }, nil
+}
+
 func (s *Server) record(r *http.Request, body []byte) {
 	if s.Log != nil {
 		s.mu.Lock()
@@ -192,13 +211,15 @@ type chatRequest struct {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, done, err := s.readBody(r)
 	if err != nil {
 		return
 	}
 	s.record(r, body)
 	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	err = json.Unmarshal(body, &req)
+	done()
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error(), "invalid_request_error", "")
 		return
 	}
@@ -273,27 +294,59 @@ func lastUserText(req chatRequest) string {
 	return ""
 }
 
-func completion(rep Reply, model string) map[string]any {
-	msg := map[string]any{"role": "assistant", "content": nilIfEmpty(rep.Content)}
-	if len(rep.ToolCalls) > 0 {
-		var calls []map[string]any
-		for _, tc := range rep.ToolCalls {
-			calls = append(calls, map[string]any{
-				"id": tc.ID, "type": "function",
-				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments},
-			})
-		}
-		msg["tool_calls"] = calls
+// completionJSON is a chat completion as the fake writes it: typed, so a
+// benchmark's fake (in the measured process) makes little garbage.
+type completionJSON struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []choiceJSON `json:"choices"`
+	Usage   struct {
+		Prompt     int `json:"prompt_tokens"`
+		Completion int `json:"completion_tokens"`
+		Total      int `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+type choiceJSON struct {
+	Index        int         `json:"index"`
+	Message      messageJSON `json:"message"`
+	FinishReason string      `json:"finish_reason"`
+	Logprobs     *struct{}   `json:"logprobs"` // always null
+}
+
+type messageJSON struct {
+	Role      string         `json:"role"`
+	Content   *string        `json:"content"` // null when empty
+	ToolCalls []toolCallJSON `json:"tool_calls,omitempty"`
+}
+
+type toolCallJSON struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func completion(rep Reply, model string) *completionJSON {
+	msg := messageJSON{Role: "assistant"}
+	if rep.Content != "" {
+		msg.Content = &rep.Content
 	}
-	var choices []map[string]any
+	for _, tc := range rep.ToolCalls {
+		c := toolCallJSON{ID: tc.ID, Type: "function"}
+		c.Function.Name, c.Function.Arguments = tc.Name, tc.Arguments
+		msg.ToolCalls = append(msg.ToolCalls, c)
+	}
+	out := &completionJSON{ID: "chatcmpl-fake", Object: "chat.completion", Created: 1700000000, Model: model}
 	for i := range max(rep.Choices, 1) {
-		choices = append(choices, map[string]any{"index": i, "message": msg, "finish_reason": finish(rep), "logprobs": nil})
+		out.Choices = append(out.Choices, choiceJSON{Index: i, Message: msg, FinishReason: finish(rep)})
 	}
-	return map[string]any{
-		"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": model,
-		"choices": choices,
-		"usage":   map[string]any{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
-	}
+	out.Usage.Prompt, out.Usage.Completion, out.Usage.Total = 5, 7, 12
+	return out
 }
 
 func finish(rep Reply) string {
