@@ -1,6 +1,7 @@
 package text
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"unicode"
@@ -47,7 +48,13 @@ func QueryTerms(q string) []string {
 	// About a term in every six bytes of prose: one allocation for most
 	// texts instead of a doubling for every few terms.
 	terms := make([]string, 0, min(len(q)/6+2, 2*linearTerms))
-	var seen map[string]bool // past linearTerms terms; before, a look along terms
+	// Repeats are found by a look along terms while they are few, then
+	// in a table of their indexes on the stack, and past tableTerms in a
+	// map: a map for every text past 32 terms (an event with its reply)
+	// was a third of what the background allocated.
+	var table termTable
+	tabled := 0 // terms in table
+	var seen map[string]bool
 	emitTokens(q, false, func(tok string) {
 		switch {
 		case seen != nil:
@@ -55,12 +62,25 @@ func QueryTerms(q string) []string {
 				return
 			}
 			seen[tok] = true
-		case slices.Contains(terms, tok):
-			return
-		case len(terms) == linearTerms:
-			seen = make(map[string]bool, 2*linearTerms)
+		case len(terms) < linearTerms:
+			if slices.Contains(terms, tok) {
+				return
+			}
+		case len(terms) < tableTerms:
+			for ; tabled < len(terms); tabled++ {
+				table.add(terms, terms[tabled], tabled)
+			}
+			if !table.add(terms, tok, len(terms)) {
+				return
+			}
+			tabled++
+		default:
+			seen = make(map[string]bool, 2*len(terms))
 			for _, t := range terms {
 				seen[t] = true
+			}
+			if seen[tok] {
+				return
 			}
 			seen[tok] = true
 		}
@@ -72,6 +92,34 @@ func QueryTerms(q string) []string {
 // linearTerms is how many distinct terms QueryTerms keeps in a slice
 // alone: looking along a short one is cheaper than hashing.
 const linearTerms = 32
+
+// tableTerms is how many distinct terms a termTable holds (its slots half
+// full at most).
+const tableTerms = 256
+
+// termTable is an open-addressed set of terms held as indexes into the
+// caller's terms slice, small enough for the stack.
+type termTable struct {
+	slot [2 * tableTerms]uint16 // index+1 into terms; 0: empty
+}
+
+// termSeed hashes termTable's terms.
+var termSeed = maphash.MakeSeed()
+
+// add puts tok, to be terms[i], in the table; false when an equal term
+// is there already.
+func (t *termTable) add(terms []string, tok string, i int) bool {
+	const mask = len(termTable{}.slot) - 1
+	for h := int(maphash.String(termSeed, tok)) & mask; ; h = (h + 1) & mask {
+		switch j := t.slot[h]; {
+		case j == 0:
+			t.slot[h] = uint16(i + 1)
+			return true
+		case terms[j-1] == tok:
+			return false
+		}
+	}
+}
 
 // IsCJK reports whether r is written without spaces between words (Han,
 // Hiragana, Katakana, Hangul, and the CJK prolonged sound and iteration

@@ -89,3 +89,23 @@ func TestQueryTermsManyTerms(t *testing.T) {
 		t.Errorf("QueryTerms kept %d terms %q, want the %d distinct ones in order", len(got), got, len(want))
 	}
 }
+
+// TestQueryTermsManyDistinct: past the terms looked up along the list
+// (32), those in the stack table (256) and into the map, a text's terms
+// come back once each, in order of first appearance.
+func TestQueryTermsManyDistinct(t *testing.T) {
+	for _, n := range []int{10, 32, 33, 255, 256, 257, 700} {
+		var words, want []string
+		for i := range n {
+			w := "zq" + strconv.Itoa(i) + "x" // one term each, kept as written
+			words = append(words, w)
+			want = append(want, QueryTerms(w)...)
+		}
+		rev := slices.Clone(words)
+		slices.Reverse(rev)
+		got := QueryTerms(strings.Join(words, " ") + " " + strings.Join(rev, " "))
+		if !slices.Equal(got, want) {
+			t.Errorf("%d distinct terms, each twice: got %d terms (%.5v…), want %d (%.5v…)", n, len(got), got, len(want), want)
+		}
+	}
+}
