@@ -254,21 +254,6 @@ func runSegment(ctx context.Context, hc *http.Client, api benchAPI, p benchPath,
 	return seg, nil
 }
 
-// benchBufs are the floor's copy buffers.
-var benchBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// benchBufPool is httputil.BufferPool over benchBufs.
-type benchBufPool struct{}
-
-func (benchBufPool) Get() []byte { return *benchBufs.Get().(*[]byte) }
-
-func (benchBufPool) Put(b []byte) {
-	if cap(b) >= 32<<10 {
-		b = b[:cap(b)]
-		benchBufs.Put(&b)
-	}
-}
-
 // benchRequest sends one request and reads the whole reply; it returns the
 // time to the reply's last byte, the X-Memproxy-Recall header and the
 // X-Memproxy-Overhead header (the time before forwarding; -1 without one).
