@@ -1,9 +1,11 @@
 package background
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,12 +35,16 @@ func (w *sessionWorker) Work(ctx context.Context, job *river.Job[SessionArgs]) e
 // runs, the new turn's included (its event is written before this call),
 // so until shortly before that time no insert is needed. FlushSessions
 // and a user's job deletion forget what is kept. The sessions a round
-// has jobs to insert for go in one transaction, in key order (two
-// replicas inserting the same sessions wait on each other in one order).
+// has jobs to insert for go in one transaction, in key order (turns is
+// sorted): two replicas inserting the same sessions wait on each other in
+// one order.
 func (q *sessioner) scheduleSessions(ctx context.Context, turns []*memory.Turn) error {
 	now := time.Now()
 	var params []river.InsertManyParams
 	var keys []sessionKey
+	slices.SortFunc(turns, func(a, b *memory.Turn) int {
+		return cmp.Or(strings.Compare(a.Scope.String(), b.Scope.String()), strings.Compare(a.Session, b.Session))
+	})
 	for _, t := range turns {
 		k := sessionKey{scope: t.Scope, session: t.Session}
 		if t.Session == "" || q.jobWaits(k, now) {
@@ -62,7 +68,6 @@ func (q *sessioner) scheduleSessions(ctx context.Context, turns []*memory.Turn) 
 	if len(params) == 0 {
 		return nil
 	}
-	sort.Sort(byKey{keys, params})
 	res, err := q.client.InsertMany(ctx, params)
 	if err != nil {
 		return fmt.Errorf("schedule session summaries: %w", err)
@@ -73,25 +78,6 @@ func (q *sessioner) scheduleSessions(ctx context.Context, turns []*memory.Turn) 
 		}
 	}
 	return nil
-}
-
-// byKey sorts a round's session jobs by scope and session.
-type byKey struct {
-	keys   []sessionKey
-	params []river.InsertManyParams
-}
-
-func (b byKey) Len() int { return len(b.keys) }
-func (b byKey) Less(i, j int) bool {
-	x, y := b.keys[i], b.keys[j]
-	if x.scope != y.scope {
-		return x.scope.String() < y.scope.String()
-	}
-	return x.session < y.session
-}
-func (b byKey) Swap(i, j int) {
-	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
-	b.params[i], b.params[j] = b.params[j], b.params[i]
 }
 
 // sessionMargin is how long before a kept job's scheduled time a turn

@@ -510,6 +510,14 @@ func (e *Engine) Written(sc memory.Scope, rows []Row) {
 // the latest state. On error the scope is unloaded and reloads on its next
 // search. On a Feed it does nothing: the feed brings every write.
 func (e *Engine) Changed(ctx context.Context, sc memory.Scope, ids []string) {
+	e.follow(ctx, sc, ids, func(ctx context.Context, ix *scopeIndex) { e.reindex(ctx, ix, sc, ids) })
+}
+
+// follow is what Changed and MetaChanged share: nothing on a Feed; else
+// ids leave the row cache and, the scope's indexes loaded, apply updates
+// them under the write lock. The write already committed: apply finishes
+// even if the caller's context ends now.
+func (e *Engine) follow(ctx context.Context, sc memory.Scope, ids []string, apply func(context.Context, *scopeIndex)) {
 	if e.feed != nil {
 		return
 	}
@@ -522,28 +530,35 @@ func (e *Engine) Changed(ctx context.Context, sc memory.Scope, ids []string) {
 	if ix == nil {
 		return
 	}
-	// The write already committed: finish even if the caller's context
-	// ends now.
-	e.reindex(context.WithoutCancel(ctx), ix, sc, ids)
+	apply(context.WithoutCancel(ctx), ix)
 }
 
-// reindex reads ids' rows afresh into ix (write-locked); an id not read
-// was deleted. A failed read unloads the scope.
+// reindex reads ids' rows afresh into ix (write-locked).
 func (e *Engine) reindex(ctx context.Context, ix *scopeIndex, sc memory.Scope, ids []string) {
-	seen := make(map[string]bool, len(ids))
-	err := e.src.IndexRows(ctx, sc, ids, func(r Row) {
-		seen[r.ID] = true
-		ix.upsert(r)
+	refresh(ix, ids, func(found func(string)) error {
+		return e.src.IndexRows(ctx, sc, ids, func(r Row) {
+			found(r.ID)
+			ix.upsert(r)
+		})
 	})
-	if err != nil {
+}
+
+// refresh runs read, which reports through found each of ids still in
+// the scope, and removes from ix (write-locked) the ids it did not report
+// (deleted); a failed read unloads the scope. It reports whether the read
+// succeeded.
+func refresh(ix *scopeIndex, ids []string, read func(found func(id string)) error) bool {
+	seen := make(map[string]bool, len(ids))
+	if err := read(func(id string) { seen[id] = true }); err != nil {
 		ix.reset()
-		return
+		return false
 	}
 	for _, id := range ids {
 		if !seen[id] {
 			ix.remove(id)
 		}
 	}
+	return true
 }
 
 // MetaSource is a Source that also reads rows' index metadata alone
@@ -564,43 +579,24 @@ func (e *Engine) MetaChanged(ctx context.Context, sc memory.Scope, ids []string)
 		e.Changed(ctx, sc, ids)
 		return
 	}
-	if e.feed != nil {
-		return
-	}
-	e.rows.drop(ids)
-	if len(ids) == 0 {
-		return
-	}
-	ix, unlock := e.lockLoaded(sc)
-	defer unlock()
-	if ix == nil {
-		return
-	}
-	ctx = context.WithoutCancel(ctx)
-	seen := make(map[string]bool, len(ids))
-	var whole []string
-	err := ms.IndexMeta(ctx, sc, ids, func(id string, seq int64, m Meta) {
-		seen[id] = true
-		// Every indexed row is in the lexical index; the vector index
-		// lacks a row without a vector.
-		if !ix.lex.SetMeta(id, seq, m) {
-			whole = append(whole, id)
-			return
+	e.follow(ctx, sc, ids, func(ctx context.Context, ix *scopeIndex) {
+		var whole []string
+		ok := refresh(ix, ids, func(found func(string)) error {
+			return ms.IndexMeta(ctx, sc, ids, func(id string, seq int64, m Meta) {
+				found(id)
+				// Every indexed row is in the lexical index; the vector
+				// index lacks a row without a vector.
+				if !ix.lex.SetMeta(id, seq, m) {
+					whole = append(whole, id)
+					return
+				}
+				ix.vec.SetMeta(id, seq, m)
+			})
+		})
+		if ok && len(whole) > 0 {
+			e.reindex(ctx, ix, sc, whole)
 		}
-		ix.vec.SetMeta(id, seq, m)
 	})
-	if err != nil {
-		ix.reset()
-		return
-	}
-	for _, id := range ids {
-		if !seen[id] {
-			ix.remove(id)
-		}
-	}
-	if len(whole) > 0 {
-		e.reindex(ctx, ix, sc, whole)
-	}
 }
 
 // ForgetUser unloads every index of user (of namespace ns when not empty)

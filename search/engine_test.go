@@ -68,6 +68,15 @@ func (f *fakeSource) Load(_ context.Context, sc memory.Scope, add func(Row)) err
 }
 
 func (f *fakeSource) IndexRows(_ context.Context, sc memory.Scope, ids []string, add func(Row)) error {
+	return f.each(sc, ids, func(r Row) {
+		f.rowsRead++
+		add(r)
+	})
+}
+
+// each calls add with the row of each of ids still in the scope, under
+// the lock; the failure set by the test is returned instead.
+func (f *fakeSource) each(sc memory.Scope, ids []string, add func(Row)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail != nil {
@@ -75,7 +84,6 @@ func (f *fakeSource) IndexRows(_ context.Context, sc memory.Scope, ids []string,
 	}
 	for _, id := range ids {
 		if m, ok := f.rows[sc][id]; ok {
-			f.rowsRead++
 			add(RowOf(m, f.seqs[id]))
 		}
 	}
@@ -204,17 +212,7 @@ func TestEngineFollowsWrites(t *testing.T) {
 type metaSource struct{ *fakeSource }
 
 func (f metaSource) IndexMeta(_ context.Context, sc memory.Scope, ids []string, add func(string, int64, Meta)) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fail != nil {
-		return f.fail
-	}
-	for _, id := range ids {
-		if m, ok := f.rows[sc][id]; ok {
-			add(id, f.seqs[id], RowOf(m, 0).Meta)
-		}
-	}
-	return nil
+	return f.each(sc, ids, func(r Row) { add(r.ID, r.Seq, r.Meta) })
 }
 
 // TestEngineMetaChanged: archiving, restoring and marking consolidated
