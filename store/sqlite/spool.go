@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/memproxy/memproxy/memory"
@@ -19,9 +21,19 @@ import (
 // log and complete a spooled turn in one transaction; it does not need
 // to: the turn's memories and its turn-log row are keyed by the turn's ID,
 // so a turn processed again after a crash writes nothing twice.
+//
+// A capture appends its turns to the spool's journal (journal.go), which
+// moves them into the table in large transactions.
 type Spool struct {
 	*sqlkit.Spool
 	c *conn // the spool file's pool and serialised writes
+	j *journal
+
+	stop      chan struct{}
+	moverDone chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	afterMove func(n int) // tests: called after turns moved into the table
 }
 
 var _ memory.TurnSpool = (*Spool)(nil)
@@ -63,8 +75,23 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		db.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
-	p := &Spool{c: &conn{db: db}}
+	p := &Spool{c: &conn{db: db}, stop: make(chan struct{}), moverDone: make(chan struct{})}
+	// The journal's turns from before (a crash, or a close that could
+	// not move them) go into the table first.
+	j, recovered, err := openJournal(path)
+	if err == nil && len(recovered) > 0 {
+		err = p.insertJournaled(ctx, recovered)
+	}
+	if err == nil {
+		err = j.begin()
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open spool %s: journal: %w", path, err)
+	}
+	p.j = j
 	if err := p.c.startCheckpoints(path); err != nil {
+		j.close()
 		db.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
@@ -75,15 +102,128 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		},
 		Pending: "done = 0", Done: "done = 1", Unset: "0",
 		Insert: p.insert,
+		Sync:   p.apply,
 	})
+	go p.mover()
 	return p, nil
 }
 
-// DB is the spool's connection pool, for tools and tests.
-func (p *Spool) DB() *sql.DB { return p.c.db }
+// DB is the spool's connection pool, for tools and tests; the journal's
+// turns are moved into the table first.
+func (p *Spool) DB() *sql.DB {
+	_ = p.apply(context.Background(), false)
+	return p.c.db
+}
 
-// Close closes the spool; it is safe to call twice.
-func (p *Spool) Close() error { return p.c.close() }
+// Close moves the journal's turns into the table and closes the spool;
+// it is safe to call twice. Turns it could not move stay in the journal
+// for the next open.
+func (p *Spool) Close() error {
+	p.closeOnce.Do(func() {
+		close(p.stop)
+		<-p.moverDone
+		err := p.apply(context.Background(), false)
+		cerr := p.j.close()
+		if err == nil && cerr == nil && !p.j.waiting() {
+			// Every turn is in the table: no segment is needed.
+			err = p.j.removeSegments()
+		}
+		p.closeErr = errors.Join(err, cerr, p.c.close())
+	})
+	return p.closeErr
+}
+
+// abandon closes the spool as a crash would: the journal's turns stay
+// where they are (tests).
+func (p *Spool) abandon() {
+	p.closeOnce.Do(func() {
+		close(p.stop)
+		<-p.moverDone
+		p.closeErr = errors.Join(p.j.close(), p.c.close())
+	})
+}
+
+// mover moves the journal's turns into the table applyDelay after the
+// first is appended, or once applyBatch wait.
+func (p *Spool) mover() {
+	defer close(p.moverDone)
+	t := time.NewTimer(applyDelay)
+	t.Stop()
+	armed := false
+	for {
+		select {
+		case <-p.stop:
+			t.Stop()
+			return
+		case <-p.j.kick:
+		case <-t.C:
+			armed = false
+		case <-p.j.appended:
+			if !armed {
+				t.Reset(applyDelay)
+				armed = true
+			}
+			continue
+		}
+		// A failed move is retried by the next one; whatever reads the
+		// spool meanwhile moves the turns itself or reports the error.
+		_ = p.apply(context.Background(), false)
+	}
+}
+
+// apply moves the journal's waiting turns into the table (sqlkit's
+// SpoolDialect.Sync); with purge, the segments that held them are
+// removed before it returns.
+func (p *Spool) apply(ctx context.Context, purge bool) error {
+	p.j.applyMu.Lock()
+	defer p.j.applyMu.Unlock()
+	recs, err := p.j.take(purge)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 && !purge {
+		return nil
+	}
+	if len(recs) > 0 {
+		if err := p.insertJournaled(ctx, recs); err != nil {
+			return fmt.Errorf("spool journal: move turns: %w", err)
+		}
+	}
+	err = p.j.moved(len(recs))
+	if p.afterMove != nil && len(recs) > 0 {
+		p.afterMove(len(recs))
+	}
+	return err
+}
+
+// SessionByResponse implements memory.TurnSpool: the journal's waiting
+// turns are newer than the table's, so the newest of them with the
+// response id answers first, without moving them (a chained request of
+// the Responses API asks on its way in). A turn leaves the journal only
+// once it is in the table, so none is missed between the two looks.
+func (p *Spool) SessionByResponse(ctx context.Context, sc memory.Scope, responseID string) (string, bool, error) {
+	if responseID != "" && sc.Validate() == nil {
+		if sess, ok := p.j.session(sc, responseID); ok {
+			return sess, true, nil
+		}
+	}
+	return p.Spool.SessionByResponse(ctx, sc, responseID)
+}
+
+// insertJournaled writes turns of the journal into the table in one
+// transaction, skipping any spooled already.
+func (p *Spool) insertJournaled(ctx context.Context, recs []journaled) error {
+	return p.c.write(ctx, func(tx *sql.Tx) error {
+		for i := range recs {
+			r := &recs[i]
+			if _, err := tx.ExecContext(ctx, insertTurn, r.tid, r.user, r.namespace, r.request, r.response, r.session,
+				r.time, r.data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
 
 // insertTurn is the spool's insert; the connection keeps it prepared
 // (sqlitestmt), where a statement prepared per commit was parsed again
@@ -91,15 +231,10 @@ func (p *Spool) Close() error { return p.c.close() }
 const insertTurn = `INSERT INTO spool (tid, user, namespace, request_id, response_id, session, time, data)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tid) DO NOTHING`
 
-// insert writes spooled turns.
-func (p *Spool) insert(ctx context.Context, turns []*memory.Turn, data []string) error {
-	return p.c.write(ctx, func(tx *sql.Tx) error {
-		for i, t := range turns {
-			if _, err := tx.ExecContext(ctx, insertTurn, t.ID, t.Scope.User, t.Scope.Namespace, t.RequestID, t.ResponseID, t.Session,
-				t.Time.UnixMicro(), data[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+// insert spools turns: it appends them to the journal.
+func (p *Spool) insert(_ context.Context, turns []*memory.Turn, data []string) error {
+	if p.c.closed.Load() {
+		return memory.ErrClosed
+	}
+	return p.j.appendTurns(turns, data)
 }

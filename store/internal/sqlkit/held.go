@@ -26,6 +26,10 @@ func (p *Spool) HoldTurn(ctx context.Context, t *memory.Turn) error {
 	if err := t.Scope.Validate(); err != nil {
 		return fmt.Errorf("hold turn: %w", err)
 	}
+	// Before its insert: the turns spooled earlier take the lower seqs.
+	if err := p.sync(ctx, "hold turn", false); err != nil {
+		return err
+	}
 	memory.PrepareSpooled(t, time.Now())
 	t.Time = Micro(t.Time)
 	b, err := json.Marshal(t)
@@ -49,6 +53,9 @@ func (p *Spool) HeldTurn(ctx context.Context, sc memory.Scope, responseID string
 	}
 	if responseID == "" {
 		return nil, false, nil
+	}
+	if err := p.sync(ctx, "held turn", false); err != nil {
+		return nil, false, err
 	}
 	var data string
 	err := p.c.queryRow(ctx, `SELECT data FROM `+p.d.Table+` WHERE user_id = ? AND namespace = ? AND response_id = ?
@@ -74,6 +81,9 @@ func (p *Spool) ReleaseTurn(ctx context.Context, t *memory.Turn) (bool, error) {
 	}
 	if err := p.c.check(t.Scope); err != nil {
 		return false, fmt.Errorf("release turn: %w", err)
+	}
+	if err := p.sync(ctx, "release turn", false); err != nil {
+		return false, err
 	}
 	t.Time = Micro(t.Time)
 	b, err := json.Marshal(t)

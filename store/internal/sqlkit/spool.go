@@ -39,6 +39,13 @@ type SpoolDialect struct {
 	// Insert writes the prepared turns and their JSON, skipping a turn
 	// id already spooled.
 	Insert func(ctx context.Context, turns []*memory.Turn, data []string) error
+	// Sync, when set, is run by every method but SpoolTurns and
+	// SessionByResponse before it reads or writes the table: Insert may
+	// leave turns outside it for a while (the SQLite spool's journal),
+	// which Sync moves in. With purge (a forget), no copy of their text
+	// may stay outside the table. A spool with Sync answers
+	// SessionByResponse from the turns outside the table first.
+	Sync func(ctx context.Context, purge bool) error
 	// Lazy, when set, is a condition that holds on every row and makes
 	// the statement's own transaction commit without waiting for its log
 	// flush (PostgreSQL: synchronous_commit off for it alone). It is
@@ -70,6 +77,20 @@ func (p *Spool) lazy() string {
 // scope's lease bookkeeping reads its few leased rows through it, never
 // its whole backlog of pending ones.
 func (p *Spool) leased() string { return p.d.Pending + " AND owner <> ''" }
+
+// sync runs the dialect's Sync, if any.
+func (p *Spool) sync(ctx context.Context, op string, purge bool) error {
+	if p.d.Sync == nil {
+		return nil
+	}
+	if err := p.c.open(op); err != nil {
+		return err
+	}
+	if err := p.d.Sync(ctx, purge); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
 
 // NewSpool is the spool over c's table as d describes it.
 func NewSpool(c *Conn, d SpoolDialect) *Spool { return &Spool{c: c, d: d} }
@@ -109,6 +130,9 @@ func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 	}
 	if owner == "" || limit <= 0 {
 		return nil, fmt.Errorf("claim turns: %w: owner and limit are required", memory.ErrInvalid)
+	}
+	if err := p.sync(ctx, "claim turns", false); err != nil {
+		return nil, err
 	}
 	skipLocked := ""
 	if p.d.ForUpdate != "" {
@@ -167,6 +191,9 @@ func (p *Spool) ClaimTurns(ctx context.Context, sc memory.Scope, owner string, l
 
 // RenewTurns implements memory.TurnSpool.
 func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, lease time.Duration) (int, error) {
+	if err := p.sync(ctx, "renew turns", false); err != nil {
+		return 0, err
+	}
 	until, args := p.d.Now(lease)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET lease_until = `+until+`
 		WHERE user_id = ? AND namespace = ? AND `+p.leased()+` AND owner = ?`+p.lazy(), append(args, sc.User, sc.Namespace, owner)...)
@@ -175,6 +202,9 @@ func (p *Spool) RenewTurns(ctx context.Context, sc memory.Scope, owner string, l
 
 // CompleteTurns implements memory.TurnSpool.
 func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) (int, error) {
+	if err := p.sync(ctx, "complete turns", false); err != nil {
+		return 0, err
+	}
 	now, args := p.d.Now(0)
 	in, list := p.c.In("tid", ids)
 	n, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET done = true, data = NULL, owner = '', lease_until = `+p.d.Unset+`,
@@ -185,6 +215,9 @@ func (p *Spool) CompleteTurns(ctx context.Context, sc memory.Scope, owner string
 
 // ReleaseTurns implements memory.TurnSpool.
 func (p *Spool) ReleaseTurns(ctx context.Context, sc memory.Scope, owner string, ids []string) error {
+	if err := p.sync(ctx, "release turns", false); err != nil {
+		return err
+	}
 	in, list := p.c.In("tid", ids)
 	if _, err := p.c.exec(ctx, `UPDATE `+p.d.Table+` SET owner = '', lease_until = `+p.d.Unset+`
 		WHERE `+in+` AND user_id = ? AND namespace = ? AND `+p.leased()+` AND owner = ?`+p.lazy(), list, sc.User, sc.Namespace, owner); err != nil {
@@ -218,6 +251,9 @@ func (p *Spool) RedactSpooled(ctx context.Context, sc memory.Scope, texts []stri
 	texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return strings.TrimSpace(t) == "" })
 	if len(texts) == 0 {
 		return 0, nil
+	}
+	if err := p.sync(ctx, "redact spooled", true); err != nil {
+		return 0, err
 	}
 	n := 0
 	err := p.c.Write(ctx, func(tx *sql.Tx) error {
@@ -264,6 +300,9 @@ func (p *Spool) RedactSpooled(ctx context.Context, sc memory.Scope, texts []stri
 
 // PendingScopes implements memory.TurnSpool.
 func (p *Spool) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, error) {
+	if err := p.sync(ctx, "pending scopes", false); err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		limit = 1000
 	}
@@ -276,6 +315,9 @@ func (p *Spool) PendingScopes(ctx context.Context, limit int) ([]memory.Scope, e
 
 // SpoolStats implements memory.TurnSpool.
 func (p *Spool) SpoolStats(ctx context.Context) (pending, leased int, err error) {
+	if err := p.sync(ctx, "spool stats", false); err != nil {
+		return 0, 0, err
+	}
 	now, args := p.d.Now(0)
 	err = p.c.queryRow(ctx, `SELECT count(*), coalesce(sum(CASE WHEN owner <> '' AND lease_until > `+now+` THEN 1 ELSE 0 END), 0)
 		FROM `+p.d.Table+` WHERE `+p.d.Pending, args...).Scan(&pending, &leased)
@@ -288,6 +330,9 @@ func (p *Spool) SpoolStats(ctx context.Context) (pending, leased int, err error)
 // AnyPending implements memory.TurnSpool: one look at the pending rows'
 // index however many there are.
 func (p *Spool) AnyPending(ctx context.Context) (bool, error) {
+	if err := p.sync(ctx, "spool pending", false); err != nil {
+		return false, err
+	}
 	var some bool
 	if err := p.c.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+p.d.Table+` WHERE `+p.d.Pending+`)`).Scan(&some); err != nil {
 		return false, fmt.Errorf("spool pending: %w", err)
@@ -297,6 +342,9 @@ func (p *Spool) AnyPending(ctx context.Context) (bool, error) {
 
 // DeleteSpoolUser implements memory.TurnSpool.
 func (p *Spool) DeleteSpoolUser(ctx context.Context, user, ns string) (int, error) {
+	if err := p.sync(ctx, "delete spooled turns", true); err != nil {
+		return 0, err
+	}
 	q, args := `DELETE FROM `+p.d.Table+` WHERE user_id = ?`, []any{user}
 	if ns != "" {
 		q += ` AND namespace = ?`
@@ -308,6 +356,9 @@ func (p *Spool) DeleteSpoolUser(ctx context.Context, user, ns string) (int, erro
 
 // PruneSpool implements memory.TurnSpool.
 func (p *Spool) PruneSpool(ctx context.Context, before time.Time) (int, error) {
+	if err := p.sync(ctx, "prune spool", false); err != nil {
+		return 0, err
+	}
 	n, err := p.c.exec(ctx, `DELETE FROM `+p.d.Table+` WHERE `+p.d.Done+` AND done_at < ?`, p.c.Time(before))
 	return Wrapped("prune spool", n, err)
 }
