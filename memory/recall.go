@@ -306,6 +306,7 @@ func (r *Recaller) Recall(ctx context.Context, s Scope, q Query) (*Result, error
 			}
 		}
 	}
+	qt.index()
 	cands := fuse(vec, lex, hyp, r.cfg.Recall.RRFK, r.vectorWeight(), r.cfg.Recall.HyponymWeight, r.cfg.Recall.Candidates)
 	bestRank, bestEvidence := 0.0, 0.0
 	masks := make([]uint64, len(cands))

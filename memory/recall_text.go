@@ -72,6 +72,42 @@ type queryTerms struct {
 	// not "activity" nor the verb "helps" of "Which activity helps Nate
 	// …". A category is its phrase's last word.
 	head uint64
+	// keys and starts, once index ran (recall matches every candidate
+	// against one query): each term's startKey (-1 for one not of ASCII
+	// letters), and the ways the terms and the hyponyms begin.
+	keys   []int16
+	starts asciiStarts
+}
+
+// index fills keys and starts; the terms and hyponyms are final.
+func (qt *queryTerms) index() {
+	terms := qt.terms[:min(len(qt.terms), maxQueryTerms)]
+	qt.keys = make([]int16, len(terms))
+	qt.starts = termStarts(terms, qt.hypoStarts)
+	for i, q := range terms {
+		qt.keys[i] = -1
+		if asciiLetterStart(q) {
+			qt.keys[i] = int16(startKey(q))
+		}
+	}
+}
+
+// asciiLetterStart reports whether q begins with lowercase ASCII letters
+// only (one, or two), as startKey takes it.
+func asciiLetterStart(q string) bool {
+	return len(q) > 0 && q[0] >= 'a' && q[0] <= 'z' && (len(q) == 1 || q[1] >= 'a' && q[1] <= 'z')
+}
+
+// termStarts is the set of ways terms begin, with hypo's.
+func termStarts(terms []string, hypo asciiStarts) asciiStarts {
+	starts := hypo
+	for _, q := range terms {
+		if asciiLetterStart(q) {
+			k := startKey(q)
+			starts[k/64] |= 1 << uint(k%64)
+		}
+	}
+	return starts
 }
 
 // askCues are the words after which a query names the kind of thing it
@@ -282,15 +318,9 @@ func (qt queryTerms) matchTexts(a, b string) (coverage float64, phrases int, see
 	if len(terms) > maxQueryTerms {
 		terms = terms[:maxQueryTerms]
 	}
-	var starts asciiStarts
-	for _, q := range terms {
-		if len(q) > 0 && q[0] >= 'a' && q[0] <= 'z' && (len(q) == 1 || q[1] >= 'a' && q[1] <= 'z') {
-			k := startKey(q)
-			starts[k/64] |= 1 << uint(k%64)
-		}
-	}
-	for i := range starts {
-		starts[i] |= qt.hypoStarts[i]
+	starts, keys := qt.starts, qt.keys
+	if keys == nil {
+		starts = termStarts(terms, qt.hypoStarts)
 	}
 	var seen, seenPair [maxQueryTerms]bool
 	var buf [maxStemLen]byte
@@ -312,8 +342,10 @@ func (qt queryTerms) matchTexts(a, b string) (coverage float64, phrases int, see
 			return
 		}
 		var st []byte
+		key := int16(-1)
 		if len(t) <= maxStemLen && asciiWord(t) {
-			if k := startKey(t); prev < 0 && starts[k/64]&(1<<uint(k%64)) == 0 {
+			k := startKey(t)
+			if prev < 0 && starts[k/64]&(1<<uint(k%64)) == 0 {
 				// No term starts so: cur would be -1, and prev is -1
 				// already whether or not t is a stop word.
 				return
@@ -329,6 +361,7 @@ func (qt queryTerms) matchTexts(a, b string) (coverage float64, phrases int, see
 				return
 			}
 			st = buf[:stemBytes(buf[:len(t)])]
+			key = int16(k) // stemming keeps the first two letters
 		} else if stopTerms[t] {
 			return
 		}
@@ -337,10 +370,20 @@ func (qt queryTerms) matchTexts(a, b string) (coverage float64, phrases int, see
 		// query term (half of a long CJK-bearing recall's CPU).
 		caseless := st == nil && len(t) > 0 && t[0] >= utf8.RuneSelf && cjkScript(firstRune(t))
 		cur := -1
-		for i, q := range terms {
-			if st != nil && string(st) == q || caseless && q == t || st == nil && !caseless && strings.EqualFold(q, t) {
-				cur = i
-				break
+		if st != nil && keys != nil {
+			// Only a term beginning as the stem does can equal it.
+			for i, k := range keys {
+				if k == key && string(st) == terms[i] {
+					cur = i
+					break
+				}
+			}
+		} else {
+			for i, q := range terms {
+				if st != nil && string(st) == q || caseless && q == t || st == nil && !caseless && strings.EqualFold(q, t) {
+					cur = i
+					break
+				}
 			}
 		}
 		if cur < 0 && st != nil && qt.hypo != nil {
