@@ -180,6 +180,7 @@ func (s Store) AppendRecall(ctx context.Context, r *memory.RecallRecord) error {
 // writes none.
 func (s Store) AppendRecalls(ctx context.Context, rs []*memory.RecallRecord) error {
 	args := make([]any, 0, 6*len(rs))
+	var buf []byte
 	last := map[memory.Scope]map[string]int{} // by request: its row, for the upsert
 	for _, r := range rs {
 		if r == nil {
@@ -195,11 +196,8 @@ func (s Store) AppendRecalls(ctx context.Context, rs []*memory.RecallRecord) err
 			r.Time = time.Now()
 		}
 		r.Time = Micro(r.Time)
-		data, err := json.Marshal(r)
-		if err != nil {
-			return fmt.Errorf("append recall: %w", err)
-		}
-		row := []any{r.Scope.User, r.Scope.Namespace, r.RequestID, s.Time(r.Time), string(data), r.Feedback}
+		buf = memory.AppendRecallJSON(buf[:0], r)
+		row := []any{r.Scope.User, r.Scope.Namespace, r.RequestID, s.Time(r.Time), string(buf), r.Feedback}
 		if s.RecallUpsert != "" {
 			// One statement cannot upsert a row twice: the later record
 			// of a request takes the earlier one's place.
