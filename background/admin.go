@@ -143,12 +143,30 @@ func (q *Queue) subscribe() (<-chan *river.Event, func()) {
 	return q.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobSnoozed, river.EventKindJobCancelled)
 }
 
+// countKinds reports whether a job of kinds is in one of states: 1 if
+// one is, else 0.
+//
+// One state a query, ordered by scheduled_at: River then writes `state =
+// ?`, which its fetch index (state, queue, priority, scheduled_at, id)
+// answers from the few rows in that state. A list of states ordered by id
+// (River's default) made SQLite walk the table in id order, every job
+// kept since the retention period began (decay.job_retention), to find
+// none: 15 ms with 30,000 completed jobs, every few milliseconds while a
+// wait for an idle queue polled.
 func (q *Queue) countKinds(ctx context.Context, kinds []string, states ...rivertype.JobState) (int, error) {
-	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kinds...).States(states...).First(1))
-	if err != nil {
-		return 0, fmt.Errorf("background: list jobs: %w", err)
+	n := 0
+	for _, st := range states {
+		res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kinds...).States(st).
+			OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(1))
+		if err != nil {
+			return 0, fmt.Errorf("background: list jobs: %w", err)
+		}
+		n += len(res.Jobs)
+		if n > 0 {
+			break
+		}
 	}
-	return len(res.Jobs), nil
+	return n, nil
 }
 
 // Stats is the admin queue view.
