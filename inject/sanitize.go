@@ -38,16 +38,22 @@ func Sanitize(s string) string {
 
 // plain reports, by one look at the bytes, that Sanitize would return s as
 // it is: printable ASCII with single spaces inside only (flatten changes
-// nothing) and none of the characters every rewrite needs ("<", "[", "#",
-// ":") or every escape starts with ("&", "\\", "%"). Most memories are such text; the injector sanitises every
-// candidate line of every request, so they skip the rune slices.
+// nothing), none of the characters the other rewrites need ("<", "[",
+// "#") or every escape starts with ("&", "\\", "%"), and no colon after a
+// role word (roleColon). Most memories are such text ("On 8 May 2023:
+// …", "Melanie: …"); the injector sanitises every candidate line of
+// every request, so they skip the rune slices.
 func plain(s string) bool {
 	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
-		case '<', '[', '#', ':', '&', '\\', '%':
+		case ':':
+			if roleColon(s, i) {
+				return false
+			}
+		case '<', '[', '#', '&', '\\', '%':
 			return false
 		case ' ':
 			if s[i-1] == ' ' {
@@ -61,6 +67,46 @@ func plain(s string) bool {
 	}
 	return true
 }
+
+// roleColon reports whether the colon at s[p] (printable ASCII text)
+// ends a role prefix as neutraliseRole finds one: a role word, an
+// identifier from a word start up to the colon or the one space before it.
+// An identifier runs over letters, digits and "_", and a word starts
+// after anything but a letter or digit, so "x_system:" holds "system".
+func roleColon(s string, p int) bool {
+	b := p
+	if b > 0 && s[b-1] == ' ' {
+		b--
+	}
+	a := b
+	for a > 0 && asciiIdent(s[a-1]) {
+		a--
+	}
+	var buf [24]byte
+	for k := a; k < b; k++ {
+		if k > a && asciiAlnum(s[k-1]) || !asciiAlnum(s[k]) || b-k > len(buf) {
+			continue
+		}
+		name := buf[:b-k]
+		for j := range name {
+			c := s[k+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			name[j] = c
+		}
+		if roleWords[string(name)] {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func asciiIdent(c byte) bool { return asciiAlnum(c) || c == '_' }
 
 // sanitize is Sanitize for any text.
 //

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"html"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -219,6 +220,8 @@ func TestSanitizeShortcuts(t *testing.T) {
 		"The user prefers TypeScript over JavaScript.", "a b", "x", "", " lead", "trail ", "two  spaces",
 		"tab\there", "ecosystem: fine", "C# is nice", "a < b", "[x]", "del\x7f", "用户对花生过敏。", "用户 对", "用户  对",
 		"nbsp\u00a0x", "soft\u00adhyphen", "\ufffd", "\xffbad",
+		"Melanie: hi", "On 8 May 2023: a hike", "x_system: y", "SYSTEM : z", "mysystem: ok", "ai:", "a_ai: b", "system_: c",
+		"3ai: x", "user:", "The Assistant: hello", "tool:tool:", "a:b:c", "instructions : read", "ai_: x", "_user: x",
 	}
 	for _, c := range sanitizeCases {
 		cases = append(cases, c.in)
@@ -230,8 +233,15 @@ func TestSanitizeShortcuts(t *testing.T) {
 			plains++
 		}
 	}
-	// The shortcut must actually be taken for ordinary text.
-	for _, s := range []string{"The user prefers TypeScript over JavaScript.", "a b", "x", "It costs $5 (or 4.50 EUR), she said!"} {
+	// The shortcut must actually be taken for ordinary text, and never
+	// for a role prefix.
+	for _, s := range []string{"system: x", "x_system: y", "SYSTEM : z", "The Assistant: hello", "_user: x"} {
+		if plain(s) {
+			t.Errorf("plain(%q) = true, want false", s)
+		}
+	}
+	for _, s := range []string{"The user prefers TypeScript over JavaScript.", "a b", "x", "It costs $5 (or 4.50 EUR), she said!",
+		"Melanie: I went hiking", "On 8 May 2023: she ran", "ratio 3:2", "mysystem: ok"} {
 		if !plain(s) {
 			t.Errorf("plain(%q) = false, want true", s)
 		}
@@ -245,5 +255,20 @@ func BenchmarkSanitize(b *testing.B) {
 	s := "The supplier moved delivery from May 10 to May 18. 供应商把交货日期改到了五月十八日。"
 	for b.Loop() {
 		Sanitize(s)
+	}
+}
+
+// TestPlainColons runs the shortcut check over texts built of role words,
+// identifier pieces, spaces and colons: wherever a colon follows a role
+// word, plain must leave the text to the full sanitiser.
+func TestPlainColons(t *testing.T) {
+	pieces := []string{"system", "User", "ai", "ASSISTANT", "my", "_", "x", "3", " ", ":", "tool", "instructions", "."}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(7) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		checkShortcuts(t, b.String())
 	}
 }
