@@ -81,7 +81,8 @@ func (r *journaled) size() int {
 }
 
 type journal struct {
-	base string // segment names are base + "-journal-" + N
+	base string   // segment names are base + "-journal-" + N
+	lock *os.File // lockJournal's, held while open
 
 	mu      sync.Mutex
 	f       *os.File // the newest segment; nil once closed
@@ -124,15 +125,21 @@ func (j *journal) segments() ([]int, error) {
 // turns its segments hold (the whole groups), which the caller moves into
 // the table before calling begin.
 func openJournal(base string) (*journal, []journaled, error) {
-	j := &journal{base: base, kick: make(chan struct{}, 1), appended: make(chan struct{}, 1)}
+	lock, err := lockJournal(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	j := &journal{base: base, lock: lock, kick: make(chan struct{}, 1), appended: make(chan struct{}, 1)}
 	segs, err := j.segments()
 	if err != nil {
+		j.unlock()
 		return nil, nil, err
 	}
 	var recs []journaled
 	for _, n := range segs {
 		got, err := readSegment(j.segPath(n), n)
 		if err != nil {
+			j.unlock()
 			return nil, nil, err
 		}
 		recs = append(recs, got...)
@@ -344,7 +351,7 @@ func (j *journal) waiting() bool {
 }
 
 // close closes the newest segment; segments still holding waiting turns
-// stay for the next open.
+// stay for the next open. The lock is kept until unlock.
 func (j *journal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -354,6 +361,15 @@ func (j *journal) close() error {
 	err := j.f.Close()
 	j.f = nil
 	return err
+}
+
+// unlock releases the journal's lock (after close, and after the last
+// segment removal).
+func (j *journal) unlock() {
+	if j.lock != nil {
+		j.lock.Close()
+		j.lock = nil
+	}
 }
 
 // A record: payload length and CRC-32C (little endian, 4 bytes each), then

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,4 +245,32 @@ func TestJournalSessionByResponse(t *testing.T) {
 	if _, ok, _ := p.SessionByResponse(ctx, memory.Scope{User: "other", Namespace: "default"}, "resp1"); ok {
 		t.Fatal("another user's response found")
 	}
+}
+
+// A second process (here a second open) cannot take a spool in use: it
+// would move and remove the segments the first still appends to.
+func TestJournalOneProcess(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	ctx := context.Background()
+	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	p, err := OpenSpool(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q, err := OpenSpool(ctx, path); err == nil || !strings.Contains(err.Error(), "in use") {
+		if q != nil {
+			q.Close()
+		}
+		t.Fatalf("second open: %v, want in use", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := OpenSpool(ctx, path)
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	q.Close()
 }

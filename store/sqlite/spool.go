@@ -86,12 +86,16 @@ func OpenSpool(ctx context.Context, path string) (*Spool, error) {
 		err = j.begin()
 	}
 	if err != nil {
+		if j != nil {
+			j.unlock()
+		}
 		db.Close()
 		return nil, fmt.Errorf("open spool %s: journal: %w", path, err)
 	}
 	p.j = j
 	if err := p.c.startCheckpoints(path); err != nil {
 		j.close()
+		j.unlock()
 		db.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
@@ -129,6 +133,7 @@ func (p *Spool) Close() error {
 			err = p.j.removeSegments()
 		}
 		p.closeErr = errors.Join(err, cerr, p.c.close())
+		p.j.unlock()
 	})
 	return p.closeErr
 }
@@ -140,6 +145,7 @@ func (p *Spool) abandon() {
 		close(p.stop)
 		<-p.moverDone
 		p.closeErr = errors.Join(p.j.close(), p.c.close())
+		p.j.unlock() // as the process's end would
 	})
 }
 
