@@ -27,15 +27,24 @@ func dotI8BatchAVX2(qa *uint8, qs *int8, v *int8, n, rows int, out *int32)
 //go:noescape
 func dotI4BatchVNNI(qs *int8, v *uint8, nb, rows int, out *int32, corr int32)
 
-// nibbleScan: the first stage over int4 rows runs (see Vec).
-var nibbleScan = useVNNI
+//go:noescape
+func dotI4BatchAVX2(qs *int8, v *uint8, nb, rows int, out *int32, corr int32)
+
+// nibbleScan: the first stage over int4 rows runs (see Vec), on VNNI's
+// kernel or AVX2's. On AVX2 the int8 scan of a 10k-row scope waited on
+// memory (BenchmarkVecSearchScopes), so half the bytes pay there too.
+var nibbleScan = useVNNI || useAVX2
 
 // dotI4Batch writes to out[r] the inner product of q and the int4 row r
 // of v (len(q.s)/2 bytes each; len(q.s) a multiple of 128).
 func dotI4Batch(q query8, v []uint8, out []int32) {
 	nb := len(q.s) / 2
 	v = v[:len(out)*nb]
-	dotI4BatchVNNI(&q.s[0], &v[0], nb, len(out), &out[0], q.corr/16)
+	if useVNNI {
+		dotI4BatchVNNI(&q.s[0], &v[0], nb, len(out), &out[0], q.corr/16)
+		return
+	}
+	dotI4BatchAVX2(&q.s[0], &v[0], nb, len(out), &out[0], q.corr/16)
 }
 
 //go:noescape

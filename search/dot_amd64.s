@@ -415,3 +415,151 @@ nsreduce:
 ndone:
 	VZEROUPPER
 	RET
+
+// func dotI4BatchAVX2(qs *int8, v *uint8, nb, rows int, out *int32, corr int32)
+// The first stage's kernel where AVX-512 VNNI is missing: the rows and
+// the result as dotI4BatchVNNI's. Each 32 row bytes hold two runs of 32
+// components, the low nibbles (components o..o+31 of their 128) and the
+// high ones (o+64..o+95); each run is multiplied by the query's signed
+// bytes as unsigned x+8 (VPMADDUBSW: 15*127*2 fits 16 bits, and so does
+// the two runs' sum), widened to int32 (VPMADDWD by ones) and added up;
+// corr = 8*sum(q) is taken off at the end. Four rows at a time, sharing
+// the query's loads. Half the bytes of the int8 scan, for the scans that
+// wait on memory.
+TEXT ·dotI4BatchAVX2(SB), NOSPLIT, $0-44
+	MOVQ         qs+0(FP), R11
+	MOVQ         v+8(FP), DI
+	MOVQ         nb+16(FP), DX
+	MOVQ         rows+24(FP), R8
+	MOVQ         out+32(FP), R9
+	MOVL         $0x0f0f0f0f, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	MOVL         corr+40(FP), AX
+	VMOVD        AX, X13
+	VPBROADCASTD X13, X13
+	VPCMPEQW     Y15, Y15, Y15
+	VPSRLW       $15, Y15, Y15
+
+aquad:
+	CMPQ  R8, $4
+	JL    asingle
+	LEAQ  (DI)(DX*1), R12
+	LEAQ  (DI)(DX*2), R13
+	LEAQ  (R12)(DX*2), R14
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  CX, CX
+	MOVQ  R11, R10
+
+aq32:
+	CMPQ       CX, DX
+	JGE        aqreduce
+	// The chunk's first 32 bytes pair with query bytes 0..31 and
+	// 64..95 of its 128, the next 32 with 32..63 and 96..127.
+	MOVQ       CX, BX
+	ANDQ       $32, BX
+	VMOVDQU    (R10)(BX*1), Y4
+	VMOVDQU    64(R10)(BX*1), Y5
+	VMOVDQU    (DI)(CX*1), Y6
+	VMOVDQU    (R12)(CX*1), Y7
+	VPSRLW     $4, Y6, Y10
+	VPSRLW     $4, Y7, Y11
+	VPAND      Y14, Y6, Y6
+	VPAND      Y14, Y7, Y7
+	VPAND      Y14, Y10, Y10
+	VPAND      Y14, Y11, Y11
+	VPMADDUBSW Y4, Y6, Y6
+	VPMADDUBSW Y4, Y7, Y7
+	VPMADDUBSW Y5, Y10, Y10
+	VPMADDUBSW Y5, Y11, Y11
+	VPADDW     Y10, Y6, Y6
+	VPADDW     Y11, Y7, Y7
+	VPMADDWD   Y15, Y6, Y6
+	VPMADDWD   Y15, Y7, Y7
+	VPADDD     Y6, Y0, Y0
+	VPADDD     Y7, Y1, Y1
+	VMOVDQU    (R13)(CX*1), Y8
+	VMOVDQU    (R14)(CX*1), Y9
+	VPSRLW     $4, Y8, Y10
+	VPSRLW     $4, Y9, Y11
+	VPAND      Y14, Y8, Y8
+	VPAND      Y14, Y9, Y9
+	VPAND      Y14, Y10, Y10
+	VPAND      Y14, Y11, Y11
+	VPMADDUBSW Y4, Y8, Y8
+	VPMADDUBSW Y4, Y9, Y9
+	VPMADDUBSW Y5, Y10, Y10
+	VPMADDUBSW Y5, Y11, Y11
+	VPADDW     Y10, Y8, Y8
+	VPADDW     Y11, Y9, Y9
+	VPMADDWD   Y15, Y8, Y8
+	VPMADDWD   Y15, Y9, Y9
+	VPADDD     Y8, Y2, Y2
+	VPADDD     Y9, Y3, Y3
+	ADDQ       $32, CX
+	// After a chunk's second half the query moves to the next 128.
+	TESTQ      $32, CX
+	JNZ        aq32
+	ADDQ       $128, R10
+	JMP        aq32
+
+aqreduce:
+	VPHADDD      Y1, Y0, Y0
+	VPHADDD      Y3, Y2, Y2
+	VPHADDD      Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSUBD       X13, X0, X0
+	VMOVDQU      X0, (R9)
+	LEAQ         (DI)(DX*4), DI
+	ADDQ         $16, R9
+	SUBQ         $4, R8
+	JMP          aquad
+
+asingle:
+	CMPQ  R8, $0
+	JE    adone
+	VPXOR Y0, Y0, Y0
+	XORQ  CX, CX
+	MOVQ  R11, R10
+
+as32:
+	CMPQ       CX, DX
+	JGE        asreduce
+	MOVQ       CX, BX
+	ANDQ       $32, BX
+	VMOVDQU    (R10)(BX*1), Y4
+	VMOVDQU    64(R10)(BX*1), Y5
+	VMOVDQU    (DI)(CX*1), Y6
+	VPSRLW     $4, Y6, Y10
+	VPAND      Y14, Y6, Y6
+	VPAND      Y14, Y10, Y10
+	VPMADDUBSW Y4, Y6, Y6
+	VPMADDUBSW Y5, Y10, Y10
+	VPADDW     Y10, Y6, Y6
+	VPMADDWD   Y15, Y6, Y6
+	VPADDD     Y6, Y0, Y0
+	ADDQ       $32, CX
+	TESTQ      $32, CX
+	JNZ        as32
+	ADDQ       $128, R10
+	JMP        as32
+
+asreduce:
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPHADDD      X0, X0, X0
+	VPHADDD      X0, X0, X0
+	VPSUBD       X13, X0, X0
+	MOVL         X0, (R9)
+	ADDQ         DX, DI
+	ADDQ         $4, R9
+	DECQ         R8
+	JMP          asingle
+
+adone:
+	VZEROUPPER
+	RET
