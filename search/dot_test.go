@@ -231,15 +231,17 @@ func TestDotI4Batch(t *testing.T) {
 				}
 				q.sum()
 			}
-			got := make([]int32, rows)
-			dotI4Batch(q, ix.nib, got)
-			for k := range rows {
-				var want int64
-				for i := range n {
-					want += int64(q.s[i]) * int64(xs[k][i])
-				}
-				if int64(got[k]) != want {
-					t.Errorf("n=%d rows=%d row %d: %d, want %d", n, rows, k, got[k], want)
+			for name, kernel := range i4Kernels() {
+				got := make([]int32, rows)
+				kernel(q, ix.nib[:rows*n/2], got)
+				for k := range rows {
+					var want int64
+					for i := range n {
+						want += int64(q.s[i]) * int64(xs[k][i])
+					}
+					if int64(got[k]) != want {
+						t.Errorf("%s n=%d rows=%d row %d: %d, want %d", name, n, rows, k, got[k], want)
+					}
 				}
 			}
 		}
