@@ -37,7 +37,8 @@ func (w *consolidateWorker) Work(ctx context.Context, job *river.Job[Consolidate
 // semantic facts. Events stay (marked consolidated) as the raw archive.
 func (q *consolidator) consolidate(ctx context.Context, a *ConsolidateArgs) error {
 	s := a.Scope
-	evs, err := q.cfg.Store.GetMany(ctx, s, a.EventIDs)
+	// Read, never written back (the events are marked by id).
+	evs, err := q.readMany(ctx, s, a.EventIDs)
 	if err != nil {
 		return fmt.Errorf("load cluster: %w", err)
 	}

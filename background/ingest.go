@@ -860,9 +860,9 @@ type cachedRows interface {
 
 // readMany reads the memories ids to be read, not written back: from the
 // store's row cache where it holds them (the memories a reply used were
-// injected moments ago, so recall just read them), the rest from the
-// store.
-func (q *ingester) readMany(ctx context.Context, s memory.Scope, ids []string) ([]*memory.Memory, error) {
+// injected moments ago, so recall just read them; a cluster's events were
+// read by the search that found the cluster), the rest from the store.
+func (q *core) readMany(ctx context.Context, s memory.Scope, ids []string) ([]*memory.Memory, error) {
 	c, ok := q.cfg.Store.(cachedRows)
 	if !ok {
 		return q.cfg.Store.GetMany(ctx, s, ids)
@@ -871,20 +871,24 @@ func (q *ingester) readMany(ctx context.Context, s memory.Scope, ids []string) (
 	if err != nil {
 		return nil, err
 	}
+	if len(miss) > 0 {
+		read, err := q.cfg.Store.GetMany(ctx, s, miss)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range read {
+			found[m.ID] = m
+		}
+	}
+	// In the order given, as GetMany returns them.
 	ms := make([]*memory.Memory, 0, len(ids))
 	for _, id := range ids {
 		if m := found[id]; m != nil {
 			ms = append(ms, m)
+			delete(found, id) // an id given twice comes once, as from GetMany
 		}
 	}
-	if len(miss) == 0 {
-		return ms, nil
-	}
-	read, err := q.cfg.Store.GetMany(ctx, s, miss)
-	if err != nil {
-		return nil, err
-	}
-	return append(ms, read...), nil
+	return ms, nil
 }
 
 // touchUses records the uses usageFeedback found (Touch: hits and last
