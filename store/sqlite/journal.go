@@ -72,8 +72,8 @@ var ErrJournalFull = errors.New("spool journal full: its turns are not reaching 
 // journaled is one turn in the journal, as the table's insert takes it.
 type journaled struct {
 	tid, user, namespace, request, response, session, data string
-	time                                                      int64 // unix µs
-	seg                                                       int   // segment holding it
+	time                                                   int64 // unix µs
+	seg                                                    int   // segment holding it
 }
 
 func (r *journaled) size() int {
