@@ -176,7 +176,9 @@ func (j *journal) removeSegments() error {
 // rotate starts segment seg+1 (the caller holds mu).
 func (j *journal) rotate() error {
 	if j.f != nil {
-		if err := j.f.Close(); err != nil {
+		// After a failed write the old segment's state is unknown
+		// already; its close may fail too.
+		if err := j.f.Close(); err != nil && j.err == nil {
 			return err
 		}
 		j.f = nil
@@ -310,6 +312,14 @@ func (j *journal) moved(n int) error {
 		j.bytes -= r.size()
 	}
 	j.pending = slices.Clone(j.pending[n:])
+	if j.err != nil && len(j.pending) == 0 && j.f != nil {
+		// A failed write (a full disk) stopped the appends: its segment's
+		// tail is unknown, but every turn it acknowledged is in the table
+		// now, so a new segment can begin and the old one go.
+		if err := j.rotate(); err == nil {
+			j.err = nil
+		}
+	}
 	keep := j.seg
 	if len(j.pending) > 0 {
 		keep = j.pending[0].seg
@@ -341,6 +351,13 @@ func (j *journal) session(sc memory.Scope, responseID string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// failed reports whether a failed write stopped the appends.
+func (j *journal) failed() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err != nil
 }
 
 // waiting reports whether turns wait for the table.

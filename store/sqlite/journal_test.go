@@ -274,3 +274,42 @@ func TestJournalOneProcess(t *testing.T) {
 	}
 	q.Close()
 }
+
+// After a failed write (here its file closed under it) captures fail
+// until every acknowledged turn is in the table; then a new segment
+// begins and captures succeed again, the old segment gone.
+func TestJournalRecoversFromAFailedWrite(t *testing.T) {
+	ctx := context.Background()
+	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	sc := memory.Scope{User: "u", Namespace: "default"}
+	p, err := OpenSpool(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.SpoolTurns(ctx, journalTurns(sc, 0, 1, "before")); err != nil {
+		t.Fatal(err)
+	}
+	p.j.mu.Lock()
+	broken := p.j.f.Name()
+	p.j.f.Close() // the next write fails
+	p.j.mu.Unlock()
+	if err := p.SpoolTurns(ctx, journalTurns(sc, 1, 1, "lost")); err == nil {
+		t.Fatal("a capture on a failed journal succeeded")
+	}
+	if err := p.SpoolTurns(ctx, journalTurns(sc, 2, 1, "still failing")); err == nil {
+		t.Fatal("captures went on after a failed write")
+	}
+	if err := p.apply(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SpoolTurns(ctx, journalTurns(sc, 3, 1, "after")); err != nil {
+		t.Fatalf("capture after the move: %v", err)
+	}
+	if ids := claimAll(t, p, sc); fmt.Sprint(ids) != "[t0000 t0003]" {
+		t.Fatalf("claimed %v", ids)
+	}
+	if _, err := os.Stat(broken); !os.IsNotExist(err) {
+		t.Fatalf("the failed segment is still there: %v", err)
+	}
+}

@@ -187,7 +187,7 @@ func (p *Spool) apply(ctx context.Context, purge bool) error {
 	if err != nil {
 		return err
 	}
-	if len(recs) == 0 && !purge {
+	if len(recs) == 0 && !purge && !p.j.failed() {
 		return nil
 	}
 	if len(recs) > 0 {
