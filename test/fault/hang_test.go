@@ -73,7 +73,9 @@ type warnLog struct {
 func (w *warnLog) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.lines) < 20 {
+	// The first lines, and every failure beyond them (a test asking why
+	// a request failed finds it among a thousand timeouts).
+	if len(w.lines) < 20 || strings.Contains(string(p), "failed") {
 		w.lines = append(w.lines, strings.TrimSpace(string(p)))
 	}
 	return len(p), nil
