@@ -41,12 +41,10 @@ func AppendRecallJSON(b []byte, r *RecallRecord) []byte {
 	b = append(b, '"')
 	b = r.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
-	b = appendKey(b, "arm", false)
-	b = appendJSONString(b, r.Arm)
-	b = appendKey(b, "status", false)
-	b = appendJSONString(b, r.Status)
-	b = appendKey(b, "gate_reason", false)
-	b = appendJSONString(b, r.GateReason)
+	for _, f := range [...]struct{ k, v string }{{"arm", r.Arm}, {"status", r.Status}, {"gate_reason", r.GateReason}} {
+		b = appendKey(b, f.k, false)
+		b = appendJSONString(b, f.v)
+	}
 	if len(r.Injected) > 0 {
 		b = appendKey(b, "injected", false)
 		b = appendJSONStrings(b, r.Injected)
@@ -78,16 +76,13 @@ func appendCandidateJSON(b []byte, c *RankedCandidate) []byte {
 	b = appendJSONString(b, c.ID)
 	b = appendKey(b, "tier", false)
 	b = appendJSONString(b, string(c.Tier))
-	b = appendKey(b, "score", false)
-	b = appendLoggedFloat(b, c.Score)
-	b = appendKey(b, "sim", false)
-	b = appendLoggedFloat(b, c.Sim)
-	b = appendKey(b, "retention", false)
-	b = appendLoggedFloat(b, c.Retention)
-	b = appendKey(b, "freq", false)
-	b = appendLoggedFloat(b, c.Freq)
-	b = appendKey(b, "value", false)
-	b = appendLoggedFloat(b, c.Value)
+	for _, f := range [...]struct {
+		k string
+		v float64
+	}{{"score", c.Score}, {"sim", c.Sim}, {"retention", c.Retention}, {"freq", c.Freq}, {"value", c.Value}} {
+		b = appendKey(b, f.k, false)
+		b = appendLoggedFloat(b, f.v)
+	}
 	b = appendKey(b, "rank", false)
 	b = strconv.AppendInt(b, int64(c.Rank), 10)
 	if len(c.Refs) > 0 {

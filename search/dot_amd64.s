@@ -30,6 +30,23 @@
 	VPSUBD        X15, X0, X0 \
 	MOVL          X0, (R9)
 
+// The AVX2 kernels' ends: the sums of four rows (Y0-Y3, 8 each) folded
+// to one each in X0 (per 128-bit lane [a01 a23 b01 b23], [c01 c23 d01
+// d23], then [a b c d]; the two lanes added), or of one row (Y0) to X0's
+// lowest.
+#define AVX2_FOLD4 \
+	VPHADDD      Y1, Y0, Y0 \
+	VPHADDD      Y3, Y2, Y2 \
+	VPHADDD      Y2, Y0, Y0 \
+	VEXTRACTI128 $1, Y0, X1 \
+	VPADDD       X1, X0, X0
+
+#define AVX2_FOLD1 \
+	VEXTRACTI128 $1, Y0, X1 \
+	VPADDD       X1, X0, X0 \
+	VPHADDD      X0, X0, X0 \
+	VPHADDD      X0, X0, X0
+
 // func dotAVX2(a, b *float32, n int) float32
 TEXT ·dotAVX2(SB), NOSPLIT, $0-28
 	MOVQ a+0(FP), SI
@@ -179,13 +196,7 @@ q16:
 	VPADDD     Y9, Y3, Y3
 
 qreduce:
-	// Per 128-bit lane: [a01 a23 b01 b23], [c01 c23 d01 d23], then
-	// [a b c d]; the two lanes added give the four rows' sums.
-	VPHADDD      Y1, Y0, Y0
-	VPHADDD      Y3, Y2, Y2
-	VPHADDD      Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
+	AVX2_FOLD4
 	VMOVDQU      X0, (R9)
 	LEAQ         (DI)(DX*4), DI
 	ADDQ         $16, R9
@@ -223,10 +234,7 @@ s16:
 	VPADDD     Y6, Y0, Y0
 
 sreduce:
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
-	VPHADDD      X0, X0, X0
-	VPHADDD      X0, X0, X0
+	AVX2_FOLD1
 	MOVL         X0, (R9)
 	ADDQ         DX, DI
 	ADDQ         $4, R9
@@ -507,11 +515,7 @@ aq32:
 	JMP        aq32
 
 aqreduce:
-	VPHADDD      Y1, Y0, Y0
-	VPHADDD      Y3, Y2, Y2
-	VPHADDD      Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
+	AVX2_FOLD4
 	VPSUBD       X13, X0, X0
 	VMOVDQU      X0, (R9)
 	LEAQ         (DI)(DX*4), DI
@@ -549,10 +553,7 @@ as32:
 	JMP        as32
 
 asreduce:
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
-	VPHADDD      X0, X0, X0
-	VPHADDD      X0, X0, X0
+	AVX2_FOLD1
 	VPSUBD       X13, X0, X0
 	MOVL         X0, (R9)
 	ADDQ         DX, DI

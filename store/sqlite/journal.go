@@ -291,17 +291,19 @@ func (j *journal) appendTurns(turns []*memory.Turn, data []string) error {
 	return nil
 }
 
-// take returns the turns waiting for the table; with purge it first
-// starts a new segment, so every turn appended before is in an older one.
-func (j *journal) take(purge bool) ([]journaled, error) {
+// take returns the turns waiting for the table, and whether a failed
+// write stopped the appends (moved then begins a new segment); with purge
+// it first starts a new segment, so every turn appended before is in an
+// older one.
+func (j *journal) take(purge bool) ([]journaled, bool, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if purge && j.f != nil && j.segSize > int64(len(journalMagic)) {
 		if err := j.rotate(); err != nil {
-			return nil, fmt.Errorf("spool journal: %w", err)
+			return nil, false, fmt.Errorf("spool journal: %w", err)
 		}
 	}
-	return j.pending, nil
+	return j.pending, j.err != nil, nil
 }
 
 // moved drops the first n waiting turns, now in the table, and removes
@@ -351,13 +353,6 @@ func (j *journal) session(sc memory.Scope, responseID string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// failed reports whether a failed write stopped the appends.
-func (j *journal) failed() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.err != nil
 }
 
 // waiting reports whether turns wait for the table.

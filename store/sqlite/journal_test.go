@@ -23,6 +23,21 @@ func journalTurns(sc memory.Scope, from, n int, text string) []*memory.Turn {
 	return out
 }
 
+// spoolAt opens the spool at path, failing the test if it cannot.
+func spoolAt(t *testing.T, path string) *Spool {
+	t.Helper()
+	p, err := OpenSpool(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tempSpoolPath is a spool path in a directory of the test's own.
+func tempSpoolPath(t *testing.T) string {
+	return SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+}
+
 func segmentFiles(t *testing.T, path string) []string {
 	t.Helper()
 	names, err := filepath.Glob(path + "-journal-*")
@@ -49,12 +64,9 @@ func claimAll(t *testing.T, p *Spool, sc memory.Scope) []string {
 // them into the table, in order, and removes the old segments.
 func TestJournalSurvivesCrash(t *testing.T) {
 	ctx := context.Background()
-	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	path := tempSpoolPath(t)
 	sc := memory.Scope{User: "u", Namespace: "default"}
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := spoolAt(t, path)
 	for g := range 3 {
 		if err := p.SpoolTurns(ctx, journalTurns(sc, 2*g, 2, "I moved to Lisbon")); err != nil {
 			t.Fatal(err)
@@ -68,10 +80,7 @@ func TestJournalSurvivesCrash(t *testing.T) {
 	if err := p.c.db.QueryRowContext(ctx, `SELECT count(*) FROM spool`).Err(); err == nil {
 		t.Fatal("the spool's pool is still open")
 	}
-	p, err = OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = spoolAt(t, path)
 	defer p.Close()
 	if err := p.c.db.QueryRowContext(ctx, `SELECT count(*) FROM spool`).Scan(&n); err != nil || n != 6 {
 		t.Fatalf("table holds %d turns after the open (%v), want 6", n, err)
@@ -88,12 +97,9 @@ func TestJournalSurvivesCrash(t *testing.T) {
 // all or none.
 func TestJournalTornGroup(t *testing.T) {
 	ctx := context.Background()
-	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	path := tempSpoolPath(t)
 	sc := memory.Scope{User: "u", Namespace: "default"}
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := spoolAt(t, path)
 	if err := p.SpoolTurns(ctx, journalTurns(sc, 0, 2, "first group")); err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +120,7 @@ func TestJournalTornGroup(t *testing.T) {
 		if err := os.Truncate(segs[0], st.Size()-cut); err != nil {
 			t.Fatal(err)
 		}
-		q, err := OpenSpool(ctx, path)
-		if err != nil {
-			t.Fatalf("cut %d: %v", cut, err)
-		}
+		q := spoolAt(t, path)
 		ids := claimAll(t, q, sc)
 		q.abandon()
 		if fmt.Sprint(ids) != "[t0000 t0001]" {
@@ -130,10 +133,7 @@ func TestJournalTornGroup(t *testing.T) {
 		for _, s := range segmentFiles(t, path) {
 			os.Remove(s)
 		}
-		p, err := OpenSpool(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := spoolAt(t, path)
 		p.SpoolTurns(ctx, journalTurns(sc, 0, 2, "first group"))
 		p.SpoolTurns(ctx, journalTurns(sc, 2, 3, "second group"))
 		p.abandon()
@@ -148,13 +148,9 @@ func TestJournalTornGroup(t *testing.T) {
 // reached the table; an ordinary read moves turns without a purge.
 func TestJournalForget(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	path := SpoolPath(filepath.Join(dir, "memproxy.db"))
+	path := tempSpoolPath(t)
 	sc := memory.Scope{User: "u", Namespace: "default"}
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := spoolAt(t, path)
 	defer p.Close()
 	inJournal := func(needle string) bool {
 		for _, s := range segmentFiles(t, path) {
@@ -198,12 +194,9 @@ func TestJournalForget(t *testing.T) {
 // With no reader, the mover brings a full batch into the table.
 func TestJournalMover(t *testing.T) {
 	ctx := context.Background()
-	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	path := tempSpoolPath(t)
 	sc := memory.Scope{User: "u", Namespace: "default"}
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := spoolAt(t, path)
 	defer p.Close()
 	moved := make(chan int, 16)
 	p.afterMove = func(n int) { moved <- n }
@@ -226,12 +219,9 @@ func TestJournalMover(t *testing.T) {
 // SessionByResponse answers from the journal without moving its turns.
 func TestJournalSessionByResponse(t *testing.T) {
 	ctx := context.Background()
-	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	path := tempSpoolPath(t)
 	sc := memory.Scope{User: "u", Namespace: "default"}
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := spoolAt(t, path)
 	defer p.Close()
 	if err := p.SpoolTurns(ctx, journalTurns(sc, 0, 2, "hi")); err != nil {
 		t.Fatal(err)
@@ -254,11 +244,8 @@ func TestJournalOneProcess(t *testing.T) {
 		t.Skip("no flock")
 	}
 	ctx := context.Background()
-	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := tempSpoolPath(t)
+	p := spoolAt(t, path)
 	if q, err := OpenSpool(ctx, path); err == nil || !strings.Contains(err.Error(), "in use") {
 		if q != nil {
 			q.Close()
@@ -268,11 +255,7 @@ func TestJournalOneProcess(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	q, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatalf("open after close: %v", err)
-	}
-	q.Close()
+	spoolAt(t, path).Close()
 }
 
 // After a failed write (here its file closed under it) captures fail
@@ -280,12 +263,9 @@ func TestJournalOneProcess(t *testing.T) {
 // begins and captures succeed again, the old segment gone.
 func TestJournalRecoversFromAFailedWrite(t *testing.T) {
 	ctx := context.Background()
-	path := SpoolPath(filepath.Join(t.TempDir(), "memproxy.db"))
+	path := tempSpoolPath(t)
 	sc := memory.Scope{User: "u", Namespace: "default"}
-	p, err := OpenSpool(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := spoolAt(t, path)
 	defer p.Close()
 	if err := p.SpoolTurns(ctx, journalTurns(sc, 0, 1, "before")); err != nil {
 		t.Fatal(err)

@@ -183,11 +183,11 @@ func (p *Spool) mover() {
 func (p *Spool) apply(ctx context.Context, purge bool) error {
 	p.j.applyMu.Lock()
 	defer p.j.applyMu.Unlock()
-	recs, err := p.j.take(purge)
+	recs, failed, err := p.j.take(purge)
 	if err != nil {
 		return err
 	}
-	if len(recs) == 0 && !purge && !p.j.failed() {
+	if len(recs) == 0 && !purge && !failed {
 		return nil
 	}
 	if len(recs) > 0 {
