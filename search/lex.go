@@ -276,9 +276,6 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 	rank := func(lo int64) []LexHit {
 		h := make(lexHeap, 0, limit+1)
 		for k, sl := range slots {
-			if lx.seqs[sl] < lo || !f.Keep(&lx.meta[sl]) {
-				continue
-			}
 			d := float64(lx.dl[sl])
 			var score float64
 			for i := range chosen {
@@ -287,6 +284,16 @@ func (lx *Lex) Search(chosen []string, postings int, f *Filter, limit int) []Lex
 				}
 				fr := float64(freq[k][i])
 				score += idf[i] * ((fr * (k1 + 1.0)) / (fr + k1*(1-b+b*d/avgdl)))
+			}
+			// Once the heap is full most matches score under its worst:
+			// the row's seq and filter (scattered reads, a cache miss
+			// apiece in a large scope) are read only for one that may
+			// enter.
+			if len(h) == limit && score < h[0].Score {
+				continue
+			}
+			if lx.seqs[sl] < lo || !f.Keep(&lx.meta[sl]) {
+				continue
 			}
 			x := LexHit{sl, lx.seqs[sl], score}
 			if len(h) < limit {

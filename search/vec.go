@@ -304,37 +304,48 @@ func (ix *Vec) topK(q query8, f *Filter, k, lo, hi int) minHeap {
 // hundreds, fixed for every row that entered, cost as much as the scan).
 func (ix *Vec) topK4(q query8, f *Filter, k, lo, hi int) []Hit {
 	keep := make([]Hit, 0, 2*k)
+	// bar is a local the loop keeps in a register: a variable a closure
+	// updated would be reloaded for every row.
 	bar := float32(math.Inf(-1))
-	best := func() {
-		selectBest(keep, k)
-		keep = keep[:k]
-		bar = keep[0].Score
-		for _, h := range keep[1:] {
-			bar = min(bar, h.Score)
-		}
-	}
 	nb := ix.stride / 2
 	var buf [scanBlock]int32
 	for b := lo; b < hi; b += scanBlock {
 		e := min(b+scanBlock, hi)
 		dots := buf[:e-b]
 		dotI4Batch(q, ix.nib[b*nb:e*nb], dots)
+		scale := ix.nscale[b:e:e]
+		scale = scale[:len(dots)]
 		for j, dot := range dots {
+			sc := float32(dot) * scale[j]
+			if sc <= bar {
+				continue
+			}
 			i := b + j
-			sc := float32(dot) * ix.nscale[i]
-			if sc <= bar || !f.keepFlags(ix.flags[i], &ix.meta[i]) {
+			if !f.keepFlags(ix.flags[i], &ix.meta[i]) {
 				continue
 			}
 			keep = append(keep, Hit{i, sc})
 			if len(keep) == cap(keep) {
-				best()
+				keep, bar = keepBest(keep, k)
 			}
 		}
 	}
 	if len(keep) > k {
-		best()
+		keep, _ = keepBest(keep, k)
 	}
 	return keep
+}
+
+// keepBest keeps the best k of h and returns them with the lowest score
+// among them, the bar a row must pass to enter.
+func keepBest(h []Hit, k int) ([]Hit, float32) {
+	selectBest(h, k)
+	h = h[:k]
+	bar := h[0].Score
+	for _, x := range h[1:] {
+		bar = min(bar, x.Score)
+	}
+	return h, bar
 }
 
 // selectBest reorders h so that its first k hold k of its best scores
