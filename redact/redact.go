@@ -34,23 +34,23 @@ var (
 	dateRe  = regexp.MustCompile(`^\d{4}[\-./]\d{1,2}[\-./]\d{1,2}$|^\d{1,2}[\-./]\d{1,2}[\-./]\d{4}$`)
 	// A PEM private key block, or its beginning when the rest was cut.
 	pemRe = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`)
-	// Key and token shapes, each run only when the text holds one of its
-	// cue strings (lowercased): most turns hold none, and the expressions
-	// cost a few hundred microseconds a turn when run on every text.
+	// Key and token shapes, each run only when the text holds its cue
+	// (cues, below): most turns hold none, and the expressions cost a few
+	// hundred microseconds a turn when run on every text.
 	keyRes = []struct {
-		cues []string
-		re   *regexp.Regexp
+		cue cueBits
+		re  *regexp.Regexp
 	}{
-		{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+[a-z0-9._~+/\-]{8,}=*`)},
-		{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+[a-z0-9+/]{16,}=*`)},
-		{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`)},
-		{[]string{"_live_", "_test_"}, regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}`)},
-		{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}`)},
-		{[]string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
-		{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-		{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-		{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
-		{[]string{"key", "secret", "token", "passw"}, regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|secret|token|password|passwd)\s*(?:is\s*)?[:=]\s*\S{6,}`)},
+		{cueBearer, regexp.MustCompile(`(?i)\bbearer\s+[a-z0-9._~+/\-]{8,}=*`)},
+		{cueBasic, regexp.MustCompile(`(?i)\bbasic\s+[a-z0-9+/]{16,}=*`)},
+		{cueSK, regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`)},
+		{cueLiveTest, regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}`)},
+		{cueGitHub, regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}`)},
+		{cueSlack, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
+		{cueAWS, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{cueGoogle, regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+		{cueJWT, regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
+		{cueAssigned, regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|secret|token|password|passwd)\s*(?:is\s*)?[:=]\s*\S{6,}`)},
 	}
 )
 
@@ -73,41 +73,42 @@ func (r Redactor) Enabled() bool { return r.Email || r.Phone || r.APIKey || r.Ca
 // Text returns s with the enabled secret classes replaced. Keys go first
 // so a token containing digits is not half-eaten by the card or phone
 // pattern, cards before phones for the same reason.
-func (r Redactor) Text(s string) string {
+func (r Redactor) Text(s string) string { return r.text(s, true) }
+
+// text is Text; with gated false every expression runs whatever the
+// cues say (what the cues must never change: the tests compare).
+func (r Redactor) text(s string, gated bool) string {
 	if s == "" {
 		return s
 	}
 	if r.APIKey {
-		if strings.Contains(s, "PRIVATE KEY-----") {
+		if !gated || strings.Contains(s, "PRIVATE KEY-----") {
 			s = pemRe.ReplaceAllString(s, PrivateKey)
 		}
-		low := strings.ToLower(s)
+		c := cues(s)
+		if !gated {
+			c = ^cueBits(0)
+		}
 		for _, k := range keyRes {
-			for _, c := range k.cues {
-				if strings.Contains(low, c) {
-					s = k.re.ReplaceAllString(s, Secret)
-					break
-				}
+			if c&k.cue != 0 {
+				s = k.re.ReplaceAllString(s, Secret)
 			}
 		}
-	}
-	if r.APIKey && strings.Contains(s, "://") {
-		// postgres://admin:S3cret@db…: the password of a URL's user.
-		s = urlCredRe.ReplaceAllString(s, "${1}"+strings.ReplaceAll(Secret, "$", "$$")+"${2}")
-	}
-	if r.APIKey {
-		low := strings.ToLower(s)
-		if strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "token") || strings.Contains(low, "passw") || strings.Contains(s, "密") {
+		if !gated || strings.Contains(s, "://") {
+			// postgres://admin:S3cret@db…: the password of a URL's user.
+			s = urlCredRe.ReplaceAllString(s, "${1}"+strings.ReplaceAll(Secret, "$", "$$")+"${2}")
+		}
+		if c&cueNamed != 0 {
 			s = redactNamedSecrets(s)
-			if strings.Contains(s, "_") {
+			if !gated || strings.Contains(s, "_") {
 				s = redactGroup(envSecretRe, s, func(v string) bool { return secretLike(v) || len(v) >= 12 && hasDigit(v) })
 			}
 		}
-		if strings.Contains(low, "pass") || strings.Contains(low, "pw") || strings.Contains(low, "pin") || strings.Contains(low, "ssn") || strings.Contains(low, "social security") || strings.Contains(s, "密码") || strings.Contains(s, "口令") {
+		if c&cuePassword != 0 {
 			s = redactGroup(passwordRe, s, passwordLike)
 		}
 	}
-	if r.Card && countDigits(s) >= 13 {
+	if r.Card && (!gated || countDigits(s) >= 13) {
 		s = redactCards(s)
 	}
 	if r.Email {
@@ -123,6 +124,103 @@ func (r Redactor) Text(s string) string {
 	}
 	return s
 }
+
+// cueBits says which expressions a text may match.
+type cueBits uint16
+
+const (
+	cueBearer cueBits = 1 << iota
+	cueBasic
+	cueSK
+	cueLiveTest
+	cueGitHub
+	cueSlack
+	cueAWS
+	cueGoogle
+	cueJWT
+	cueAssigned // keyRes' "api key: …", "token=…"
+	cueNamed    // namedSecretRe and envSecretRe
+	cuePassword // passwordRe
+)
+
+// wordCues are the words an expression's match must begin with at a
+// word start (each expression has \b before them, or "_" as envSecretRe
+// does: a start is any place not after an ASCII letter or digit),
+// lowercased, with what they cue.
+var wordCues = []struct {
+	w   string
+	cue cueBits
+}{
+	{"bearer", cueBearer}, {"basic", cueBasic}, {"sk-", cueSK},
+	{"ghp_", cueGitHub}, {"gho_", cueGitHub}, {"ghu_", cueGitHub}, {"ghs_", cueGitHub}, {"ghr_", cueGitHub}, {"github_pat_", cueGitHub},
+	{"xox", cueSlack}, {"akia", cueAWS}, {"asia", cueAWS}, {"aiza", cueGoogle}, {"eyj", cueJWT},
+	{"api", cueAssigned | cueNamed}, {"secret", cueAssigned | cueNamed}, {"token", cueAssigned | cueNamed},
+	{"passw", cueAssigned}, {"key", cueNamed}, {"access", cueNamed},
+	{"pass", cuePassword | cueNamed}, {"pw", cuePassword}, {"pin", cuePassword}, {"ssn", cuePassword}, {"social", cuePassword},
+}
+
+// cues reads s once and returns the expressions it may match: a word cue
+// at a word start (ASCII case folded), "_live_" or "_test_" anywhere, or
+// the Chinese names of a password or key. A text without one cannot
+// match the expression, so it is not run.
+func cues(s string) cueBits {
+	var c cueBits
+	prev := byte(' ')
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !isAlnum(prev) && isAlnum(b) {
+			c |= wordCueAt(s[i:])
+		}
+		if b >= 0x80 && (strings.HasPrefix(s[i:], "\u212a") || strings.HasPrefix(s[i:], "\u017f")) {
+			// The Kelvin sign and the long s, which (?i) matches as k
+			// and s: let every expression judge.
+			return ^cueBits(0)
+		}
+		if b == '_' && i+6 <= len(s) && (strings.EqualFold(s[i:i+6], "_live_") || strings.EqualFold(s[i:i+6], "_test_")) {
+			c |= cueLiveTest
+		}
+		prev = b
+	}
+	if strings.Contains(s, "密") {
+		c |= cueNamed | cuePassword // 密钥, 密码
+	}
+	if strings.Contains(s, "口令") {
+		c |= cueNamed | cuePassword
+	}
+	if strings.Contains(s, "令牌") {
+		c |= cueNamed
+	}
+	if strings.Contains(s, "码") {
+		c |= cuePassword // PIN码, after any letter
+	}
+	return c
+}
+
+// cuesByFirst lists wordCues by their first letter.
+var cuesByFirst = func() (t [26][]int) {
+	for i, w := range wordCues {
+		t[w.w[0]-'a'] = append(t[w.w[0]-'a'], i)
+	}
+	return t
+}()
+
+// wordCueAt returns the cues of the word cues s begins with.
+func wordCueAt(s string) cueBits {
+	l := s[0] | 0x20
+	if l < 'a' || l > 'z' {
+		return 0
+	}
+	var c cueBits
+	for _, i := range cuesByFirst[l-'a'] {
+		w := wordCues[i]
+		if len(s) >= len(w.w) && strings.EqualFold(s[:len(w.w)], w.w) {
+			c |= w.cue
+		}
+	}
+	return c
+}
+
+func isAlnum(b byte) bool { return b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 // Turn returns a redacted copy of t (the caller's turn is not modified).
 func (r Redactor) Turn(t *memory.Turn) *memory.Turn {
@@ -232,17 +330,7 @@ var namedSecretRe = regexp.MustCompile(`(?i)\b(?:api[_\-\s]?key|access[_\-\s]?ke
 // looks like one: long, mixing letters with digits or symbols (a word
 // such as "authentication" stays).
 func redactNamedSecrets(s string) string {
-	return namedSecretRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := namedSecretRe.FindStringSubmatch(m)
-		v := sub[1]
-		if v == "" {
-			v = sub[2]
-		}
-		if v == Secret || !secretLike(v) {
-			return m
-		}
-		return strings.Replace(m, v, Secret, 1)
-	})
+	return replaceValues(namedSecretRe, s, false, func(v string) bool { return v != Secret && secretLike(v) })
 }
 
 func secretLike(v string) bool {
@@ -296,21 +384,43 @@ func passwordLike(v string) bool {
 func hasDigit(v string) bool { return strings.ContainsAny(v, "0123456789") }
 
 // redactGroup replaces the value each match of re captures (its first
-// non-empty group) when ok says it is one.
+// non-empty group, trailing ".!?" left out) when ok says it is one.
 func redactGroup(re *regexp.Regexp, s string, ok func(string) bool) string {
-	return re.ReplaceAllStringFunc(s, func(m string) string {
-		sub := re.FindStringSubmatch(m)
-		v := ""
-		for _, g := range sub[1:] {
-			if g != "" {
-				v = g
+	return replaceValues(re, s, true, func(v string) bool { return v != "" && ok(v) })
+}
+
+// replaceValues replaces, in each match of re, the value its first
+// non-empty group captures (with trim, trailing ".!?" left out) with
+// Secret when ok says it is one. The groups are read where re matched, in s: a
+// match read again on its own can differ (a \b at its start that held
+// only after the text before it).
+func replaceValues(re *regexp.Regexp, s string, trim bool, ok func(string) bool) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		lo, hi := -1, -1
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 && m[g+1] > m[g] {
+				lo, hi = m[g], m[g+1]
 				break
 			}
 		}
-		v = strings.TrimRight(v, ".!?")
-		if v == "" || !ok(v) {
-			return m
+		if lo < 0 {
+			continue
 		}
-		return strings.Replace(m, v, Secret, 1)
-	})
+		if trim {
+			hi = lo + len(strings.TrimRight(s[lo:hi], ".!?"))
+		}
+		if !ok(s[lo:hi]) {
+			continue
+		}
+		b.WriteString(s[last:lo])
+		b.WriteString(Secret)
+		last = hi
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

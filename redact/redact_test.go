@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -110,6 +111,63 @@ func TestNamedSecrets(t *testing.T) {
 		"my password is expired", "I pinned it: great", "max_tokens=100000", "the spin is fine", "the password for the staging server is in the vault", "see https://example.com:8080/path@v2", "sleep_time_key = default_value_here"} {
 		if out := r.Text(keep); out != keep {
 			t.Errorf("Text(%q) = %q, want it unchanged", keep, out)
+		}
+	}
+}
+
+// TestCuesChangeNothing: the cues only skip expressions that cannot
+// match. Texts built from the words the expressions look for (any case,
+// at and inside words, next to separators, digits, URLs, Chinese) and
+// plain prose are redacted alike with the cues and with every expression
+// run.
+func TestCuesChangeNothing(t *testing.T) {
+	words := []string{
+		"bearer", "Bearer", "BASIC", "basic", "sk-", "sk-proj-", "SK-", "rk_live_", "pk_TEST_", "_live_", "ghp_", "GHO_", "github_pat_",
+		"xoxb-", "AKIA", "asia", "Asia", "AIza", "eyJ", "api", "API_KEY", "apikey", "api-key", "access", "accesskey", "secret", "Secret",
+		"token", "TOKEN", "password", "passwd", "passphrase", "passcode", "pass", "pw", "pwd", "PIN", "pin", "spin", "pinned", "ssn",
+		"social security", "key", "monkey", "keyboard", "AWS_SECRET_ACCESS_KEY", "db_password", "my_token", "is", "was", "it's", ":",
+		"=", ": ", " = ", "：", "密码", "密钥", "口令", "令牌", "PIN码", "是", "为", "postgres://", "https://", "admin:", "@", "host.example.com",
+		"\u212aey", "\u017fecret", "abcdefghijklmnop", "Xk29dLq7zPw4", "hunter22", "S3cr3t!Pass", "4111 1111 1111 1111", "4821", "123-45-6789",
+		"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "0123456789abcdef0123", ".", ",", "!", "'", "\"", "\n", "_", "-", "the", "my", "wifi",
+		"for", "the staging server", "I", "walked", "the dog", "yesterday", "Anna", "coffee", "shopping", "typing", "passed", "passion",
+	}
+	r := New(policy.Default().Ingest.Redact)
+	all := Redactor{Email: true, Phone: true, APIKey: true, Card: true}
+	rng := rand.New(rand.NewPCG(17, 4))
+	for i := range 12000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(14) {
+			b.WriteString(words[rng.IntN(len(words))])
+			switch rng.IntN(4) {
+			case 0:
+				b.WriteByte(' ')
+			case 1:
+				// glued to the next word
+			default:
+				b.WriteString(" ")
+			}
+		}
+		s := b.String()
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Fatalf("PANIC on %q: %v", s, e)
+				}
+			}()
+			r.text(s, true)
+		}()
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Fatalf("PANIC ungated on %q: %v", s, e)
+				}
+			}()
+			r.text(s, false)
+		}()
+		for _, red := range []Redactor{r, all} {
+			if got, want := red.text(s, true), red.text(s, false); got != want {
+				t.Fatalf("text %d %q:\nwith cues    %q\nevery regexp %q", i, s, got, want)
+			}
 		}
 	}
 }
