@@ -220,6 +220,13 @@ func benchOverhead(ctx context.Context, args []string, getenv func(string) strin
 	target, _ := url.Parse(upURL)
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.ErrorLog = nil
+	// http.DefaultTransport keeps 2 idle connections a host: with more
+	// clients than that the floor would dial the upstream again for most
+	// requests and pass its connects off as proxy cost. Its idle pool
+	// holds every client's connection, as memproxy's does.
+	floorTransport := http.DefaultTransport.(*http.Transport).Clone()
+	floorTransport.MaxIdleConnsPerHost = 2 * o.Clients
+	rp.Transport = floorTransport
 	floorURL, stopFloor, err := benchListen(rp)
 	if err != nil {
 		return err

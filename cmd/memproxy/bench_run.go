@@ -341,7 +341,14 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 			got := make([]*segment, len(rs))
 			for k := range rs {
 				i := (k + r) % len(rs) // each round starts one path later
+				// The background paces itself while memproxy has requests
+				// (ingest.yield); the direct and floor paths send it none,
+				// and unpaced it would take both cores from them. Every
+				// path is measured beside the same paced background: as
+				// under a steady stream of requests.
+				leave := a.Requests.Enter()
 				s, err := runSegment(ctx, hc, api, rs[i].path, msgs, o.Clients, seg, o.Stream)
+				leave()
 				if err != nil {
 					return nil, err
 				}
