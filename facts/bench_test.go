@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,5 +30,36 @@ func BenchmarkExtract(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Extract(msgs[i%len(msgs)], Options{At: at})
+	}
+}
+
+// BenchmarkExtractLong: messages of the largest size a turn keeps
+// (ingest.max_turn_bytes, 32 KB) made of one sentence repeated, the shapes
+// that had each fact read the whole message again (a destination's
+// naming, a pronoun's antecedent, one endless sentence). Each costs in
+// proportion to its length: go test ./facts -run '^$' -bench ExtractLong.
+func BenchmarkExtractLong(b *testing.B) {
+	for _, c := range []struct{ name, unit string }{
+		{"moves", "I moved to Lisbon and my sister Anna lives in Porto. "},
+		{"distinct-moves", ""},
+		{"one-sentence", "I moved to 0\x80 "},
+		{"pronouns", "I switched to it. "},
+		{"prose", "Yesterday I went hiking with Anna and we saw a deer near the lake. "},
+	} {
+		var msg string
+		if c.unit == "" {
+			var sb strings.Builder
+			for i := 0; sb.Len() < 32768-32; i++ {
+				fmt.Fprintf(&sb, "I moved to Town%d. ", i)
+			}
+			msg = sb.String()
+		} else {
+			msg = strings.Repeat(c.unit, 32768/len(c.unit))
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Extract(msg, Options{At: at})
+			}
+		})
 	}
 }

@@ -74,7 +74,7 @@ var (
 // destinationOf reads what the destination name of a move in sent is,
 // from the name, the sentence and the other text the user said (the
 // message and the exchange before it).
-func destinationOf(name, sent, other string) destination {
+func destinationOf(name, sent, other string, named map[string]destination) destination {
 	low := strings.ToLower(strings.TrimSpace(name))
 	if low == "" {
 		return destUnknown
@@ -103,7 +103,7 @@ func destinationOf(name, sent, other string) destination {
 		return destCompany
 	}
 	all := sent + " " + other
-	if d := namedAs(name, all); d != destUnknown {
+	if d := namedAsOnce(named, name, all); d != destUnknown {
 		return d
 	}
 	if moveHomeWordRe.MatchString(before) || motiveRe.MatchString(sent) {
@@ -118,14 +118,53 @@ func destinationOf(name, sent, other string) destination {
 	return destUnknown
 }
 
+// How a text names a name elsewhere, as an employer or as a place, by
+// what comes just before it (the words up to the name: "an offer from
+// ", "joined ", "the weather in ") or just after it ("'s office", " is a
+// startup", " is a lovely city"). Each name's occurrences are found
+// first and only their neighbourhoods read: the patterns are fixed, so
+// compiled once, and a long message naming many places costs in
+// proportion to its length.
+var (
+	orgBefore   = rx.MustCompile(`(?i)(?:\b(?:job|offer|interview|interviews|interviewed|interviewing|position|role|internship|contract|career|hired|employed|recruited|work|works|worked|working|joined|joining|join|applied|apply|applying|quit|resigned|onboarding|salary)\b(?:\s+\w+){0,2}\s+(?:at|with|from|by|for)|\bjoined)\s+$`)
+	orgAfter    = rx.MustCompile(`(?i)^(?:(?:'s)?\s+(?:offered|hired|recruited|recruiter|team|teams|office|offices|headquarters|hq|ceo|founder|colleagues|stock|shares|salary|engineering|product|job|offer)\b|\s+(?:is|was)\s+(?:a|an)\s+(?:\w+\s+){0,2}(?:company|startup|firm|employer|agency|bank|studio|consultancy|corporation|business)\b)`)
+	placeBefore = rx.MustCompile(`(?i)(?:\b(?:live|lives|living|lived|based|born|grew up|settled|flat|apartment|house|home|weather|rent|rents|streets|winters?|summers?|neighbou?rhood)\s+in|\b(?:city|town|village|country) of)\s+$`)
+	placeAfter  = rx.MustCompile(`(?i)^\s+(?:is|was)\s+(?:a|an|such a)\s+(?:\w+\s+){0,2}(?:city|town|village|country|place|capital)\b`)
+)
+
+// maxNameSpans bounds the occurrences of a name namedAs reads around,
+// and nameMargin how far on each side (any of its patterns fits well
+// within).
+const (
+	maxNameSpans = 16
+	nameMargin   = 200
+)
+
 // namedAs reads how text names the name elsewhere: as an employer ("an
 // offer from Globex", "Globex's office", "Globex is a startup") or as a
 // place ("the weather in Lisbon", "Lisbon is a lovely city").
 func namedAs(name, text string) destination {
-	q := regexp.QuoteMeta(name)
-	org := rx.MustCompileLocal(`(?i)\b(?:job|offer|interview|interviews|interviewed|interviewing|position|role|internship|contract|career|hired|employed|recruited|work|works|worked|working|joined|joining|join|applied|apply|applying|quit|resigned|onboarding|salary)\b(?:\s+\w+){0,2}\s+(?:at|with|from|by|for)\s+` + q + `\b|\b` + q + `(?:'s)?\s+(?:offered|hired|recruited|recruiter|team|teams|office|offices|headquarters|hq|ceo|founder|colleagues|stock|shares|salary|engineering|product|job|offer)\b|\b` + q + `\s+(?:is|was)\s+(?:a|an)\s+(?:\w+\s+){0,2}(?:company|startup|firm|employer|agency|bank|studio|consultancy|corporation|business)\b|\bjoined\s+` + q + `\b`)
-	place := rx.MustCompileLocal(`(?i)\b(?:live|lives|living|lived|based|born|grew up|settled|flat|apartment|house|home|weather|rent|rents|streets|winters?|summers?|neighbou?rhood)\s+in\s+` + q + `\b|\b` + q + `\s+(?:is|was)\s+(?:a|an|such a)\s+(?:\w+\s+){0,2}(?:city|town|village|country|place|capital)\b|\b(?:city|town|village|country) of\s+` + q + `\b`)
-	o, p := org.MatchString(text), place.MatchString(text)
+	var o, p bool
+	occ := regexp.MustCompile(`(?i)`+regexp.QuoteMeta(name)).FindAllStringIndex(text, maxNameSpans)
+	for _, m := range occ {
+		lo, hi := m[0], m[1]
+		// The name as a word of its own where the patterns ask: \b
+		// after it when words lead to it, \b before it when words
+		// follow.
+		if wordBoundary(text, hi) {
+			pre := around(text[:lo], lo, lo, nameMargin)
+			o = o || orgBefore.MatchString(pre)
+			p = p || placeBefore.MatchString(pre)
+		}
+		if wordBoundary(text, lo) {
+			post := around(text[hi:], 0, 0, nameMargin)
+			o = o || orgAfter.MatchString(post)
+			p = p || placeAfter.MatchString(post)
+		}
+		if o && p {
+			break
+		}
+	}
 	switch {
 	case o && !p:
 		return destCompany
@@ -135,18 +174,44 @@ func namedAs(name, text string) destination {
 	return destUnknown
 }
 
+// namedAsOnce is namedAs, read once per name of a message (named, by
+// lowercased name; nil: every time): a message that moves to the same
+// place in sentence after sentence names it alike.
+func namedAsOnce(named map[string]destination, name, text string) destination {
+	if named == nil {
+		return namedAs(name, text)
+	}
+	k := strings.ToLower(name)
+	d, ok := named[k]
+	if !ok {
+		d = namedAs(name, text)
+		named[k] = d
+	}
+	return d
+}
+
+// wordBoundary is regexp's \b at i in s: an ASCII word character on one
+// side and none on the other.
+func wordBoundary(s string, i int) bool {
+	return (i > 0 && isWordByte(s[i-1])) != (i < len(s) && isWordByte(s[i]))
+}
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
 // destinations decides the move facts of a sentence: a place stays the
 // home (Destination set, for reconcile's look at the organisations the
 // user's memories know), a company is the new employer, anything else
 // the sentence cannot tell sets nothing.
-func destinations(fs []Fact, sent, other string) []Fact {
+func destinations(fs []Fact, sent, other string, named map[string]destination) []Fact {
 	out := fs[:0]
 	for _, f := range fs {
 		if !f.move {
 			out = append(out, f)
 			continue
 		}
-		switch destinationOf(f.Value, sent, other) {
+		switch destinationOf(f.Value, sent, other, named) {
 		case destCompany:
 			f.Attribute, f.Multi, f.Change, f.Prior = "works_at", false, true, ""
 		case destInstitution:

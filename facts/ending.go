@@ -304,7 +304,7 @@ func successor(ended Fact, tail, sent string) (Fact, bool) {
 	switch {
 	case m[2] != "":
 	default:
-		switch destinationOf(v, sent, sent) {
+		switch destinationOf(v, sent, sent, nil) {
 		case destCompany:
 		case destPlace:
 			f.Triple = tripleOf(ended.Subject, "lives_in", v)

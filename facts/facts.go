@@ -169,6 +169,9 @@ func wordByte(b byte) bool {
 // Extract returns the facts a user message states. Questions state
 // nothing; each sentence is read on its own.
 func Extract(msg string, o Options) []Fact {
+	// Expressions are built from the message's words (a destination's
+	// name): an invalid byte would fail their compilation.
+	msg, o.Before = strings.ToValidUTF8(msg, "\uFFFD"), strings.ToValidUTF8(o.Before, "\uFFFD")
 	out := extractAll(msg, o)
 	for i := range out {
 		validUTF8(&out[i])
@@ -188,6 +191,80 @@ func validUTF8(f *Fact) {
 	for i, a := range f.Alts {
 		f.Alts[i] = strings.ToValidUTF8(a, "")
 	}
+}
+
+// maxSentenceBytes bounds a sentence as extraction reads it: longer runs
+// of text without a sentence end (a pasted list, a log) are read in
+// pieces cut at spaces, so the work on one sentence, which reads it
+// again for each fact found in it, stays bounded.
+const maxSentenceBytes = 1024
+
+// bounded cuts the sentences longer than maxSentenceBytes into pieces at
+// spaces (or anywhere, a character whole, when a piece holds none).
+func bounded(sents []string) []string {
+	long := false
+	for _, s := range sents {
+		long = long || len(s) > maxSentenceBytes
+	}
+	if !long {
+		return sents
+	}
+	var out []string
+	for _, s := range sents {
+		for len(s) > maxSentenceBytes {
+			cut := strings.LastIndexByte(s[:maxSentenceBytes], ' ')
+			if cut <= 0 {
+				cut = maxSentenceBytes
+				for cut > 0 && !utf8.RuneStart(s[cut]) {
+					cut--
+				}
+			}
+			out = append(out, strings.TrimSpace(s[:cut]))
+			s = strings.TrimSpace(s[cut:])
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// contextBytes is how much of the message on each side of a sentence
+// its facts read, and of what was said before it.
+const contextBytes = 2048
+
+// around returns s[lo:hi] with about margin bytes on each side, widened
+// to the nearest spaces (so no word, and no character, is cut) unless
+// none is within maxWiden bytes.
+func around(s string, lo, hi, margin int) string {
+	a, b := max(0, lo-margin), min(len(s), hi+margin)
+	for w := 0; a > 0 && s[a-1] != ' ' && s[a-1] != '\n' && w < maxWiden; w++ {
+		a--
+	}
+	for w := 0; b < len(s) && s[b] != ' ' && s[b] != '\n' && w < maxWiden; w++ {
+		b++
+	}
+	return s[a:b]
+}
+
+// maxWiden bounds how far around looks for a space.
+const maxWiden = 64
+
+// tail returns the end of s, about n bytes of it, starting at a space.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return around(s, len(s), len(s), n)
+}
+
+// talksJobs reports, once per message, whether it talks of jobs.
+func talksJobs(memo **bool, s string) bool {
+	if *memo == nil {
+		v := jobTalkRe.MatchString(s)
+		*memo = &v
+	}
+	return **memo
 }
 
 // upperFirst and lowerFirst change the case of s's first letter (a rune,
@@ -214,8 +291,23 @@ func extractAll(msg string, o Options) []Fact {
 	before, reply, _ := strings.Cut(o.Before, "\nAssistant:")
 	asked := before
 	msg = splitBeenClauses(nameLater(employerSwitch(msg)))
-	for _, sent := range clauses(text.Sentences(msg)) {
+	// What a sentence's facts read around it (how the message names a
+	// destination, the user's earlier words a pronoun points back to)
+	// is bounded, so a long message costs in proportion to its length:
+	// a 32 KB message of moves had taken seconds to minutes, each move
+	// reading the whole message. A message of up to twice contextBytes is
+	// read whole.
+	cursor := 0
+	var jobTalk *bool
+	named := map[string]destination{}
+	for _, sent := range clauses(bounded(text.Sentences(msg))) {
 		said := sent
+		at := cursor
+		if i := strings.Index(msg[cursor:], said); i >= 0 {
+			at = cursor + i
+			cursor = at + len(said)
+		}
+		before = tail(before, 2*contextBytes)
 		if hasHan(sent) {
 			sent = resolveSwitchZH(sent, before, reply)
 		} else {
@@ -240,7 +332,7 @@ func extractAll(msg string, o Options) []Fact {
 		if hasHan(sent) {
 			fs = extractZH(sent)
 		} else {
-			fs = destinations(extractEN(sent), sent, msg+"\n"+o.Before)
+			fs = destinations(extractEN(sent), sent, around(msg, at, at+len(said), contextBytes)+"\n"+tail(o.Before, contextBytes), named)
 		}
 		// "I quit my job", 我们分手了: an ending cue ends its slot when
 		// the sentence states nothing else about that slot.
@@ -279,7 +371,7 @@ func extractAll(msg string, o Options) []Fact {
 		if len(fs) == 0 && !hasHan(sent) {
 			// "I quit Acme. Now I'm at Globex.": where the user is, in a
 			// message about jobs, is the employer.
-			if m := atOrgRe.FindStringSubmatch(sent); m != nil && jobTalkRe.MatchString(msg+" "+asked) && !strings.EqualFold(m[1], "home") {
+			if m := atOrgRe.FindStringSubmatch(sent); m != nil && !strings.EqualFold(m[1], "home") && talksJobs(&jobTalk, msg+" "+asked) {
 				fs = []Fact{{Triple: tripleOf("user", "works_at", strings.TrimRight(m[1], ".'")), Change: true}}
 			}
 		}

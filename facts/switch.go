@@ -89,7 +89,7 @@ var namedSwitches = []struct {
 func resolveSwitch(sent, before, reply string) string {
 	if m := switchPronoun.FindStringSubmatchIndex(sent); m != nil {
 		// The user's own words first, then the reply they answer.
-		name := antecedent(before + " " + sent[:m[4]])
+		name := antecedent(tail(before, antecedentBytes) + " " + sent[:m[4]])
 		if name == "" {
 			name = antecedent(reply)
 		}
@@ -136,6 +136,10 @@ var changeWordRe = rx.MustCompile(`(?i)\b(now|these days|nowadays|anymore|any mo
 
 // antecedent is the last thing named in s: a capitalised name, or a
 // word of a known kind (a drink, a programming language, a device).
+// antecedentBytes is how far back before a pronoun its antecedent is
+// looked for.
+const antecedentBytes = 512
+
 func antecedent(s string) string {
 	best, at := "", -1
 	for _, loc := range nameRe.FindAllStringIndex(s, -1) {

@@ -11,6 +11,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
@@ -222,15 +223,22 @@ func wordCueAt(s string) cueBits {
 
 func isAlnum(b byte) bool { return b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z' }
 
-// Turn returns a redacted copy of t (the caller's turn is not modified).
+// Turn returns the copy of t that may be written (the caller's turn is
+// not modified): redacted, and its texts valid UTF-8. A client can send
+// invalid bytes inside a JSON string and the proxy passes them on as
+// sent; stored, they would fail the turn's ingest (extraction builds
+// expressions from the user's words, the stores refuse invalid text), so
+// each invalid byte becomes U+FFFD, as encoding/json decodes it.
 func (r Redactor) Turn(t *memory.Turn) *memory.Turn {
 	c := *t
-	if !r.Enabled() {
-		return &c
+	for _, f := range []*string{&c.User, &c.Assistant, &c.Context} {
+		if !utf8.ValidString(*f) {
+			*f = strings.ToValidUTF8(*f, "\uFFFD")
+		}
+		if r.Enabled() {
+			*f = r.Text(*f)
+		}
 	}
-	c.User = r.Text(t.User)
-	c.Assistant = r.Text(t.Assistant)
-	c.Context = r.Text(t.Context)
 	return &c
 }
 

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
@@ -169,5 +170,48 @@ func TestCuesChangeNothing(t *testing.T) {
 				t.Fatalf("text %d %q:\nwith cues    %q\nevery regexp %q", i, s, got, want)
 			}
 		}
+	}
+}
+
+// FuzzText: whatever a turn holds, redaction returns (no panic), keeps
+// valid UTF-8 valid, and the cues change nothing.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{
+		"my password: hunter2hunter2", "isſecret S3cr3t!Passbasic Xk29dLq7zPw4", "\u212aey is Abcdefgh1234!x",
+		"export AWS_SECRET_ACCESS_KEY=wJalrXUtnFI/K7MDENG/bPxRfiCYEXAMPLEKEY", "数据库密码是Xk29dLq7zPw4，连不上",
+		"card 4111 1111 1111 1111, call +1 415-555-0132, mail jane.doe@example.com", "postgres://admin:S3cret@db:5432/x",
+	} {
+		f.Add(s)
+	}
+	all := Redactor{Email: true, Phone: true, APIKey: true, Card: true}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := all.text(s, true)
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Text(%q) = %q: invalid UTF-8", s, got)
+		}
+		if want := all.text(s, false); got != want {
+			t.Fatalf("Text(%q):\nwith cues    %q\nevery regexp %q", s, got, want)
+		}
+	})
+}
+
+// TestTurnValidUTF8: a turn's invalid bytes (a client may send them inside
+// a JSON string; the proxy passes them on) become U+FFFD, with redaction
+// on or off.
+func TestTurnValidUTF8(t *testing.T) {
+	in := &memory.Turn{User: "I moved to 0\x80 last week", Assistant: "ok\xff", Context: "\xc3"}
+	for _, r := range []Redactor{{}, New(policy.Default().Ingest.Redact)} {
+		out := r.Turn(in)
+		for _, s := range []string{out.User, out.Assistant, out.Context} {
+			if !utf8.ValidString(s) {
+				t.Errorf("%+v: %q is not valid UTF-8", r, s)
+			}
+		}
+		if out.User != "I moved to 0\uFFFD last week" {
+			t.Errorf("%+v: user %q", r, out.User)
+		}
+	}
+	if in.User != "I moved to 0\x80 last week" {
+		t.Error("Turn changed the caller's turn")
 	}
 }
