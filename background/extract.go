@@ -26,7 +26,11 @@ func (q *core) extractFacts(msg string, at time.Time) []Fact {
 // the turn's own time; a pronoun ("switched to it") may name what the
 // exchange before it mentioned.
 func (q *core) turnFacts(t *memory.Turn) []Fact {
-	return facts.Extract(t.User, facts.Options{At: t.Time, Loc: q.loc(), ChangeCues: q.pol.Reconcile.ChangeCues, Before: t.Context})
+	fs := facts.Extract(t.User, facts.Options{At: t.Time, Loc: q.loc(), ChangeCues: q.pol.Reconcile.ChangeCues, Before: t.Context})
+	if n := q.pol.Ingest.MaxFactsPerTurn; n > 0 && len(fs) > n {
+		fs = fs[:n] // ingest.max_facts_per_turn: the first said
+	}
+	return fs
 }
 
 // ExtractFacts reads msg's facts with UTC dates and the given change cues.

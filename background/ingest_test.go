@@ -8,6 +8,7 @@ import (
 
 	"github.com/memproxy/memproxy/gate"
 	"github.com/memproxy/memproxy/memory"
+	"github.com/memproxy/memproxy/policy"
 )
 
 func forBackends(t *testing.T, fn func(t *testing.T, backend string)) {
@@ -261,4 +262,31 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// TestMaxFactsPerTurn: a turn listing more facts than
+// ingest.max_facts_per_turn stores the first ones said, up to the cap;
+// its event keeps the whole text.
+func TestMaxFactsPerTurn(t *testing.T) {
+	pol := policy.Default()
+	pol.Ingest.MaxFactsPerTurn = 3
+	e := newEnv(t, "sqlite", envOpts{pol: pol})
+	s := scope("lister")
+	e.say(s, "My friend Priya works at Globex. My friend Omar works at Initech. My friend Lena works at Hooli. My friend Tom works at Acme. My friend Ana works at Umbrella.")
+	e.wait()
+	var got []string
+	for _, m := range e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile) {
+		got = append(got, m.Text)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d facts stored, want the cap of 3: %q", len(got), got)
+	}
+	for _, name := range []string{"Priya", "Omar", "Lena"} {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, name) }) {
+			t.Errorf("the fact about %s (said before the cap) is missing: %q", name, got)
+		}
+	}
+	if !slices.ContainsFunc(e.list(s, memory.StateLive, memory.TierEvent), func(m *memory.Memory) bool { return strings.Contains(m.Text, "Umbrella") }) {
+		t.Error("the turn's event lost the text past the cap")
+	}
 }

@@ -303,6 +303,11 @@ type Ingest struct {
 	// the text of one message recall reads: a pasted 10 MB document
 	// costs neither the request path nor the store more than this.
 	MaxTurnBytes int `yaml:"max_turn_bytes"`
+	// MaxFactsPerTurn caps the facts read from one turn, in the order it
+	// says them (the turn's event keeps all of its text): each fact is
+	// reconciled and stored, so a pasted list of hundreds costs the
+	// background seconds.
+	MaxFactsPerTurn int `yaml:"max_facts_per_turn"`
 	// TimeZone is the users' IANA time zone ("Europe/Lisbon"): relative
 	// dates in a turn ("yesterday", 上个月) resolve in it. Default UTC.
 	TimeZone string `yaml:"time_zone"`

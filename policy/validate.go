@@ -59,6 +59,7 @@ func (p *Policy) Validate() error {
 		rangeF("ingest.used_threshold", p.Ingest.UsedThreshold, 0, 1),
 		rangeInt("ingest.workers", p.Ingest.Workers, 1, 256),
 		rangeInt("ingest.max_turn_bytes", p.Ingest.MaxTurnBytes, 1024, 16<<20),
+		rangeInt("ingest.max_facts_per_turn", p.Ingest.MaxFactsPerTurn, 1, 100000),
 		rangeF("ingest.yield.share", p.Ingest.Yield.Share, 0.05, 1),
 		nonNegDur("ingest.yield.busy_window", p.Ingest.Yield.BusyWindow),
 		positiveDur("ingest.yield.max_lag", p.Ingest.Yield.MaxLag),
