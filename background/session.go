@@ -156,11 +156,13 @@ func (q *sessioner) summarizeSession(ctx context.Context, a *SessionArgs) error 
 	}
 	text := "Session summary (" + evs[0].CreatedAt.UTC().Format("2006-01-02") + "):\n- " + strings.Join(points, "\n- ")
 	var prov memory.Provenance
+	var reqs, refs []string
 	for _, e := range evs {
-		prov.RequestIDs = union(prov.RequestIDs, e.Provenance.RequestIDs...)
-		prov.TurnRefs = union(prov.TurnRefs, e.Provenance.TurnRefs...)
+		reqs = append(reqs, e.Provenance.RequestIDs...)
+		refs = append(refs, e.Provenance.TurnRefs...)
 		prov.MemoryIDs = append(prov.MemoryIDs, e.ID)
 	}
+	prov.RequestIDs, prov.TurnRefs = union(nil, reqs...), union(nil, refs...)
 	v, err := q.cfg.Embedder.Embed(ctx, []string{text})
 	if err != nil {
 		return fmt.Errorf("embed summary: %w", err)
@@ -173,21 +175,21 @@ func (q *sessioner) summarizeSession(ctx context.Context, a *SessionArgs) error 
 	return q.rec.insert(ctx, s, m, "background")
 }
 
-// sessionEvents lists the session's events, oldest first.
+// maxSessionEvents bounds what one summary reads: a session's newest
+// events. An app that keeps one session for weeks (a fixed session
+// header, a conversation resent from the same first messages) would
+// otherwise have each summary read thousands, and ask the consolidation
+// model with a prompt past any context window.
+const maxSessionEvents = 200
+
+// sessionEvents lists the session's newest events (at most
+// maxSessionEvents), oldest first.
 func (q *sessioner) sessionEvents(ctx context.Context, s memory.Scope, session string) ([]*memory.Memory, error) {
-	var out []*memory.Memory
-	f := memory.ListFilter{Session: session, Tiers: []memory.Tier{memory.TierEvent}, Limit: 500}
-	for {
-		p, err := q.cfg.Store.List(ctx, s, f)
-		if err != nil {
-			return nil, fmt.Errorf("session events: %w", err)
-		}
-		out = append(out, p.Data...)
-		if p.Next == "" || len(out) > 5000 {
-			break
-		}
-		f.Cursor = p.Next
+	p, err := q.cfg.Store.List(ctx, s, memory.ListFilter{Session: session, Tiers: []memory.Tier{memory.TierEvent}, Limit: maxSessionEvents})
+	if err != nil {
+		return nil, fmt.Errorf("session events: %w", err)
 	}
+	out := p.Data
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out, nil
 }

@@ -208,3 +208,47 @@ func TestSessionJobsOfARound(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionSummaryNewest: a session of more events than one summary
+// reads is summarised from its newest maxSessionEvents.
+func TestSessionSummaryNewest(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	ctx := context.Background()
+	s := scope("marathon")
+	var turns []*memory.Turn
+	for i := range maxSessionEvents + 40 {
+		tu := e.turn(s, fmt.Sprintf("Step %d of the plan: order %d crates of part %d for the Lisbon depot", i, i+3, 1000+i), "Understood.")
+		tu.Session = "long"
+		turns = append(turns, tu)
+	}
+	if err := e.q.ImportTurns(ctx, turns); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	evs := e.list(s, memory.StateLive, memory.TierEvent)
+	if len(evs) <= maxSessionEvents {
+		t.Fatalf("%d events, want more than %d", len(evs), maxSessionEvents)
+	}
+	e.clock.Add(e.pol.Sessions.Idle.D() + time.Minute)
+	if err := e.q.FlushSessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	var sums []*memory.Memory
+	for _, m := range e.list(s, memory.StateLive, memory.TierEpisodic) {
+		if strings.HasPrefix(m.Text, "Session summary") { // the others consolidate the steps
+			sums = append(sums, m)
+		}
+	}
+	if len(sums) != 1 {
+		t.Fatalf("session summaries %s, want one", texts(sums))
+	}
+	ids := sums[0].Provenance.MemoryIDs
+	if len(ids) != maxSessionEvents {
+		t.Fatalf("the summary read %d events, want %d", len(ids), maxSessionEvents)
+	}
+	newest, oldest := evs[0], evs[len(evs)-1] // listed newest first
+	if !slices.Contains(ids, newest.ID) || slices.Contains(ids, oldest.ID) {
+		t.Errorf("the summary read the wrong events: newest in %v, oldest in %v", slices.Contains(ids, newest.ID), slices.Contains(ids, oldest.ID))
+	}
+}
