@@ -39,6 +39,18 @@ func (s *Server) linkChain(ctx context.Context, sc memory.Scope, id string, l Ch
 	}
 }
 
+// exchangeKey is the key of the session an exchange (its
+// memory.ExchangeContext) was captured in. A chat app that resends a
+// sliding window of its history drops the first messages the session is
+// hashed from (ResolveSession); the exchange before its new message is
+// the one memproxy captured last, so the request goes on in that
+// session. Links are this replica's (MemChains): on another replica the
+// request falls back to the hash.
+func exchangeKey(exchange string) string {
+	sum := sha256.Sum256([]byte(exchange))
+	return "exchange:" + hex.EncodeToString(sum[:16])
+}
+
 // conversationKey is the ChainStore key of a Responses conversation's
 // last exchange (response ids start "resp_", so the two never meet).
 func conversationKey(id string) string { return "conversation:" + id }

@@ -56,6 +56,14 @@ func (s *Server) serve(c echo.Context, wf wire) error {
 	scope := memory.Scope{User: user, Namespace: ns}
 	session := ResolveSession(r.Header, cv.Messages, s.pol.Identity.SessionMessages)
 	turnContext := prevExchange(cv.Messages)
+	if turnContext != "" && cv.Previous == "" && cv.Conversation == "" && strings.TrimSpace(r.Header.Get(HeaderSession)) == "" {
+		// The history ends with an exchange this replica captured: the
+		// conversation goes on in its session, whatever its first
+		// messages are now (a sliding window drops them).
+		if l, ok, _ := s.exchanges.ResolveResponse(r.Context(), scope, exchangeKey(turnContext)); ok && l.Session != "" {
+			session = l.Session
+		}
+	}
 	if cv.Previous != "" {
 		// The history lives at the provider: the session and the
 		// context follow the chain of response ids.
@@ -368,6 +376,9 @@ func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
 	}
 	if cp.turn == nil {
 		return
+	}
+	if rep.OK && !rep.Pending && cp.session != "" {
+		_ = s.exchanges.LinkResponse(ctx, cp.scope, exchangeKey(memory.ExchangeContext(cp.turn.User, rep.Text)), ChainLink{Session: cp.session})
 	}
 	if rep.Pending && rep.ID != "" {
 		s.holdTurn(ctx, rep.ID, cp.turn)

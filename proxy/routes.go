@@ -13,6 +13,7 @@ import (
 type apis struct {
 	anthropic *url.URL // origin, no path
 	chains    ChainStore
+	exchanges *MemChains // a captured exchange's session, by exchangeKey
 	held      HeldTurns
 	heldLocal bool // held is memHeld: a released turn still goes to the Sink
 }
@@ -32,6 +33,7 @@ func (s *Server) initAPIs() error {
 	if s.chains == nil {
 		s.chains = NewMemChains(0)
 	}
+	s.exchanges = NewMemChains(0)
 	s.held = s.cfg.Held
 	if s.held == nil {
 		s.held, s.heldLocal = newMemHeld(), true
