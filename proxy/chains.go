@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,6 +103,25 @@ func (m *MemChains) LinkResponse(_ context.Context, sc memory.Scope, id string, 
 		m.order = m.order[1:]
 	}
 	return nil
+}
+
+// ForgetUser drops every link of user's scopes: a link may hold an
+// exchange's text, which a request chained to it after the user was
+// deleted would store again.
+func (m *MemChains) ForgetUser(user string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	prefix := user + "\x00"
+	kept := m.order[:0]
+	for _, k := range m.order {
+		if strings.HasPrefix(k, prefix) {
+			delete(m.links, k)
+			continue
+		}
+		kept = append(kept, k)
+	}
+	clear(m.order[len(kept):])
+	m.order = kept
 }
 
 // ResolveResponse implements ChainStore.

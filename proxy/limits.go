@@ -442,4 +442,10 @@ func (f *fences) fenced(ctx context.Context, user string) bool {
 func (s *Server) FenceUser(user string) {
 	keep := s.pol.Server.FirstByteTimeout.D() + s.pol.Server.ShutdownTimeout.D() + time.Hour
 	s.fence.set(user, time.Now(), keep)
+	// Chain links hold the user's exchanges (a Responses chain's context):
+	// a request chained to one after the deletion would store it again.
+	s.exchanges.ForgetUser(user)
+	if f, ok := s.chains.(interface{ ForgetUser(user string) }); ok {
+		f.ForgetUser(user)
+	}
 }

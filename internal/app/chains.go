@@ -29,6 +29,10 @@ func (c *chains) LinkResponse(ctx context.Context, s memory.Scope, id string, l 
 	return c.mem.LinkResponse(ctx, s, id, l)
 }
 
+// ForgetUser drops this replica's links of a deleted user (the spool
+// and turn log they fall back to are deleted with the user).
+func (c *chains) ForgetUser(user string) { c.mem.ForgetUser(user) }
+
 func (c *chains) ResolveResponse(ctx context.Context, s memory.Scope, id string) (proxy.ChainLink, bool, error) {
 	if l, ok, _ := c.mem.ResolveResponse(ctx, s, id); ok {
 		return l, true, nil
