@@ -189,6 +189,7 @@ func (q *ingester) ingestTurn(ctx context.Context, t *memory.Turn, b *ingestBatc
 		return q.exp.explicitRemember(ctx, t)
 	case memory.IntentForget:
 		defer q.invalidate(s)
+		defer q.forgotten(s)
 		return q.exp.explicitForget(ctx, t)
 	}
 	// A bare greeting is not noise for the request gate (it skips recall

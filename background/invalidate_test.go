@@ -52,3 +52,40 @@ func TestProfileChangeInvalidates(t *testing.T) {
 		t.Errorf("a profile memory is still live: %q", m.Text)
 	}
 }
+
+// forgets records ForgetScope beside the invalidations.
+type forgets struct {
+	invalidations
+	scopes []memory.Scope
+}
+
+func (f *forgets) ForgetScope(s memory.Scope) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scopes = append(f.scopes, s)
+}
+
+// TestForgetTellsTheProxy: a "forget that …" turn tells the Invalidator,
+// when it holds texts of the scope too (the proxy's chain links), to drop
+// them; other turns do not.
+func TestForgetTellsTheProxy(t *testing.T) {
+	f := &forgets{invalidations: invalidations{n: map[string]int{}}}
+	e := newEnv(t, "sqlite", envOpts{inv: f})
+	s := scope("fiona")
+	e.say(s, "I work at Initech.")
+	e.say(s, "I like sailing.")
+	e.wait()
+	f.mu.Lock()
+	n := len(f.scopes)
+	f.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("turns that forget nothing dropped the proxy's links %d times", n)
+	}
+	e.say(s, "Please forget that I work at Initech.")
+	e.wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.scopes) != 1 || f.scopes[0] != s {
+		t.Errorf("after the forget the proxy was told %v, want [%v]", f.scopes, s)
+	}
+}

@@ -46,6 +46,18 @@ func (q *core) invalidate(s memory.Scope) {
 	}
 }
 
+// ScopeForgetter is an Invalidator that also holds texts of a scope (the
+// proxy's chain links): after a forget there it drops them.
+type ScopeForgetter interface{ ForgetScope(s memory.Scope) }
+
+// forgotten tells the Invalidator, when it is a ScopeForgetter, that
+// memories of s were forgotten on request.
+func (q *core) forgotten(s memory.Scope) {
+	if f, ok := q.cfg.Invalidator.(ScopeForgetter); ok {
+		f.ForgetScope(s)
+	}
+}
+
 // ThresholdFeedback moves a scope's adaptive recall threshold.
 type ThresholdFeedback interface {
 	FeedbackAll(ctx context.Context, s memory.Scope, us []gate.Usage) error

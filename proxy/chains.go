@@ -108,10 +108,17 @@ func (m *MemChains) LinkResponse(_ context.Context, sc memory.Scope, id string, 
 // ForgetUser drops every link of user's scopes: a link may hold an
 // exchange's text, which a request chained to it after the user was
 // deleted would store again.
-func (m *MemChains) ForgetUser(user string) {
+func (m *MemChains) ForgetUser(user string) { m.forget(user + "\x00") }
+
+// ForgetScope drops every link of the scope (after a forget there: a
+// chained request then reads its session and context from the spool and
+// the turn log, which the forget erased).
+func (m *MemChains) ForgetScope(sc memory.Scope) { m.forget(chainKey(sc, "")) }
+
+// forget drops the links whose keys start with prefix.
+func (m *MemChains) forget(prefix string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	prefix := user + "\x00"
 	kept := m.order[:0]
 	for _, k := range m.order {
 		if strings.HasPrefix(k, prefix) {

@@ -449,3 +449,12 @@ func (s *Server) FenceUser(user string) {
 		f.ForgetUser(user)
 	}
 }
+
+// ForgetScope tells the proxy that memories of the scope were forgotten
+// on request ("forget that …"): this replica's chain links of the scope
+// go, since a link may hold the forgotten exchange as a chain's context.
+func (s *Server) ForgetScope(sc memory.Scope) {
+	if f, ok := s.chains.(interface{ ForgetScope(memory.Scope) }); ok {
+		f.ForgetScope(sc)
+	}
+}

@@ -88,9 +88,10 @@ var (
 	_ Store = (*postgres.Store)(nil)
 	// Guards between the request path and the management side live here,
 	// so the request path's packages import neither admin nor River.
-	_ admin.Invalidator      = (*recallpath.Hook)(nil)
-	_ background.Invalidator = (*recallpath.Hook)(nil)
-	_ memory.TurnSpool       = (*sqlite.Spool)(nil)
+	_ admin.Invalidator         = (*recallpath.Hook)(nil)
+	_ background.Invalidator    = (*recallpath.Hook)(nil)
+	_ background.ScopeForgetter = bgInvalidator{}
+	_ memory.TurnSpool          = (*sqlite.Spool)(nil)
 )
 
 // App is a running memproxy.
@@ -193,6 +194,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	}
 	a.closers = append(a.closers, func() error { a.Hook.Close(); return nil })
 
+	fence := &proxyFence{}
 	bgStore := a.Store
 	if a.background != nil {
 		bgStore = a.background
@@ -200,7 +202,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	q, err := background.New(background.Config{
 		Store: bgStore, Admin: bgStore, Spool: a.Spool, Embedder: a.Embedder, Gate: g, Policy: o.Policy,
 		Driver: driver, DB: riverDB, Logger: o.Logger, Registry: o.Registry, Clock: o.Clock,
-		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: a.Hook, Yield: a.Load.Yield, Load: a.Requests,
+		InsertOnly: o.NoWorkers, PollInterval: o.PollInterval, Thresholds: th, Invalidator: bgInvalidator{a.Hook, fence}, Yield: a.Load.Yield, Load: a.Requests,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
@@ -220,7 +222,6 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	if ks, ok := a.Store.(interface{ Keys() memory.KeyStore }); ok {
 		keys = ks.Keys()
 	}
-	fence := &proxyFence{}
 	a.Admin = admin.New(admin.Config{
 		Fence: fence,
 		Token: o.AdminToken, Store: a.Store, Keys: keys, Queue: q,
@@ -376,6 +377,24 @@ func (a *App) Describe() string {
 		b.WriteString(" consolidation=extractive")
 	}
 	return b.String()
+}
+
+// bgInvalidator is the background's Invalidator: the recall path's
+// caches of a scope, and after a forget there the proxy's chain links
+// (background.ScopeForgetter).
+type bgInvalidator struct {
+	hook  *recallpath.Hook
+	proxy *proxyFence
+}
+
+func (i bgInvalidator) InvalidateScope(user, namespace string) {
+	i.hook.InvalidateScope(user, namespace)
+}
+
+func (i bgInvalidator) ForgetScope(s memory.Scope) {
+	if p := i.proxy.p.Load(); p != nil {
+		p.ForgetScope(s)
+	}
 }
 
 // proxyFence hands forget-user's fence to the proxy, which is built after

@@ -33,6 +33,9 @@ func (c *chains) LinkResponse(ctx context.Context, s memory.Scope, id string, l 
 // and turn log they fall back to are deleted with the user).
 func (c *chains) ForgetUser(user string) { c.mem.ForgetUser(user) }
 
+// ForgetScope drops this replica's links of a scope after a forget there.
+func (c *chains) ForgetScope(s memory.Scope) { c.mem.ForgetScope(s) }
+
 func (c *chains) ResolveResponse(ctx context.Context, s memory.Scope, id string) (proxy.ChainLink, bool, error) {
 	if l, ok, _ := c.mem.ResolveResponse(ctx, s, id); ok {
 		return l, true, nil
