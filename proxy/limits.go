@@ -306,10 +306,11 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 		rw, err := c.Rewriter.Rewrite(rctx, req)
 		done <- result{rw, err}
 	}()
+	deadline, _ := rctx.Deadline()
 	answer := func(r result) (*Rewrite, error) {
-		if r.err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			// Failed because the deadline passed (a pool wait, a query
-			// cancelled): a timeout, not a store error.
+		if r.err != nil && pastDeadline(rctx.Err(), deadline, time.Now()) && ctx.Err() == nil {
+			// Failed because the deadline passed (a pool wait, a dial, a
+			// query cancelled): a timeout, not a store error.
 			c.s.limits.recallTimeouts.Inc()
 			return &Rewrite{Status: RecallTimeout}, nil
 		}
@@ -335,6 +336,14 @@ func (c cappedRewriter) Rewrite(ctx context.Context, req *ChatRequest) (*Rewrite
 			"timeout_ms", c.timeout.Milliseconds(), "scope", req.Scope.String())
 		return &Rewrite{Status: RecallTimeout}, nil
 	}
+}
+
+// pastDeadline reports whether a recall that failed had reached its
+// deadline: its context says so, or the clock does. The context's error is
+// set by a timer that can lag the deadline on a loaded machine, while a
+// dial given the same deadline has already failed with "i/o timeout".
+func pastDeadline(ctxErr error, deadline, now time.Time) bool {
+	return errors.Is(ctxErr, context.DeadlineExceeded) || !deadline.IsZero() && !now.Before(deadline)
 }
 
 // capMessages returns req with each message's text cut to max bytes (a

@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // TestReadReply: a reply is read whole whether its announced length is
@@ -29,5 +31,31 @@ func TestReadReply(t *testing.T) {
 	}
 	if _, err := readReply(&http.Response{ContentLength: 100, Body: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF))}); err == nil {
 		t.Error("a failed read returned no error")
+	}
+}
+
+// TestPastDeadline: a recall that failed at or after its deadline timed
+// out, whether or not its context's timer has fired yet (a dial given the
+// same deadline fails with "i/o timeout" as it passes); one that failed
+// before it is an error.
+func TestPastDeadline(t *testing.T) {
+	d := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		ctxErr error
+		now    time.Time
+		want   bool
+	}{
+		{nil, d.Add(-time.Millisecond), false},
+		{nil, d, true},
+		{nil, d.Add(time.Microsecond), true},
+		{context.DeadlineExceeded, d.Add(-time.Millisecond), true},
+		{context.Canceled, d.Add(-time.Millisecond), false},
+	} {
+		if got := pastDeadline(c.ctxErr, d, c.now); got != c.want {
+			t.Errorf("pastDeadline(%v, %v before the deadline) = %v", c.ctxErr, d.Sub(c.now), got)
+		}
+	}
+	if pastDeadline(nil, time.Time{}, d) {
+		t.Error("no deadline counted as passed")
 	}
 }
