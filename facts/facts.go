@@ -9,6 +9,7 @@ package facts
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -258,15 +259,6 @@ func tail(s string, n int) string {
 	return around(s, len(s), len(s), n)
 }
 
-// talksJobs reports, once per message, whether it talks of jobs.
-func talksJobs(memo **bool, s string) bool {
-	if *memo == nil {
-		v := jobTalkRe.MatchString(s)
-		*memo = &v
-	}
-	return **memo
-}
-
 // upperFirst and lowerFirst change the case of s's first letter (a rune,
 // not a byte: "🌟 I took it" starts with four bytes of one emoji).
 func upperFirst(s string) string {
@@ -298,7 +290,7 @@ func extractAll(msg string, o Options) []Fact {
 	// reading the whole message. A message of up to twice contextBytes is
 	// read whole.
 	cursor := 0
-	var jobTalk *bool
+	talksJobs := sync.OnceValue(func() bool { return jobTalkRe.MatchString(msg + " " + asked) })
 	named := map[string]destination{}
 	for _, sent := range clauses(bounded(text.Sentences(msg))) {
 		said := sent
@@ -371,7 +363,7 @@ func extractAll(msg string, o Options) []Fact {
 		if len(fs) == 0 && !hasHan(sent) {
 			// "I quit Acme. Now I'm at Globex.": where the user is, in a
 			// message about jobs, is the employer.
-			if m := atOrgRe.FindStringSubmatch(sent); m != nil && !strings.EqualFold(m[1], "home") && talksJobs(&jobTalk, msg+" "+asked) {
+			if m := atOrgRe.FindStringSubmatch(sent); m != nil && !strings.EqualFold(m[1], "home") && talksJobs() {
 				fs = []Fact{{Triple: tripleOf("user", "works_at", strings.TrimRight(m[1], ".'")), Change: true}}
 			}
 		}

@@ -134,12 +134,12 @@ func switchVerb(vp string) string {
 
 var changeWordRe = rx.MustCompile(`(?i)\b(now|these days|nowadays|anymore|any more|no longer|quit|switched|instead|from now on)\b`)
 
-// antecedent is the last thing named in s: a capitalised name, or a
-// word of a known kind (a drink, a programming language, a device).
 // antecedentBytes is how far back before a pronoun its antecedent is
 // looked for.
 const antecedentBytes = 512
 
+// antecedent is the last thing named in s: a capitalised name, or a
+// word of a known kind (a drink, a programming language, a device).
 func antecedent(s string) string {
 	best, at := "", -1
 	for _, loc := range nameRe.FindAllStringIndex(s, -1) {

@@ -364,11 +364,11 @@ func (s *Server) relayStream(c echo.Context, resp *http.Response, cp *capture) e
 // a complete reply; a pending one (a background response) waits for the
 // app to fetch it.
 func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
+	ex := ""
+	if cp.turn != nil {
+		ex = memory.ExchangeContext(cp.turn.User, rep.Text)
+	}
 	if cp.link && rep.ID != "" {
-		ex := ""
-		if cp.turn != nil {
-			ex = memory.ExchangeContext(cp.turn.User, rep.Text)
-		}
 		s.linkChain(ctx, cp.scope, rep.ID, ChainLink{Session: cp.session, Context: ex})
 		if cp.conversation != "" && rep.OK {
 			s.linkChain(ctx, cp.scope, conversationKey(cp.conversation), ChainLink{Session: cp.session, Context: ex})
@@ -378,7 +378,7 @@ func (s *Server) finishTurn(ctx context.Context, cp *capture, rep reply) {
 		return
 	}
 	if rep.OK && !rep.Pending && cp.session != "" {
-		_ = s.exchanges.LinkResponse(ctx, cp.scope, exchangeKey(memory.ExchangeContext(cp.turn.User, rep.Text)), ChainLink{Session: cp.session})
+		_ = s.exchanges.LinkResponse(ctx, cp.scope, exchangeKey(ex), ChainLink{Session: cp.session})
 	}
 	if rep.Pending && rep.ID != "" {
 		s.holdTurn(ctx, rep.ID, cp.turn)

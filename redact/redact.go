@@ -167,20 +167,27 @@ var wordCues = []struct {
 func cues(s string) cueBits {
 	var c cueBits
 	prev := byte(' ')
+	ascii := true
 	for i := 0; i < len(s); i++ {
 		b := s[i]
 		if !isAlnum(prev) && isAlnum(b) {
 			c |= wordCueAt(s[i:])
 		}
-		if b >= 0x80 && (strings.HasPrefix(s[i:], "\u212a") || strings.HasPrefix(s[i:], "\u017f")) {
-			// The Kelvin sign and the long s, which (?i) matches as k
-			// and s: let every expression judge.
-			return ^cueBits(0)
+		if b >= 0x80 {
+			ascii = false
+			if strings.HasPrefix(s[i:], "\u212a") || strings.HasPrefix(s[i:], "\u017f") {
+				// The Kelvin sign and the long s, which (?i) matches
+				// as k and s: let every expression judge.
+				return ^cueBits(0)
+			}
 		}
 		if b == '_' && i+6 <= len(s) && (strings.EqualFold(s[i:i+6], "_live_") || strings.EqualFold(s[i:i+6], "_test_")) {
 			c |= cueLiveTest
 		}
 		prev = b
+	}
+	if ascii {
+		return c
 	}
 	if strings.Contains(s, "密") {
 		c |= cueNamed | cuePassword // 密钥, 密码
