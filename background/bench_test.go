@@ -112,6 +112,41 @@ func benchIngestLive(b *testing.B, backend string) {
 	}
 }
 
+// BenchmarkIngestNoise is BenchmarkIngestLive with acknowledgements
+// ("ok", "thanks") the background drops: what a gate-skipped request's turn
+// costs the background (spool claim and completion, the turn log), which
+// the bench overhead command's gate-skip path pays beside its requests.
+func BenchmarkIngestNoise(b *testing.B) {
+	e := newEnv(b, "sqlite", envOpts{poll: DefaultPollInterval})
+	ctx := context.Background()
+	skips := []string{"ok", "thanks", "ok thanks", "thank you", "great", "cool"}
+	turns := make(chan *memory.Turn, b.N)
+	for i := range b.N {
+		turns <- &memory.Turn{
+			RequestID: fmt.Sprintf("n-%d", i), Scope: scope(fmt.Sprintf("u%d", i%benchScopes)),
+			Time: e.clock.Now().Add(time.Duration(i) * time.Second),
+			User: skips[i%len(skips)], Assistant: "You're welcome!",
+		}
+	}
+	close(turns)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Go(func() {
+			for t := range turns {
+				if err := e.q.Enqueue(ctx, t); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	finishLive(b, e, &wg, errs, start, cpu0)
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
