@@ -350,6 +350,7 @@ func finishLive(b *testing.B, e *env, wg *sync.WaitGroup, errs chan error, start
 	el := time.Since(start)
 	b.ReportMetric(float64(b.N)/el.Seconds(), "turns/s")
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+	b.ReportMetric(float64(e.q.Consolidations())/float64(b.N), "consolidations/turn")
 }
 
 // BenchmarkCapture is what a capture costs on its own (no workers run):

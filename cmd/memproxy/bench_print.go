@@ -53,6 +53,7 @@ func printOverhead(w io.Writer, r *overheadResult) {
 		}
 		fmt.Fprintf(w, "background: yielded to rewrites in flight %d times, %.2f s in all\n", s.Yields, s.YieldSeconds)
 		fmt.Fprintf(w, "background: paced itself while requests ran (ingest.yield) %d times, %.2f s in all\n", s.Paces, s.PaceSeconds)
+		fmt.Fprintf(w, "background: %d consolidations (clusters of similar events folded) until the queue was empty\n", s.Consolidations)
 		if r := s.Ingest; r != nil {
 			fmt.Fprintf(w, "ingest rate: %d distinct turns into the loaded scopes in %.1f s: %.0f turns/s (%.2f CPU ms per turn)\n", r.Turns, r.Seconds, r.TurnsPerSec, r.CPUMsPerTurn)
 		}

@@ -81,6 +81,10 @@ type storeResult struct {
 	// for how long in all.
 	Paces       int64   `json:"background_paces"`
 	PaceSeconds float64 `json:"background_pace_seconds"`
+	// Consolidations is how many clusters of similar events the background
+	// folded into summaries from the first round until the queue was
+	// empty: a workload that repeats itself costs the background more.
+	Consolidations int64 `json:"consolidations"`
 	// JobErrors is how many background job attempts failed from the
 	// first round until the queue was empty, ParkedTurns how many turns
 	// were set aside after repeated failures: a retried job's backoff
@@ -299,6 +303,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 	jobErrs0, parked0 := a.Queue.Failures()
 	yields0, waited0 := a.Load.Stats()
 	paces0, paced0 := a.Queue.Yielded()
+	cons0 := a.Queue.Consolidations()
 	if o.CPUProfile != "" {
 		f, err := os.Create(strings.ReplaceAll(o.CPUProfile, "{store}", store))
 		if err != nil {
@@ -392,6 +397,7 @@ func runOverheadStore(ctx context.Context, o *overheadOpts, store string, c *ben
 		return nil, ctx.Err()
 	}
 	sr.IngestedDuring, sr.IngestedAfter = ingested1-ingested0, a.Queue.IngestedTurns()-ingested1
+	sr.Consolidations = a.Queue.Consolidations() - cons0
 	jobErrs1, parked1 := a.Queue.Failures()
 	sr.JobErrors, sr.ParkedTurns = jobErrs1-jobErrs0, parked1-parked0
 	if sr.JobErrors > 0 || sr.ParkedTurns > 0 {
