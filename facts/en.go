@@ -370,6 +370,57 @@ func officeAt(ts []tok, j int) bool {
 var companyHeads = map[string]bool{"startup": true, "company": true, "firm": true, "agency": true, "studio": true,
 	"consultancy": true, "bank": true, "lab": true, "business": true, "practice": true}
 
+// workplaceHeads are the nouns a workplace said without its name ends in
+// ("I work at a hospital", "a small law firm", "a bakery in Porto"):
+// the companies' heads and the places people work at.
+var workplaceHeads = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range companyHeads {
+		m[w] = true
+	}
+	for _, w := range []string{"hospital", "clinic", "surgery", "hospice", "nursing home", "care home", "pharmacy", "school",
+		"university", "college", "kindergarten", "nursery", "daycare", "restaurant", "cafe", "café", "bakery", "bar", "pub",
+		"hotel", "shop", "store", "supermarket", "factory", "warehouse", "plant", "library", "museum", "gallery", "nonprofit",
+		"non-profit", "charity", "newspaper", "magazine", "publisher", "garage", "salon", "farm", "winery", "brewery", "airline",
+		"airport", "insurer", "retailer", "manufacturer", "bookshop", "bookstore", "call centre", "call center", "theatre",
+		"theater", "zoo", "vet", "hedge fund", "fund", "ngo", "bistro", "diner", "gym", "hostel", "resort", "spa", "mill"} {
+		m[w] = true
+	}
+	return m
+}()
+
+// workplaceAt reads the employer at ts[k] after "a job at": a name, or a
+// workplace described ("a law firm", its article kept).
+func workplaceAt(ts []tok, k int) (string, int, bool) {
+	if v, end, ok := genericWorkplace(ts, k); ok {
+		return v, end, true
+	}
+	return np(ts, k)
+}
+
+// genericWorkplace reads a workplace said without its name at ts[k]: an
+// indefinite article, then a noun phrase ending in a workplace noun. The
+// value keeps its article ("a hospital", "an animal shelter") so the
+// fact reads as said; a value with one is a description (Generic).
+func genericWorkplace(ts []tok, k int) (string, int, bool) {
+	if k >= len(ts) || ts[k].low != "a" && ts[k].low != "an" {
+		return "", k, false
+	}
+	v, end, ok := np(ts, k)
+	if !ok {
+		return "", k, false
+	}
+	low := strings.ToLower(v)
+	head := lastWord(low)
+	if i := strings.LastIndexByte(low[:len(low)-len(head)], ' '); len(head) < len(low) && workplaceHeads[low[i+1:]] {
+		head = low[i+1:] // "call centre", "care home"
+	}
+	if !workplaceHeads[head] {
+		return "", k, false
+	}
+	return ts[k].low + " " + v, end, true
+}
+
 // groupHeads are the nouns that name a group one is a member of, not an
 // employer: "I joined the Sierra Club", "a Facebook group", "the Hallé
 // Choir".
@@ -1072,6 +1123,10 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				}
 				return out
 			}
+			if val, _, ok := genericWorkplace(ts, j+2); ok && !neg {
+				// "I work at a hospital now": the workplace as described.
+				return []Fact{mk("works_at", val)}
+			}
 		case next(j+1, "as"):
 			if val, end, ok := np(ts, j+2); ok {
 				f := mk("job_title", val)
@@ -1188,7 +1243,7 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			}
 		}
 		if next(k, "a") && next(k+1, "new") && next(k+2, "job") && next(k+3, "at") {
-			if val, _, ok := np(ts, k+4); ok {
+			if val, _, ok := workplaceAt(ts, k+4); ok {
 				f := mk("works_at", val)
 				f.Change = true
 				return []Fact{f}
@@ -1206,7 +1261,7 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			k++
 		}
 		if next(k, "job") && next(k+1, "at") && !neg {
-			if val, _, ok := np(ts, k+2); ok {
+			if val, _, ok := workplaceAt(ts, k+2); ok {
 				f := mk("works_at", val)
 				f.Change = true
 				return []Fact{f}

@@ -874,3 +874,12 @@ func resolveZHPronoun(s string) string {
 	}
 	return zhPronounClause.ReplaceAllString(s, "${1}我"+m[1]+"${2}")
 }
+
+// Generic reports whether a fact's value describes rather than names
+// ("a hospital", "an animal shelter"): it may be the named value of its
+// slot said in other words, so it replaces that value only when said as
+// a change.
+func Generic(value string) bool {
+	v := strings.ToLower(value)
+	return strings.HasPrefix(v, "a ") || strings.HasPrefix(v, "an ")
+}

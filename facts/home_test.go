@@ -34,7 +34,8 @@ func TestHomeSaidOtherWays(t *testing.T) {
 
 // TestHomeOtherWords: a home and a hometown said with an adverb, "based
 // out of", a move whose motive is someone's job, or a "but" clause that
-// shares the user's subject; an employer named after "a … called".
+// shares the user's subject; an employer named after "a … called", or
+// described ("a big bank").
 func TestHomeOtherWords(t *testing.T) {
 	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	for msg, want := range map[string][]string{
@@ -45,7 +46,8 @@ func TestHomeOtherWords(t *testing.T) {
 		"I like tea but my husband drinks coffee.":                {"user.likes=tea"},
 		"I work remotely for a fintech startup called Brightpay.": {"user.works_at=Brightpay"},
 		"I work for a company called Initech as a tester.":        {"user.works_at=Initech", "user.job_title=tester"},
-		"I work for a big bank.":                                  nil,
+		"I work for a big bank.":                                  {"user.works_at=a big bank"}, // described, its article kept
+		"I work for a living.":                                    nil,
 	} {
 		if got := stated(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q: %v, want %v", msg, got, want)

@@ -120,6 +120,16 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 			return ws
 		}
 	}
+	if !f.Multi && !f.Ended && !c.Change && facts.Generic(f.Value) {
+		// "I work at a hospital" after "I work at St Mary's": said
+		// without a change, a described value is the named one in other
+		// words, not a new one.
+		for _, old := range live {
+			if of := old.Fact(); of != nil && !of.Ended && of.Value != "" && !facts.Generic(of.Value) && old.ExpiresAt == nil && !opposite(old, f) {
+				return []Write{{Op: Reinforce, Memory: old, At: now, Reason: f.Key() + " " + f.Value + " describes " + of.Value}}
+			}
+		}
+	}
 	var out []Write
 	sup := func(old *memory.Memory, why string) {
 		out = append(out, Write{Op: Supersede, Memory: old, By: m.ID, At: at, Reason: why})

@@ -512,3 +512,32 @@ func TestKeptBeside(t *testing.T) {
 		t.Error("the forgotten value was kept")
 	}
 }
+
+// TestDecideDescribedValue: a workplace said without its name ("a
+// hospital") replaces the named one when said as a change, and is the
+// named one in other words when not; with nothing named before, it is
+// the fact.
+func TestDecideDescribedValue(t *testing.T) {
+	for _, change := range []string{"I work at a hospital now.", "I'm working at a bank these days.",
+		"I moved to Lisbon last month, I work at a hospital there now.", "I started a new job at a law firm."} {
+		st := &store{}
+		st.say(t, "I work at Siemens.", t0)
+		ops := st.say(t, change, t0.AddDate(0, 1, 0))
+		if !has(ops, Supersede) || slices.Contains(st.live(), "The user works at Siemens.") {
+			t.Errorf("%q after Siemens: ops %v, live %q", change, ops, st.live())
+		}
+	}
+	st := &store{}
+	st.say(t, "I work at Siemens.", t0)
+	if ops := st.say(t, "I work at a big company, so meetings run long.", t0.AddDate(0, 1, 0)); !slices.Equal(ops, []Op{Reinforce}) {
+		t.Errorf("a description of Siemens: ops %v, live %q", ops, st.live())
+	}
+	if live := st.live(); !slices.Equal(live, []string{"The user works at Siemens."}) {
+		t.Errorf("live %q, want Siemens alone", live)
+	}
+	st = &store{}
+	st.say(t, "I work for a small startup.", t0)
+	if live := st.live(); !slices.Equal(live, []string{"The user works at a small startup."}) {
+		t.Errorf("live %q, want the described workplace", live)
+	}
+}
