@@ -82,9 +82,10 @@ type Server struct {
 	// Record keeps every request for Requests (off by default for
 	// benchmarks that send millions).
 	Record bool
-	// EchoSystem adds the instructions or system text a Responses or
-	// Messages request carried to the default reply, so one can see what
-	// memproxy injected.
+	// EchoSystem adds the system text (Chat Completions' system and
+	// developer messages, Responses' instructions, Messages' system) a
+	// request carried to the default reply, so one can see what memproxy
+	// injected.
 	EchoSystem bool
 	// Log, when set, receives one line per request with its body.
 	Log io.Writer
@@ -232,7 +233,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	model := cmpOr(req.Model, s.Model)
 	if rep.Content == "" && len(rep.ToolCalls) == 0 {
-		rep.Content = DefaultReply(lastUserText(req))
+		rep.Content = s.defaultReply(lastUserText(req), systemText(req))
 	}
 	if req.Stream {
 		s.streamChat(w, r, rep, model, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
@@ -268,30 +269,50 @@ func DefaultReply(user string) string {
 	return "You said: " + user
 }
 
+// systemText is the text of a chat request's system and developer
+// messages, joined.
+func systemText(req chatRequest) string {
+	var texts []string
+	for _, m := range req.Messages {
+		if m.Role == "system" || m.Role == "developer" {
+			if t := contentText(m.Content); t != "" {
+				texts = append(texts, t)
+			}
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 func lastUserText(req chatRequest) string {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
 		if m.Role != "user" {
 			continue
 		}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			return s
-		}
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(m.Content, &parts)
-		var texts []string
-		for _, p := range parts {
-			if p.Type == "text" {
-				texts = append(texts, p.Text)
-			}
-		}
-		return strings.Join(texts, " ")
+		return contentText(m.Content)
 	}
 	return ""
+}
+
+// contentText is a chat message's content as text: the string, or its
+// text parts joined.
+func contentText(c json.RawMessage) string {
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(c, &parts)
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, " ")
 }
 
 // completionJSON is a chat completion as the fake writes it: typed, so a
