@@ -83,6 +83,11 @@ func TestThirdPerson(t *testing.T) {
 		"We were in Rome.":                                                     "The user was in Rome.",
 		"I have two cats.":                                                     "The user has two cats.",
 		"Let me know when I watch too much TV.":                                "Let the user know when the user watches too much TV.",
+		"Ugh, I had a bad reaction to shellfish, my throat swelled up.":        "The user had a bad reaction to shellfish, their throat swelled up.",
+		"Big news: I got engaged.":                                             "The user got engaged.",
+		"Oh well, I ran my first marathon!":                                    "The user ran their first marathon.",
+		"So I started pottery classes.":                                        "The user started pottery classes.",
+		"So much for my diet, I ate cake.":                                     "So much for the user's diet, the user ate cake.",
 		"我每周四去看心理医生。":                                                          "用户每周四去看心理医生。",
 		"我的猫叫咪咪":                                                               "用户的猫叫咪咪。",
 	} {

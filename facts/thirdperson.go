@@ -105,6 +105,10 @@ var andIRe = rx.MustCompile(`^((?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[
 // passed my test" → "The user passed their test."); "" when a
 // first-person word is left.
 func thirdPerson(s string) string {
+	// "Ugh, I had a bad reaction …", "Oh well, …", "Big news: …": the
+	// sentence's lead-in is how it was said, not what it says.
+	s = leadInRe.ReplaceAllString(strings.TrimSpace(s), "")
+	s = leadConjRe.ReplaceAllString(s, "$1")
 	// "My boyfriend Jake and I are going hiking": a subject of two keeps
 	// its plural verb.
 	s = andIRe.ReplaceAllString(s, "${1}and the user")
@@ -127,6 +131,14 @@ func thirdPerson(s string) string {
 	}
 	return upperFirst(s) + "."
 }
+
+// leadInRe is the interjections and lead-ins a sentence may open with,
+// each followed by a comma, colon, dash or exclamation mark.
+var leadInRe = rx.MustCompile(`^(?:(?i:ugh|argh|oh|ooh|ah|aw|aww|wow|whoa|well|so|yeah|yep|yes|no|nah|hey|hi|hmm|hm|haha|hahaha|lol|omg|oh man|oh well|oh no|man|dude|honestly|anyway|anyways|okay|ok|alright|sadly|luckily|fortunately|unfortunately|btw|by the way|fun fact|guess what|(?:great|good|big|bad|sad|exciting|some) news|update|quick update)\s*(?:[,:!]+|\s+-|\s+—)\s*)+`)
+
+// leadConjRe is a conjunction opening the sentence before its subject:
+// "So I started pottery" says "I started pottery".
+var leadConjRe = rx.MustCompile(`^(?i:so|and|but|anyway|plus|also)\s+((?:I|[Ww]e)\b)`)
 
 // copulaNext: the words after a date expression start with a copula
 // ("Last Friday was my final day").
