@@ -104,3 +104,25 @@ func TestChildrenAges(t *testing.T) {
 		}
 	}
 }
+
+// TestChildrenListed: children listed by name keep each name and the age
+// said beside it ("Ella who is 5", "Ella (5)", "Ella, 5,"), and a list
+// that names each child by its own word ("a son named Max and a daughter
+// named Ella") keeps both.
+func TestChildrenListed(t *testing.T) {
+	at := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	both := []string{"user.child=Ella", "Ella.age=5", "user.child=Max", "Max.age=3"}
+	for msg, want := range map[string][]string{
+		"We have two kids, Ella who is 5 and Max who is 3.": both,
+		"We have two kids: Ella, 5, and Max, 3.":            both,
+		"I have two kids, Ella (5) and Max (3).":            both,
+		"I have two kids, Ella aged 5 and Max aged 3.":      both,
+		"I have a son named Max and a daughter named Ella.": {"user.child=Max", "user.child=Ella"},
+		"We have two kids, Ella and Max.":                   {"user.child=Ella", "user.child=Max"},
+		"I have a daughter, Ella, 2023 was her first year.": {"user.child=Ella"},
+	} {
+		if got := stated(msg, at); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", msg, got, want)
+		}
+	}
+}

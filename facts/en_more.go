@@ -34,10 +34,7 @@ func children(ts []tok, j int, subject string) []Fact {
 	if k >= len(ts) || !childWords[ts[k].low] || subject != "user" {
 		return nil
 	}
-	word := strings.TrimSuffix(ts[k].low, "s")
-	if word == "kid" || word == "children" || word == "boy" || word == "girl" || word == "babie" || word == "twin" {
-		word = "child"
-	}
+	word := childWord(ts[k].low)
 	if n := ts[j].low; petCounts[n] && j+1 == k && strings.HasSuffix(ts[k].low, "s") || n == "twins" {
 		// "I have three kids", "two daughters": how many, when no name
 		// follows.
@@ -56,13 +53,54 @@ func children(ts []tok, j int, subject string) []Fact {
 		switch {
 		case t.low == "," || t.low == "and" || t.low == "named" || t.low == "called" || t.low == ":" || t.tag == ":":
 			continue
+		case (t.low == "a" || t.low == "an") && k+1 < len(ts) && childWords[ts[k+1].low] && len(out) > 0:
+			// "a son named Max and a daughter named Ella": the next child
+			// by its own word.
+			k++
+			word = childWord(ts[k].low)
+			continue
 		case t.capital:
 			out = append(out, Fact{Triple: tripleOf("user", "child", t.w), word: word, aword: word})
+			if age, end := childAge(ts, k+1); age != "" {
+				// "Ella who is 5", "Ella (5)", "Ella, 5,", "Ella aged 5".
+				out = append(out, Fact{Triple: tripleOf(t.w, "age", age), word: word})
+				k = end - 1
+			}
 			continue
 		}
 		break
 	}
 	return out
+}
+
+// childWord is the word a child is named by in a fact: son, daughter, or
+// child for the rest (kids, boys, twins).
+func childWord(w string) string {
+	w = strings.TrimSuffix(w, "s")
+	if w == "kid" || w == "children" || w == "boy" || w == "girl" || w == "babie" || w == "twin" {
+		return "child"
+	}
+	return w
+}
+
+// childAge reads an age said right after a child's name at ts[k]: "who
+// is 5", "who's 5", "(5)", ", 5" (before a comma, "and" or the end),
+// "aged 5", "age 5". It returns the age and the index past it.
+func childAge(ts []tok, k int) (string, int) {
+	num := func(i int) bool {
+		return i < len(ts) && ts[i].tag == "CD" && len(ts[i].low) <= 2 && strings.Trim(ts[i].low, "0123456789") == ""
+	}
+	switch {
+	case k+2 < len(ts) && ts[k].low == "who" && (ts[k+1].low == "is" || ts[k+1].low == "'s") && num(k+2):
+		return ts[k+2].low, k + 3
+	case k+2 < len(ts) && ts[k].low == "(" && num(k+1) && ts[k+2].low == ")":
+		return ts[k+1].low, k + 3
+	case k+1 < len(ts) && (ts[k].low == "aged" || ts[k].low == "age") && num(k+1):
+		return ts[k+1].low, k + 2
+	case k+1 < len(ts) && ts[k].low == "," && num(k+1) && (k+2 == len(ts) || ts[k+2].low == "," || ts[k+2].low == "and" || ts[k+2].tag == "."):
+		return ts[k+1].low, k + 2
+	}
+	return "", k
 }
 
 // brands name what a device is: a car, a phone, a computer.
