@@ -2565,7 +2565,7 @@ func possessive(ts []tok, j int, sent string) []Fact {
 			// "My daughter Ava turned 10": the age is Ava's, not every
 			// child's (a second child keeps their own).
 			for i := range fs {
-				if fs[i].Attribute == "age" && fs[i].Subject == rel {
+				if fs[i].Subject == rel && (fs[i].Attribute == "age" || manyOf[rel]) {
 					fs[i].Subject = name
 				}
 			}
@@ -2574,6 +2574,13 @@ func possessive(ts []tok, j int, sent string) []Fact {
 	}
 	return attribute(ts, j, "user", "", sent)
 }
+
+// manyOf are the relations a user often has several of: a named one's
+// facts are keyed by the name ("Omar.lives_in"), so what a second friend
+// does never supersedes what the first did ("My friend Lena lives in
+// Berlin" after "My best friend Omar moved to Dubai").
+var manyOf = map[string]bool{"friend": true, "colleague": true, "cousin": true, "neighbor": true, "roommate": true,
+	"grandchild": true, "in_law": true}
 
 // relative reads a sentence about the user's relative named by ts[j]
 // (rel: the relation), and the relative's name when the sentence gives

@@ -114,7 +114,7 @@ func TestExtract(t *testing.T) {
 		{"Our third baby, Lina, was born yesterday!", "user.child", "Lina"},
 		{"My daughter is 7 and loves dinosaurs.", "daughter.age", "7"},
 		{"My grandma lives in Seville.", "grandparent.lives_in", "Seville"},
-		{"My cousin Marta works at Siemens.", "cousin.works_at", "Siemens"},
+		{"My cousin Marta works at Siemens.", "Marta.works_at", "Siemens"}, // keyed by the name: a user has several cousins,
 		{"Our dog Biscuit is a beagle.", "user.pet", "dog named Biscuit"},
 		{"Anna is my manager.", "user.boss", "Anna"},
 		{"Ethiopian food is my new favourite.", "user.favorite_food", "Ethiopian food"},

@@ -541,3 +541,31 @@ func TestDecideDescribedValue(t *testing.T) {
 		t.Errorf("live %q, want the described workplace", live)
 	}
 }
+
+// TestDecideNamedFriendsApart: what one named friend (colleague, cousin)
+// does never supersedes what another did: their facts are keyed by name.
+func TestDecideNamedFriendsApart(t *testing.T) {
+	for _, p := range [][2]string{
+		{"My best friend Omar just moved to Dubai.", "My friend Lena lives in Berlin."},
+		{"My colleague Priya works at Google.", "My colleague Ben works at Meta."},
+		{"My cousin Marta is a nurse.", "My cousin Jon is a pilot."},
+	} {
+		st := &store{}
+		st.say(t, p[0], t0)
+		first := st.live()
+		ops := st.say(t, p[1], t0.AddDate(0, 1, 0))
+		if has(ops, Supersede) {
+			t.Errorf("%q then %q: ops %v, live %q", p[0], p[1], ops, st.live())
+		}
+		for _, f := range first {
+			if !slices.Contains(st.live(), f) {
+				t.Errorf("%q then %q: %q no longer live", p[0], p[1], f)
+			}
+		}
+	}
+	st := &store{}
+	st.say(t, "My friend Omar lives in Dubai.", t0)
+	if ops := st.say(t, "My friend Omar moved to Doha.", t0.AddDate(0, 1, 0)); !has(ops, Supersede) {
+		t.Errorf("Omar's own move: ops %v, live %q", ops, st.live())
+	}
+}
