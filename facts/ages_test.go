@@ -59,6 +59,21 @@ func TestTwoPets(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d pets, want 2", n)
 	}
+	// Named pets of one kind, then another by its own kind.
+	for msg, want := range map[string][]string{
+		"We have two cats, Luna and Milo, and a dog called Rex.": {"cat named Luna", "cat named Milo", "dog named Rex"},
+		"I have two dogs, Rex and Bo, and a hamster.":            {"dog named Rex", "dog named Bo", "hamster"},
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: time.Now()}) {
+			if f.Attribute == "pet" {
+				got = append(got, f.Value)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: pets %q, want %q", msg, got, want)
+		}
+	}
 }
 
 // TestFromTripleNamedAge: a model's (Ava, age, 10) is kept as Extract

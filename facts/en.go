@@ -2274,6 +2274,11 @@ func namedPets(ts []tok, k int, subject, word string, neg bool) []Fact {
 			f.Ended = neg
 			out = append(out, f)
 		case t.low == "," || t.low == "and":
+		case (t.low == "a" || t.low == "an") && len(out) >= 2:
+			// "two cats, Luna and Milo, and a dog called Rex": the
+			// next pet, by its own kind.
+			out = append(out, petFact(ts, m, subject, word, neg)...)
+			m = len(ts)
 		default:
 			m = len(ts)
 		}
