@@ -135,8 +135,19 @@ func TestNoFragmentFacts(t *testing.T) {
 			}
 		}
 	}
+	// Nor is a note stored of what leans on words said before it (a bare
+	// pronoun object, a choice among options) or of what the user does
+	// not know yet.
+	for _, msg := range []string{"I work on it every day.", "I play it safe usually.", "I prefer the second option.",
+		"I like the blue one.", "I'm not sure what to cook tonight.", "I have no idea what to do this weekend.",
+		"I'm wondering if I should move next year."} {
+		if fs := Extract(msg, Options{At: at}); len(fs) > 0 {
+			t.Errorf("%q: stored %q", msg, fs[0].Text)
+		}
+	}
 	for msg, want := range map[string][]string{
 		"I joined a service-focused online group last week.":        {"user.member_of=service-focused online group"},
+		"My favourite sport is Formula One.":                        {"user.favorite_sport=Formula One"},
 		"I love action and sci-fi movies, the effects are so cool!": {"user.likes=action", "user.likes=sci-fi movies"},
 		"I love the ocean.":             {"user.likes=ocean"},
 		"I teach math at Lincoln High.": {"user.job_title=math teacher", "user.works_at=Lincoln High"},

@@ -174,6 +174,8 @@ func Extract(msg string, o Options) []Fact {
 	// name): an invalid byte would fail their compilation.
 	msg, o.Before = strings.ToValidUTF8(msg, "\uFFFD"), strings.ToValidUTF8(o.Before, "\uFFFD")
 	out := extractAll(msg, o)
+	// A note of what the user does not know yet is a passing thought.
+	out = slices.DeleteFunc(out, func(f Fact) bool { return f.Note && unsureRe.MatchString(f.Text) })
 	for i := range out {
 		validUTF8(&out[i])
 	}
@@ -663,9 +665,15 @@ func valid(f *Fact) bool {
 	for _, w := range strings.Fields(strings.ToLower(v)) {
 		switch strings.Trim(w, ".,!?;:'\"") {
 		case "i", "me", "my", "mine", "myself", "we", "us", "our", "you", "your", "it", "everything", "something",
-			"anything", "nothing", "stuff", "things", "thing", "this", "that", "them", "lot", "all", "what", "when":
+			"anything", "nothing", "stuff", "things", "thing", "this", "that", "them", "lot", "all", "what", "when",
+			// An item of the conversation ("I prefer the second option"):
+			// nothing outside it says which.
+			"option", "options", "choice", "choices", "alternative", "alternatives", "suggestion", "suggestions", "former", "latter":
 			return false
 		}
+	}
+	if slices.Contains(strings.Fields(v), "one") {
+		return false // "I like the blue one": which one was said before ("Formula One" stays)
 	}
 	if first, _, _ := strings.Cut(v, " "); prepositions[first] && strings.Contains(vocab[f.Attribute].en, "%a %v") {
 		return false // "my job is in marketing": "The user works as an in marketing."

@@ -56,6 +56,11 @@ var haveStateRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|ac
 // no triple to hold it: the sentence in the third person ("The user
 // usually wakes up at 6am.", "The user is training for a half
 // marathon.", "The user doesn't drive."), "" for any other sentence.
+// pronounObjectRe: the user's verb takes a bare pronoun for its object
+// ("I work on it every day", "I do that twice a week"): what the habit is
+// about was said elsewhere, and the note would not say it.
+var pronounObjectRe = rx.MustCompile(`(?i)\b(?:I|we)\s+(?:(?:usually|always|often|still|also|just|really|never|sometimes)\s+)?[a-z]+(?:\s+(?:on|with|at|to|about|for|in))?\s+(?:it|that|this|them|those|these)\b`)
+
 func habit(sent string) string {
 	if hasHan(sent) {
 		if !zhHabitRe.MatchString(sent) || strings.ContainsAny(sent, "你?？") {
@@ -63,7 +68,7 @@ func habit(sent string) string {
 		}
 		return presentStatement(sent) // 我每天早上六点起床 → 用户每天早上六点起床。
 	}
-	if secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") {
+	if secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") || pronounObjectRe.MatchString(sent) {
 		return ""
 	}
 	if goalRe.MatchString(sent) || neverRe.MatchString(sent) || habitRe.MatchString(sent) && !notHabit.MatchString(sent) {

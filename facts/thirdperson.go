@@ -38,7 +38,7 @@ var pronouns = []struct {
 // 2026."). It returns "" for sentences that do not qualify: no resolved
 // date, no first person, or words to the assistant.
 func datedStatement(sent string, refs []text.DateRef) string {
-	if len(refs) == 0 || !firstPersonRe.MatchString(sent) || secondPersonRe.MatchString(sent) {
+	if len(refs) == 0 || !firstPersonRe.MatchString(sent) || secondPersonRe.MatchString(sent) || unsureRe.MatchString(sent) {
 		return ""
 	}
 	// The date expressions become the dates they name.
@@ -131,6 +131,11 @@ func thirdPerson(s string) string {
 	}
 	return upperFirst(s) + "."
 }
+
+// unsureRe: the user says what they do not know yet ("I'm not sure what
+// to cook tonight", "I can't decide between …"): a passing thought, no
+// statement of what happened.
+var unsureRe = rx.MustCompile(`(?i)\b(?:not sure|unsure|don't know|do not know|dunno|no idea|wondering|can't decide|cannot decide|undecided|torn between)\b`)
 
 // leadInRe is the interjections and lead-ins a sentence may open with,
 // each followed by a comma, colon, dash or exclamation mark.
