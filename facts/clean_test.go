@@ -148,9 +148,11 @@ func TestNoFragmentFacts(t *testing.T) {
 	for msg, want := range map[string][]string{
 		"I joined a service-focused online group last week.":        {"user.member_of=service-focused online group"},
 		"My favourite sport is Formula One.":                        {"user.favorite_sport=Formula One"},
+		"I work with Python and Go mostly.":                         {"user.uses=Python", "user.uses=Go"},
+		"I work with Sarah on the project.":                         nil,
 		"I love action and sci-fi movies, the effects are so cool!": {"user.likes=action", "user.likes=sci-fi movies"},
-		"I love the ocean.":             {"user.likes=ocean"},
-		"I teach math at Lincoln High.": {"user.job_title=math teacher", "user.works_at=Lincoln High"},
+		"I love the ocean.":                                         {"user.likes=ocean"},
+		"I teach math at Lincoln High.":                             {"user.job_title=math teacher", "user.works_at=Lincoln High"},
 	} {
 		if got := stated(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q: %v, want %v", msg, got, want)

@@ -1095,6 +1095,23 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			j += 2 // "I work from home for Shopify"
 		}
 		switch {
+		case next(j+1, "with", "in") && j+2 < len(ts) && progLangs[ts[j+2].low] && !neg:
+			// "I work with Python and Go mostly", "I work in Rust": the
+			// languages the user uses.
+			var out []Fact
+			for k := j + 2; k < len(ts); k++ {
+				switch l := ts[k].low; {
+				case progLangs[l] && (ts[k].capital || len(l) > 2):
+					out = append(out, mk("uses", ts[k].w))
+					continue
+				case l == "," || l == "and" || l == "mostly" || l == "mainly" || l == "both":
+					continue
+				}
+				break
+			}
+			if len(out) > 0 {
+				return out
+			}
 		case next(j+1, "from") && next(j+2, "our", "the", "my") && j+4 < len(ts) && ts[j+3].capital && tempEN.MatchString(tokText(ts)) && officeAt(ts, j+3):
 			// "I'm working from our Tokyo office this week": where the
 			// user is, for the period said.
