@@ -291,3 +291,37 @@ func TestMaxFactsPerTurn(t *testing.T) {
 		t.Error("the turn's event lost the text past the cap")
 	}
 }
+
+// TestNamedRelatives: two named sisters keep a home each; a sister said
+// without her name is the one sister named, when only one is, and her
+// slot's value changes; with two named, it is neither's.
+func TestNamedRelatives(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	live := func(s memory.Scope) []string {
+		var out []string
+		for _, m := range e.list(s, memory.StateLive, memory.TierSemantic, memory.TierProfile) {
+			out = append(out, m.Text)
+		}
+		slices.Sort(out)
+		return out
+	}
+	one := scope("one-sister")
+	for _, msg := range []string{"My sister Anna lives in Porto.", "My sister just moved to Rome.", "My sister Anna moved to Lisbon."} {
+		e.say(one, msg)
+		e.wait()
+	}
+	if got, want := live(one), []string{"The user has a sister named Anna.", "The user's sister Anna lives in Lisbon."}; !slices.Equal(got, want) {
+		t.Errorf("one sister: live %q, want %q", got, want)
+	}
+	two := scope("two-sisters")
+	for _, msg := range []string{"My sister Anna lives in Porto.", "My sister Maria lives in Rome.", "My sister moved to Berlin."} {
+		e.say(two, msg)
+		e.wait()
+	}
+	got := live(two)
+	for _, want := range []string{"The user's sister Anna lives in Porto.", "The user's sister Maria lives in Rome."} {
+		if !slices.Contains(got, want) {
+			t.Errorf("two sisters: %q is not live: %q", want, got)
+		}
+	}
+}

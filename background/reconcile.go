@@ -159,6 +159,26 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 	if linked != nil {
 		slot = append(slot, linked)
 	}
+	if f != nil && f.Subject != "user" && !facts.Named(f.Subject) && facts.LinksOne(f.Subject) {
+		// "My sister moved to Rome" after "my sister Anna lives in
+		// Porto": the fact is the one sister's the user named, in her
+		// slot.
+		name, named, err := q.oneNamed(ctx, s, f.Subject, f.Attribute, m.CreatedAt)
+		if err != nil {
+			return "", err
+		}
+		if name != "" {
+			f.NameSubject(name)
+			v, err := q.cfg.Embedder.Embed(ctx, []string{f.Text})
+			if err != nil {
+				return "", fmt.Errorf("embed fact: %w", err)
+			}
+			t := f.Triple
+			t.Prior = f.Prior
+			m.Text, m.Key, m.Embedding, m.Provenance.Fact = f.Text, f.Key(), v[0], &t
+			slot = named
+		}
+	}
 	if f != nil && f.Ended && (f.Multi || f.AnyValue) {
 		// "I no longer have a dog", 我已经不养狗了, "our dog died": the
 		// ended value names the live one by its kind ("dog named Rex",
@@ -208,6 +228,34 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 		return "", err
 	}
 	return q.apply(ctx, s, m, ws, actor)
+}
+
+// oneNamed is the name of the relative of relation rel the user has
+// named and the history of its attribute, when they named exactly one:
+// Anna and Anna.lives_in for the sister Anna. None when no one or
+// several are named.
+func (q *reconciler) oneNamed(ctx context.Context, s memory.Scope, rel, attribute string, at time.Time) (string, []*memory.Memory, error) {
+	hist, err := q.cfg.Store.History(ctx, s, "user."+rel)
+	if err != nil {
+		return "", nil, fmt.Errorf("history: %w", err)
+	}
+	name := ""
+	for _, m := range hist {
+		if f := m.Fact(); f != nil && m.Live(at) && !f.Ended && f.Value != "" && f.Value != name {
+			if name != "" {
+				return "", nil, nil // two named: which one is not said
+			}
+			name = f.Value
+		}
+	}
+	if name == "" || !facts.Named(name) {
+		return "", nil, nil
+	}
+	named, err := q.cfg.Store.History(ctx, s, name+"."+attribute)
+	if err != nil {
+		return "", nil, fmt.Errorf("history: %w", err)
+	}
+	return name, named, nil
 }
 
 // withStaleEvents adds to a decision's writes the supersedes of the events

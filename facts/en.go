@@ -2597,12 +2597,26 @@ func possessive(ts []tok, j int, sent string) []Fact {
 	return attribute(ts, j, "user", "", sent)
 }
 
-// manyOf are the relations a user often has several of: a named one's
+// manyOf are the relations a user may have several of: a named one's
 // facts are keyed by the name ("Omar.lives_in"), so what a second friend
 // does never supersedes what the first did ("My friend Lena lives in
 // Berlin" after "My best friend Omar moved to Dubai").
 var manyOf = map[string]bool{"friend": true, "colleague": true, "cousin": true, "neighbor": true, "roommate": true,
-	"grandchild": true, "in_law": true}
+	"grandchild": true, "in_law": true, "sister": true, "brother": true, "aunt": true, "uncle": true, "niece": true,
+	"nephew": true}
+
+// LinksOne reports whether an unnamed relation's fact is about the one
+// relative of that relation the user has named ("my sister moved to Rome"
+// after "my sister Anna lives in Porto": Anna's home): siblings, aunts,
+// uncles, nieces and nephews, of whom a user names few. A friend or a
+// colleague named once is not the only one.
+func LinksOne(rel string) bool {
+	switch rel {
+	case "sister", "brother", "aunt", "uncle", "niece", "nephew":
+		return true
+	}
+	return false
+}
 
 // relative reads a sentence about the user's relative named by ts[j]
 // (rel: the relation), and the relative's name when the sentence gives

@@ -91,6 +91,30 @@ func (f *Fact) NameAge(old *memory.Memory) {
 	f.Text = strings.TrimRight(render(f, zh), ".。") + tail
 }
 
+// NameSubject makes f, said of an unnamed relative, the fact of the one
+// relative of that relation the user named ("The user's sister lives in
+// Rome." → "The user's sister Anna lives in Rome.", key Anna.lives_in),
+// keeping what its sentence said after the value (a date).
+func (f *Fact) NameSubject(name string) {
+	if name == "" || f.Subject == "user" || named(f.Subject) {
+		return
+	}
+	zh := hasHan(f.Text)
+	base := strings.TrimRight(render(f, zh), ".。")
+	tail := "."
+	if zh {
+		tail = "。"
+	}
+	if strings.HasPrefix(f.Text, base) {
+		tail = f.Text[len(base):]
+	}
+	if f.word == "" {
+		f.word = f.Subject
+	}
+	f.Subject = name
+	f.Text = strings.TrimRight(render(f, zh), ".。") + tail
+}
+
 // relSubject is the subject an unnamed relative's fact has for word
 // ("son": child, "dog": dog); "" for no relative's word.
 func relSubject(word string) string {
