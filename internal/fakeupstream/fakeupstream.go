@@ -233,7 +233,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	model := cmpOr(req.Model, s.Model)
 	if rep.Content == "" && len(rep.ToolCalls) == 0 {
-		rep.Content = s.defaultReply(lastUserText(req), systemText(req))
+		system := ""
+		if s.EchoSystem {
+			system = systemText(req)
+		}
+		rep.Content = s.defaultReply(lastUserText(req), system)
 	}
 	if req.Stream {
 		s.streamChat(w, r, rep, model, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
