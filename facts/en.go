@@ -395,7 +395,11 @@ func workplaceAt(ts []tok, k int) (string, int, bool) {
 	if v, end, ok := genericWorkplace(ts, k); ok {
 		return v, end, true
 	}
-	return np(ts, k)
+	v, end, ok := np(ts, k)
+	if ok && k < len(ts) && (ts[k].low == "a" || ts[k].low == "an") {
+		v = ts[k].low + " " + v // "a bakery downtown": said, not named
+	}
+	return v, end, ok
 }
 
 // genericWorkplace reads a workplace said without its name at ts[k]: an
@@ -415,8 +419,8 @@ func genericWorkplace(ts []tok, k int) (string, int, bool) {
 	if i := strings.LastIndexByte(low[:len(low)-len(head)], ' '); len(head) < len(low) && workplaceHeads[low[i+1:]] {
 		head = low[i+1:] // "call centre", "care home"
 	}
-	if !workplaceHeads[head] {
-		return "", k, false
+	if !workplaceHeads[head] && !slices.ContainsFunc(strings.Fields(low), func(w string) bool { return workplaceHeads[w] }) {
+		return "", k, false // (a head word may come before its place: "a bakery downtown")
 	}
 	return ts[k].low + " " + v, end, true
 }
@@ -2002,7 +2006,11 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 	case (t.low == "a" || t.low == "an") && fanOf(ts, j+1) > 0:
 		// "I'm a huge fan of the Celtics": what the user is a fan of.
 		k := fanOf(ts, j+1)
-		if val, _, ok := np(ts, k); ok {
+		val, _, ok := np(ts, k)
+		if name, named := calledName(ts, k); named {
+			val, ok = name, true // "a fan of a band called Muse": Muse
+		}
+		if ok {
 			if neg { // "I'm not a fan of horror films"
 				return []Fact{mk("dislikes", val)}
 			}
@@ -2046,6 +2054,10 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if end+1 < len(ts) && (ts[end].low == "at" || ts[end].low == "for") && ts[end+1].capital && !neg {
 			if org, _, ok := np(ts, end+1); ok {
 				out = append(out, mk("works_at", org))
+			}
+		} else if end+1 < len(ts) && (ts[end].low == "at" || ts[end].low == "for") && !neg {
+			if org, _, ok := genericWorkplace(ts, end+1); ok {
+				out = append(out, mk("works_at", org)) // "a nurse at a children's hospital"
 			}
 		}
 		return out
