@@ -118,7 +118,6 @@ func benchIngestLive(b *testing.B, backend string) {
 // the bench overhead command's gate-skip path pays beside its requests.
 func BenchmarkIngestNoise(b *testing.B) {
 	e := newEnv(b, "sqlite", envOpts{poll: DefaultPollInterval})
-	ctx := context.Background()
 	skips := []string{"ok", "thanks", "ok thanks", "thank you", "great", "cool"}
 	turns := make(chan *memory.Turn, b.N)
 	for i := range b.N {
@@ -129,6 +128,15 @@ func BenchmarkIngestNoise(b *testing.B) {
 		}
 	}
 	close(turns)
+	enqueueAll(b, e, turns)
+}
+
+// enqueueAll starts the clock and has 32 concurrent captures enqueue
+// turns, each on its own, as live traffic does, then waits for the
+// background (finishLive).
+func enqueueAll(b *testing.B, e *env, turns <-chan *memory.Turn) {
+	b.Helper()
+	ctx := context.Background()
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	start := time.Now()
@@ -197,22 +205,7 @@ func BenchmarkIngestLarge(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, 32)
-	for range 32 {
-		wg.Go(func() {
-			for t := range turns {
-				if err := e.q.Enqueue(ctx, t); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	finishLive(b, e, &wg, errs, start, cpu0)
+	enqueueAll(b, e, turns)
 }
 
 const (

@@ -78,6 +78,12 @@ func (f *Fact) NameAge(old *memory.Memory) {
 			word = w[:i]
 		}
 	}
+	f.rerender(func() { f.word = word })
+}
+
+// rerender applies change to f and renders its text again, keeping what
+// its sentence said after the value (a date).
+func (f *Fact) rerender(change func()) {
 	zh := hasHan(f.Text)
 	base := strings.TrimRight(render(f, zh), ".。")
 	tail := "."
@@ -87,7 +93,7 @@ func (f *Fact) NameAge(old *memory.Memory) {
 	if strings.HasPrefix(f.Text, base) {
 		tail = f.Text[len(base):]
 	}
-	f.word = word
+	change()
 	f.Text = strings.TrimRight(render(f, zh), ".。") + tail
 }
 
@@ -99,20 +105,12 @@ func (f *Fact) NameSubject(name string) {
 	if name == "" || f.Subject == "user" || named(f.Subject) {
 		return
 	}
-	zh := hasHan(f.Text)
-	base := strings.TrimRight(render(f, zh), ".。")
-	tail := "."
-	if zh {
-		tail = "。"
-	}
-	if strings.HasPrefix(f.Text, base) {
-		tail = f.Text[len(base):]
-	}
-	if f.word == "" {
-		f.word = f.Subject
-	}
-	f.Subject = name
-	f.Text = strings.TrimRight(render(f, zh), ".。") + tail
+	f.rerender(func() {
+		if f.word == "" {
+			f.word = f.Subject
+		}
+		f.Subject = name
+	})
 }
 
 // relSubject is the subject an unnamed relative's fact has for word
