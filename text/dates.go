@@ -104,16 +104,27 @@ var (
 	zhDateRe = rx.MustCompile(`(大前天|前天|昨天|昨晚|今天|今晚|明天|大后天|后天)|(上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])?|(上上|下下|上|下|这|本)(?:个)?月|(前年|去年|今年|明年)|` + zhNum + `(?:个)?(天|周|星期|月|年)(前|后|以后|之后)`)
 )
 
-// hasDateWord is a cheap screen before the regular expressions run.
-func hasDateWord(s string) bool {
+// hasEnDateWord and hasZhDateWord are cheap screens before each language's
+// regular expression runs: most messages name no date, and a message in
+// one language holds none of the other's words (the Chinese expression
+// cost as much as the English one on every English message).
+func hasEnDateWord(s string) bool {
 	for _, d := range []string{"the 1", "the 2", "the 3", "the 4", "the 5", "the 6", "the 7", "the 8", "the 9"} {
 		if strings.Contains(s, d) {
 			return true // "on the 21st"
 		}
 	}
 	for _, w := range []string{"yesterday", "today", "tonight", "tomorrow", "night", "morning", "afternoon", "evening",
-		"week", "month", "year", "day", "ago", "天", "晚", "周", "星期", "礼拜", "月", "年",
-		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"} {
+		"week", "month", "year", "day", "ago"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasZhDateWord(s string) bool {
+	for _, w := range []string{"天", "晚", "周", "星期", "礼拜", "月", "年"} {
 		if strings.Contains(s, w) {
 			return true
 		}
@@ -128,7 +139,8 @@ func hasDateWord(s string) bool {
 // reference ("on Friday", "recently") are left alone.
 func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 	low := lowerASCII(s) // byte offsets stay those of s
-	if !hasDateWord(low) {
+	en, zh := hasEnDateWord(low), hasZhDateWord(s)
+	if !en && !zh {
 		return nil
 	}
 	if loc == nil {
@@ -137,7 +149,14 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 	at = at.In(loc)
 	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, loc)
 	var out []DateRef
-	for _, m := range enDateRe.FindAllStringSubmatchIndex(low, -1) {
+	var ens, zhs [][]int
+	if en {
+		ens = enDateRe.FindAllStringSubmatchIndex(low, -1)
+	}
+	if zh {
+		zhs = zhDateRe.FindAllStringSubmatchIndex(s, -1)
+	}
+	for _, m := range ens {
 		g := func(i int) string {
 			if m[2*i] < 0 {
 				return ""
@@ -177,7 +196,7 @@ func ResolveDates(s string, at time.Time, loc *time.Location) []DateRef {
 		}
 		out = append(out, r)
 	}
-	for _, m := range zhDateRe.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range zhs {
 		g := func(i int) string {
 			if m[2*i] < 0 {
 				return ""

@@ -133,3 +133,23 @@ func TestDayOfMonthAlone(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// BenchmarkResolveDates reads everyday messages, most naming no date, as
+// ingest does for every event.
+func BenchmarkResolveDates(b *testing.B) {
+	msgs := []string{
+		"I went hiking with my sister yesterday and we saw a bear near the lake.",
+		"My birthday party is next Saturday, I'm so excited about it!",
+		"Can you recommend a good book about the history of Rome?",
+		"I've been learning to play the guitar for about two years now.",
+		"The meeting with my manager is scheduled for the 14th.",
+		"We adopted a puppy last week, her name is Luna.",
+		"What do you think about switching my morning coffee to green tea?",
+		"我昨天去了公园，今天有点累。",
+	}
+	at := time.Date(2024, 5, 8, 12, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		ResolveDates(msgs[i%len(msgs)], at, nil)
+	}
+}
