@@ -982,7 +982,9 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			return nil // "I lived in Rome" is the past; "I've lived in Rome since 2019" is not
 		}
 		if next(j+1, "in") {
-			if val, _, ok := np(ts, j+2); ok {
+			// "I live in Berlin", "in a small flat in Lisbon" (Lisbon),
+			// "in a small village near Oxford" (the village, as said).
+			if val, _, _, ok := homePlace(ts, j+2); ok {
 				f := mk("lives_in", val)
 				f.Ended = neg
 				return []Fact{f}
@@ -1025,7 +1027,7 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			return nil
 		}
 		var prior, to string
-		dest := false
+		dest, placeSaid := false, false
 		for k := j + 1; k < len(ts) && k < j+12; k++ {
 			if ts[k].low == "from" {
 				prior, _, _ = np(ts, k+1)
@@ -1038,13 +1040,20 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				dest = true
 				if h := homeIn(ts, k+1); to != "" && to[0] >= 'a' && to[0] <= 'z' && h != "" {
 					to, dest = h, false // "moved to a new flat in Leeds"
+				} else if h, _, placed, ok := homePlace(ts, k+1); ok && placed && h[0] >= 'a' && h[0] <= 'z' {
+					to, dest, placeSaid = h, false, true // "moved to a small village near Oxford", "to rural Ohio"
 				}
 				break
 			}
 			if ts[k].low == "into" && k == j+1 {
-				// "We moved into a new place in Brooklyn"
+				// "We moved into a new place in Brooklyn", "into a
+				// cottage outside York"
 				if h := homeIn(ts, k+1); h != "" {
 					to = h
+					break
+				}
+				if h, _, placed, ok := homePlace(ts, k+1); ok && placed {
+					to, placeSaid = h, true
 					break
 				}
 			}
@@ -1076,7 +1085,7 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			f.Replace, f.Change, f.Prior = true, true, prior
 			return []Fact{f}
 		}
-		if to != "" && !neg && (to[0] < 'a' || to[0] > 'z') && !next(j+1, "on") {
+		if to != "" && !neg && (to[0] < 'a' || to[0] > 'z' || placeSaid) && !next(j+1, "on") {
 			// A home is a name: "moved to Lisbon"; "moved on from Initech
 			// to a startup", "moved to the data team" are no home.
 			f := mk("lives_in", to)
@@ -1084,9 +1093,10 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			return []Fact{f}
 		}
 	case "settled":
-		// "I've settled in Lisbon", "we finally settled in Porto".
-		if next(j+1, "in", "into") && j+2 < len(ts) && ts[j+2].capital {
-			if val, _, ok := np(ts, j+2); ok && !neg {
+		// "I've settled in Lisbon", "we finally settled in Porto", "in a
+		// quiet village in Devon".
+		if next(j+1, "in", "into") && j+2 < len(ts) {
+			if val, _, placed, ok := homePlace(ts, j+2); ok && placed && !neg {
 				f := mk("lives_in", val)
 				f.Change = true
 				return []Fact{f}
@@ -1853,9 +1863,9 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			f.Change = true
 			return []Fact{f}
 		}
-	case t.low == "settled" && j+1 < len(ts) && ts[j+1].low == "in" && j+2 < len(ts) && ts[j+2].capital:
-		// "We're settled in Porto now"
-		if val, _, ok := np(ts, j+2); ok && !neg {
+	case t.low == "settled" && j+1 < len(ts) && ts[j+1].low == "in" && j+2 < len(ts):
+		// "We're settled in Porto now", "in a village near York"
+		if val, _, placed, ok := homePlace(ts, j+2); ok && placed && !neg {
 			f := mk("lives_in", val)
 			f.Change = true
 			return []Fact{f}
@@ -1985,8 +1995,8 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		if ts[j+1].low == "out" {
 			k = j + 3 // "based out of Austin"
 		}
-		if val, _, ok := np(ts, k); ok {
-			return []Fact{mk("lives_in", val)}
+		if val, _, _, ok := homePlace(ts, k); ok {
+			return []Fact{mk("lives_in", val)} // "based in a small town outside Austin"
 		}
 	case t.low == "from" && j+1 < len(ts) && ts[j+1].capital:
 		if val, _, ok := np(ts, j+1); ok {
@@ -3112,6 +3122,11 @@ func placeAfterWith(ts []tok, j int) string {
 				return v
 			}
 			return ""
+		case ts[k].low == "in":
+			// "with my wife in a small village near Oxford"
+			if v, _, placed, ok := describedHome(ts, k+1, 0); ok && placed {
+				return v
+			}
 		}
 	}
 	return ""

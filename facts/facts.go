@@ -173,6 +173,7 @@ func Extract(msg string, o Options) []Fact {
 	// Expressions are built from the message's words (a destination's
 	// name): an invalid byte would fail their compilation.
 	msg, o.Before = strings.ToValidUTF8(msg, "\uFFFD"), strings.ToValidUTF8(o.Before, "\uFFFD")
+	msg = dropCode(msg)
 	out := extractAll(msg, o)
 	// A note of what the user does not know yet is a passing thought.
 	out = slices.DeleteFunc(out, func(f Fact) bool { return f.Note && unsureRe.MatchString(f.Text) })
@@ -180,6 +181,33 @@ func Extract(msg string, o Options) []Fact {
 		validUTF8(&out[i])
 	}
 	return out
+}
+
+// dropCode removes the fenced code blocks of a message (``` or ~~~, to
+// the closing fence or the end): a pasted program states nothing about
+// the user ("I live in a loop = True" in a snippet was a home).
+func dropCode(msg string) string {
+	if !strings.Contains(msg, "```") && !strings.Contains(msg, "~~~") {
+		return msg
+	}
+	var b strings.Builder
+	in := ""
+	for line := range strings.Lines(msg) {
+		t := strings.TrimSpace(line)
+		switch {
+		case in == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			if !strings.Contains(t[3:], t[:3]) {
+				in = t[:3] // (a fence closed on its own line is a block of one line)
+			}
+			b.WriteString("\n")
+		case in != "" && strings.HasPrefix(t, in):
+			in = ""
+			b.WriteString("\n")
+		case in == "":
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // validUTF8 keeps a fact's strings valid UTF-8, whatever a rewrite cut:
@@ -884,10 +912,13 @@ func resolveZHPronoun(s string) string {
 }
 
 // Generic reports whether a fact's value describes rather than names
-// ("a hospital", "an animal shelter"): it may be the named value of its
-// slot said in other words, so it replaces that value only when said as
-// a change.
+// ("a hospital", "an animal shelter", "a small village near Oxford",
+// "the suburbs of Chicago"): it may be the named value of its slot said
+// in other words, so it replaces that value only when said as a change.
 func Generic(value string) bool {
 	v := strings.ToLower(value)
+	if rest, ok := strings.CutPrefix(v, "the "); ok {
+		return placeHeads[firstWord(rest)] // "the suburbs", "the north of England"
+	}
 	return strings.HasPrefix(v, "a ") || strings.HasPrefix(v, "an ")
 }

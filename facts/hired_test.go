@@ -66,7 +66,7 @@ func TestMoreEverydayWords(t *testing.T) {
 		ended            bool
 	}{
 		{"I've moved on from Initech to a startup called Brightwave.", "lives_in", "", false},
-		{"I moved to the countryside.", "lives_in", "", false},
+		{"I moved to the countryside.", "lives_in", "the countryside", false}, // described, as said
 		{"We moved to a new flat in Leeds.", "lives_in", "Leeds", false},
 		{"I'm not working at Initech anymore.", "works_at", "Initech", true},
 		{"I've stopped being vegetarian.", "diet", "vegetarian", true},

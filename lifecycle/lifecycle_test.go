@@ -569,3 +569,34 @@ func TestDecideNamedFriendsApart(t *testing.T) {
 		t.Errorf("Omar's own move: ops %v, live %q", ops, st.live())
 	}
 }
+
+// TestDecideDescribedHome: a home said by its kind ("a small village near
+// Oxford") replaces a named home when said as a move, and is the named
+// one in other words when not.
+func TestDecideDescribedHome(t *testing.T) {
+	for _, move := range []string{"We moved to a small village near Oxford last month.",
+		"We relocated to a farmhouse outside Lyon.", "I moved to the suburbs of Chicago.",
+		"I live in a small town in Ohio now."} {
+		st := &store{}
+		st.say(t, "I live in Berlin.", t0)
+		ops := st.say(t, move, t0.AddDate(0, 1, 0))
+		if !has(ops, Supersede) || slices.Contains(st.live(), "The user lives in Berlin.") {
+			t.Errorf("%q after Berlin: ops %v, live %q", move, ops, st.live())
+		}
+	}
+	st := &store{}
+	st.say(t, "I live in Oxford.", t0)
+	if ops := st.say(t, "I live in a small village near Oxford, so the commute is long.", t0.AddDate(0, 1, 0)); !slices.Equal(ops, []Op{Reinforce}) {
+		t.Errorf("a description of Oxford: ops %v, live %q", ops, st.live())
+	}
+	st = &store{}
+	st.say(t, "I live in Berlin.", t0)
+	if ops := st.say(t, "I moved to a new apartment last week.", t0.AddDate(0, 1, 0)); has(ops, Supersede) {
+		t.Errorf("a new flat in the same city: ops %v, live %q", ops, st.live())
+	}
+	st = &store{}
+	st.say(t, "I live in a small village near Oxford.", t0)
+	if live := st.live(); !slices.Equal(live, []string{"The user lives in a small village near Oxford."}) {
+		t.Errorf("live %q, want the described village", live)
+	}
+}
