@@ -1458,8 +1458,8 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 	case "retired":
 		// "I retired last year", "I retired from teaching in 2020" (not
 		// "I retired my old laptop").
-		if subject == "user" && !neg && !next(j+1, "my", "our", "the", "a", "an", "his", "her", "their", "it", "them") {
-			f := mk("job_title", "retired")
+		if !neg && !next(j+1, "my", "our", "the", "a", "an", "his", "her", "their", "it", "them") {
+			f := mk("job_title", "retired") // "my dad retired last year" too
 			f.Change = true
 			return []Fact{f}
 		}
@@ -1856,8 +1856,8 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 				return []Fact{mk("likes", strings.TrimSuffix(val, " -"))}
 			}
 		}
-	case t.low == "retired" && subject == "user" && (j+1 == len(ts) || ts[j+1].tag == "." || ts[j+1].tag == "," || ts[j+1].low == "now"):
-		// "I'm retired now"
+	case t.low == "retired" && (j+1 == len(ts) || ts[j+1].tag == "." || ts[j+1].tag == "," || ts[j+1].low == "now" || ts[j+1].low == "and"):
+		// "I'm retired now", "my parents are retired"
 		if !neg {
 			f := mk("job_title", "retired")
 			f.Change = true
@@ -2027,6 +2027,13 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 			f := mk("fan_of", val)
 			f.the = ts[k].low == "the"
 			return []Fact{f}
+		}
+	case Plural(subject) && strings.HasSuffix(t.low, "s") && jobHeads[strings.TrimSuffix(t.low, "s")] ||
+		Plural(subject) && strings.HasPrefix(t.tag, "JJ") && j+1 < len(ts) && jobHeads[strings.TrimSuffix(ts[j+1].low, "s")] && strings.HasSuffix(ts[j+1].low, "s"):
+		// "My parents are (both) teachers", "… retired teachers": their
+		// job, said in the plural.
+		if val, _, ok := np(ts, j); ok && !neg {
+			return []Fact{mk("job_title", strings.ToLower(val))}
 		}
 	case t.low == "a" || t.low == "an":
 		val, end, ok := np(ts, j)
@@ -2603,8 +2610,23 @@ func possessive(ts []tok, j int, sent string) []Fact {
 	if pets[ts[j].low] && j+1 < len(ts) {
 		return possessivePet(ts, j)
 	}
+	pair := false
+	if e := parentsPair(ts, j); e > 0 {
+		j, pair = e, true // "my mom and dad live in Spain": the user's parents
+	} else if parentOf[ts[j].low] != "" && (parentsPair(ts, j-2) == j || j >= 3 && parentsPair(ts, j-3) == j) {
+		return nil // (the second of "my mom and my dad", read with the first)
+	}
 	if rel, ok := relations[ts[j].low]; ok {
+		word := ""
+		if pair {
+			rel, word = "parents", "parents"
+		}
 		fs, name := relative(ts, j, sent, rel)
+		for i := range fs {
+			if word != "" && fs[i].Subject == rel {
+				fs[i].word = word
+			}
+		}
 		if name != "" {
 			// "My daughter Ava turned 10": the age is Ava's, not every
 			// child's (a second child keeps their own).
@@ -2617,6 +2639,27 @@ func possessive(ts []tok, j int, sent string) []Fact {
 		return fs
 	}
 	return attribute(ts, j, "user", "", sent)
+}
+
+// parentOf maps the words for a mother or a father that pair as the
+// user's parents ("my mom and dad", "my mother and my father").
+var parentOf = map[string]string{"mom": "mother", "mum": "mother", "mother": "mother", "mommy": "mother",
+	"dad": "father", "father": "father", "daddy": "father"}
+
+// parentsPair is the index of the last word of "mom and (my) dad" at ts[j]
+// (after "my"), one parent then the other; 0 when none.
+func parentsPair(ts []tok, j int) int {
+	if j < 0 || j+2 >= len(ts) || ts[j+1].low != "and" {
+		return 0
+	}
+	a, k := parentOf[ts[j].low], j+2
+	if ts[k].low == "my" || ts[k].low == "our" {
+		k++
+	}
+	if k >= len(ts) || a == "" || parentOf[ts[k].low] == "" || parentOf[ts[k].low] == a {
+		return 0
+	}
+	return k
 }
 
 // manyOf are the relations a user may have several of: a named one's
@@ -2650,7 +2693,7 @@ func relative(ts []tok, j int, sent, rel string) (out []Fact, name string) {
 		if k+1 < len(ts) && ts[k].low == "," && ts[k+1].capital {
 			k++ // "our third baby, Lina, was born"
 		}
-		if k < len(ts) && ts[k].capital && ts[k].tag != "VBZ" {
+		if k < len(ts) && ts[k].capital && ts[k].tag != "VBZ" && !Plural(rel) {
 			// The name: its capitalised words ("Ana", "Mary Jane"), not
 			// the verb the tagger may read as a noun ("Ana visits").
 			end := k

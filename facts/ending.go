@@ -197,6 +197,9 @@ func slotEndings(sent string) []Fact {
 			if m == nil {
 				continue
 			}
+			if e.attr == "partner" && Plural(subject) {
+				break // "my parents divorced": each other, no partner of theirs ends (a dated note)
+			}
 			kind := ""
 			if len(m) > 1 && m[1] != "" {
 				kind = petKind(m[1])
@@ -387,6 +390,10 @@ func endingText(f *Fact, zh bool) string {
 		subj := subjectEN(f.Subject, f.word)
 		if zh {
 			t, subj = e.zhText, subjectZH(f.Subject, f.word)
+		} else if Plural(f.Subject) {
+			t = pluralEN(t)
+		} else if p := pronounOf(f.Subject, f.word); p != "their" {
+			t = strings.Replace(t, " their ", " "+p+" ", 1) // "The user's mom left her job."
 		}
 		return strings.Replace(t, "%S", subj, 1)
 	}

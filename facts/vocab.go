@@ -118,7 +118,7 @@ func NormKey(key string) string {
 // relations maps words for people to the subject (and attribute) they name.
 var relations = map[string]string{
 	"sister": "sister", "brother": "brother", "mother": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
-	"father": "father", "dad": "father", "daddy": "father", "wife": "partner", "husband": "partner", "partner": "partner",
+	"father": "father", "dad": "father", "daddy": "father", "parents": "parents", "folks": "parents", "wife": "partner", "husband": "partner", "partner": "partner",
 	"spouse": "partner", "girlfriend": "partner", "boyfriend": "partner", "fiance": "partner", "fiancee": "partner", "fiancé": "partner", "fiancée": "partner",
 	"son": "child", "daughter": "child", "kid": "child", "child": "child", "baby": "child", "stepson": "child", "stepdaughter": "child",
 	"grandson": "grandchild", "granddaughter": "grandchild", "grandchild": "grandchild",
@@ -129,7 +129,7 @@ var relations = map[string]string{
 	"friend": "friend", "boss": "boss", "manager": "boss", "supervisor": "boss", "colleague": "colleague", "coworker": "colleague",
 	"co-worker": "colleague", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate", "neighbor": "neighbor", "neighbour": "neighbor",
 	"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
-	"爸爸": "father", "父亲": "father", "老婆": "partner", "妻子": "partner", "老公": "partner", "丈夫": "partner", "爱人": "partner",
+	"爸爸": "father", "父亲": "father", "父母": "parents", "爸妈": "parents", "老婆": "partner", "妻子": "partner", "老公": "partner", "丈夫": "partner", "爱人": "partner",
 	"儿子": "child", "女儿": "child", "孩子": "child", "朋友": "friend", "老板": "boss", "领导": "boss", "经理": "boss", "同事": "colleague",
 	"女朋友": "partner", "男朋友": "partner", "爷爷": "grandparent", "奶奶": "grandparent", "外公": "grandparent", "外婆": "grandparent",
 	"姥姥": "grandparent", "姥爷": "grandparent", "孙子": "grandchild", "孙女": "grandchild", "叔叔": "uncle", "舅舅": "uncle", "伯伯": "uncle",
@@ -267,6 +267,11 @@ func render(f *Fact, zh bool) string {
 	subj := subjectEN(f.Subject, f.word)
 	if zh {
 		subj = subjectZH(f.Subject, f.word)
+	} else if Plural(f.Subject) {
+		tmpl = pluralEN(tmpl) // "The user's parents live in Lyon."
+		if strings.HasSuffix(f.Value, "s") && !strings.HasSuffix(f.Value, "ss") {
+			tmpl = strings.Replace(tmpl, "%a %v", "%v", 1) // "… work as teachers."
+		}
 	}
 	if f.Ended && zh && a.zhEnded != "" {
 		tmpl = a.zhEnded
@@ -298,6 +303,8 @@ func render(f *Fact, zh bool) string {
 	if f.Attribute == "job_title" && !zh && (f.Value == "retired" || f.Value == "self-employed") {
 		out = strings.Replace(out, "no longer works as %a %v", "is no longer %v", 1)
 		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired.", "… is self-employed."
+		out = strings.Replace(out, "no longer work as %a %v", "are no longer %v", 1)
+		out = strings.Replace(out, "work as %a %v", "are %v", 1) // "The user's parents are retired."
 	}
 	if f.Attribute == "condition" && !zh && strings.HasPrefix(f.Value, "has ") {
 		out = strings.Replace(out, "is no longer %v", "no longer %v", 1) // "The user no longer has asthma."
@@ -335,6 +342,51 @@ func render(f *Fact, zh bool) string {
 		out = strings.Replace(out, "The user's 's", "The user's", 1)
 	}
 	return out
+}
+
+// Plural reports whether a subject names more than one person: the
+// user's parents, one pair, keyed by the relation as a mother is.
+func Plural(subject string) bool { return subject == "parents" }
+
+// pluralEN is an English template said of a plural subject: its first
+// verb agrees ("%S lives in %v." → "%S live in %v.", "%S is %v." → "%S
+// are %v.", "%S's %A" → "%S' %A").
+func pluralEN(tmpl string) string {
+	if rest, ok := strings.CutPrefix(tmpl, "%S's "); ok {
+		return "%S' " + rest
+	}
+	rest, ok := strings.CutPrefix(tmpl, "%S ")
+	if !ok {
+		return tmpl
+	}
+	lead := ""
+	for _, adv := range []string{"no longer ", "still ", "now "} {
+		if r, ok := strings.CutPrefix(rest, adv); ok {
+			lead, rest = adv, r
+			break
+		}
+	}
+	verb, tail, _ := strings.Cut(rest, " ")
+	switch {
+	case verb == "is":
+		verb = "are"
+	case verb == "was":
+		verb = "were"
+	case verb == "has":
+		verb = "have"
+	case verb == "does":
+		verb = "do"
+	case strings.HasSuffix(verb, "ies") && len(verb) > 4:
+		verb = verb[:len(verb)-3] + "y" // studies → study
+	case strings.HasSuffix(verb, "ches") || strings.HasSuffix(verb, "shes") || strings.HasSuffix(verb, "sses") || strings.HasSuffix(verb, "xes"):
+		verb = verb[:len(verb)-2]
+	case strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss"):
+		verb = verb[:len(verb)-1]
+	}
+	if tail != "" {
+		verb += " " + tail
+	}
+	return "%S " + lead + verb
 }
 
 // firstWord is v up to its first space.
@@ -443,6 +495,23 @@ func lastWord(v string) string { return v[strings.LastIndexByte(v, ' ')+1:] }
 
 // agePronoun is the pronoun a decade of age takes for the subject: "their"
 // (the user, a relative of either sex).
+// pronounOf is the possessive pronoun of a subject, by its relation or
+// the word the user named it by ("my daughter Ava": her).
+func pronounOf(subject, word string) string {
+	if p := agePronoun(subject); p != "their" {
+		return p
+	}
+	switch word {
+	case "son", "dad", "daddy", "husband", "boyfriend", "grandpa", "grandfather", "grandson", "stepson", "stepfather",
+		"stepbrother", "father-in-law", "brother-in-law", "fiance", "fiancé":
+		return "his"
+	case "daughter", "mom", "mum", "mommy", "wife", "girlfriend", "grandma", "grandmother", "granny", "granddaughter",
+		"stepdaughter", "stepmother", "stepsister", "mother-in-law", "sister-in-law", "fiancee", "fiancée":
+		return "her"
+	}
+	return agePronoun(relations[word])
+}
+
 func agePronoun(subject string) string {
 	switch subject {
 	case "father", "brother", "uncle", "nephew":
