@@ -240,25 +240,45 @@ func TestStoredTurnIsCapped(t *testing.T) {
 	}
 }
 
+// TestNestingDepth: every API refuses a body nested past MaxJSONDepth
+// with a 400 in its own error shape before any parser runs (the
+// Responses and Messages routes parsed it: a 16 MiB body of "[" there
+// overflowed the stack and killed the process, TestHostileShapes).
 func TestNestingDepth(t *testing.T) {
 	h := newHarness(t)
 	nest := func(d int) string { return strings.Repeat("[", d) + strings.Repeat("]", d) }
-	for _, tc := range []struct {
-		name, metadata string
-		status         int
-	}{
-		// The messages array and its object add two levels.
-		{"at the limit", nest(proxy.MaxJSONDepth - 1), http.StatusOK},
-		{"past the limit", nest(proxy.MaxJSONDepth), http.StatusBadRequest},
-		{"brackets inside a string", `"` + strings.Repeat(`[{\"`, 20000) + `"`, http.StatusOK},
+	for _, api := range []struct{ path, body, errShape string }{
+		{"/v1/chat/completions", `{"model":"m","metadata":%s,"messages":[{"role":"user","content":"hello there"}]}`, `"code":"nesting_too_deep"`},
+		{"/v1/responses", `{"model":"m","metadata":%s,"input":"hello there"}`, `"code":"nesting_too_deep"`},
+		{"/v1/messages", `{"model":"m","max_tokens":5,"metadata":%s,"messages":[{"role":"user","content":"hello there"}]}`, `"type":"error","error":{"type":"invalid_request_error","message":"request body nests`},
 	} {
-		body := `{"model":"m","metadata":` + tc.metadata + `,"messages":[{"role":"user","content":"hello there"}]}`
-		resp, text := h.post(t, body, nil)
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s: %d %.200s, want %d", tc.name, resp.StatusCode, text, tc.status)
-		}
-		if tc.status == http.StatusBadRequest && !strings.Contains(text, `"code":"nesting_too_deep"`) {
-			t.Errorf("%s: %s", tc.name, text)
+		for _, tc := range []struct {
+			name, metadata string
+			status         int
+		}{
+			// The metadata value is one level inside the body.
+			{"at the limit", nest(proxy.MaxJSONDepth - 1), http.StatusOK},
+			{"past the limit", nest(proxy.MaxJSONDepth), http.StatusBadRequest},
+			{"brackets inside a string", `"` + strings.Repeat(`[{\"`, 20000) + `"`, http.StatusOK},
+		} {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.front.URL+api.path, strings.NewReader(fmt.Sprintf(api.body, tc.metadata)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer sk-test")
+			if api.path == "/v1/messages" {
+				req.Header.Set("Anthropic-Version", "2023-06-01")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Errorf("%s %s: %d %.200s, want %d", api.path, tc.name, resp.StatusCode, b, tc.status)
+			}
+			if tc.status == http.StatusBadRequest && !strings.Contains(string(b), api.errShape) {
+				t.Errorf("%s %s: %s, want %s", api.path, tc.name, b, api.errShape)
+			}
 		}
 	}
 }

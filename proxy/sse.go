@@ -120,7 +120,7 @@ func (a *assembler) Add(data []byte) {
 		a.done = true
 		return
 	}
-	if !gjson.ValidBytes(data) {
+	if !validJSON(data) {
 		return
 	}
 	ch := gjson.ParseBytes(data)
@@ -207,7 +207,7 @@ func summariseCalls(calls []toolCall) string {
 
 // completionReply reads the first choice of a non-streamed chat completion.
 func completionReply(body []byte) (text, finish, model string, ok bool) {
-	if !gjson.ValidBytes(body) {
+	if !validJSON(body) {
 		return "", "", "", false
 	}
 	cc := gjson.ParseBytes(body)

@@ -92,6 +92,12 @@ func parseRoot(body []byte) (gjson.Result, int, error) {
 	if !utf8.Valid(body) {
 		return gjson.Result{}, 0, badRequest("", "invalid_utf8", "request body is not valid UTF-8")
 	}
+	// Before any parser runs: gjson recurses per level, and a 16 MiB
+	// body of "[" on /v1/responses or /v1/messages overflowed the stack
+	// and killed the process.
+	if err := checkDepth(body); err != nil {
+		return gjson.Result{}, 0, err
+	}
 	if !gjson.ValidBytes(body) {
 		return gjson.Result{}, 0, badRequest("", "invalid_json", "request body is not valid JSON")
 	}
@@ -181,9 +187,17 @@ func partsText(c gjson.Result, types ...string) string {
 // anything else.
 func jsonData(data []byte) (gjson.Result, bool) {
 	data = bytes.TrimSpace(data)
-	if len(data) == 0 || !gjson.ValidBytes(data) {
+	if len(data) == 0 || !validJSON(data) {
 		return gjson.Result{}, false
 	}
 	ev := gjson.ParseBytes(data)
 	return ev, ev.IsObject()
+}
+
+// validJSON reports that b is JSON memproxy may parse: valid and nested
+// at most MaxJSONDepth deep. Replies and stream events are read with it,
+// so a reply nested past the bound is relayed but not parsed (gjson
+// recurses per level: a deep enough one would overflow the stack).
+func validJSON(b []byte) bool {
+	return checkDepth(b) == nil && gjson.ValidBytes(b)
 }

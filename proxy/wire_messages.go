@@ -150,7 +150,7 @@ func (messagesWire) parse(body []byte) (*convo, error) {
 }
 
 func (messagesWire) bodyReply(body []byte) reply {
-	if !gjson.ValidBytes(body) {
+	if !validJSON(body) {
 		return reply{}
 	}
 	m := gjson.ParseBytes(body)

@@ -152,7 +152,7 @@ func boolField(v gjson.Result, dst *bool, name string) error {
 }
 
 func (responsesWire) bodyReply(body []byte) reply {
-	if !gjson.ValidBytes(body) {
+	if !validJSON(body) {
 		return reply{}
 	}
 	return responseObject(gjson.ParseBytes(body))

@@ -213,3 +213,36 @@ func FuzzResponsesStream(f *testing.F) {
 func FuzzMessagesStream(f *testing.F) {
 	fuzzStream(f, messagesWire{}.stream, messagesTextStream, messagesToolStream, messagesErrorStream)
 }
+
+// TestDeepRepliesNotParsed: a reply or stream event nested past
+// MaxJSONDepth is relayed but not parsed, on every API (the parser
+// recurses per level: deep enough, it overflows the stack and kills the
+// process), so it is not captured.
+func TestDeepRepliesNotParsed(t *testing.T) {
+	deep := strings.Repeat("[", MaxJSONDepth+1) + strings.Repeat("]", MaxJSONDepth+1)
+	bodies := map[string]string{
+		APIChat:      `{"model":"m","x":` + deep + `,"choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}`,
+		APIResponses: `{"id":"resp_9","object":"response","status":"completed","x":` + deep + `,"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}]}`,
+		APIMessages:  `{"id":"msg_9","type":"message","x":` + deep + `,"content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn"}`,
+	}
+	for _, wf := range []wire{chatWire{}, responsesWire{}, messagesWire{}} {
+		if r := wf.bodyReply([]byte(bodies[wf.api()])); r.OK || r.Text != "" {
+			t.Errorf("%s body: %+v, want nothing read", wf.api(), r)
+		}
+	}
+	events := map[string][]string{
+		APIChat: {`{"choices":[{"index":0,"delta":{"content":"Hi"},"x":` + deep + `}]}`, `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, `[DONE]`},
+		APIResponses: {`{"type":"response.output_text.delta","output_index":0,"delta":"Hi","x":` + deep + `}`,
+			`{"type":"response.completed","response":{"id":"resp_1","object":"response","status":"completed","output":[]}}`},
+		APIMessages: {`{"type":"message_start","message":{"id":"msg_1"}}`, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"},"x":` + deep + `}`, `{"type":"message_stop"}`},
+	}
+	for _, wf := range []wire{chatWire{}, responsesWire{}, messagesWire{}} {
+		sr := wf.stream()
+		for _, ev := range events[wf.api()] {
+			sr.Add([]byte(ev))
+		}
+		if r := sr.Reply(); r.Text != "" {
+			t.Errorf("%s stream: %+v, want the deep event not read", wf.api(), r)
+		}
+	}
+}

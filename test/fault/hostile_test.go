@@ -108,6 +108,17 @@ func TestHostileShapes(t *testing.T) {
 			t.Errorf("%s: %d %.300s, want %d %s", tc.name, res.StatusCode, body, tc.status, tc.code)
 		}
 	}
+	// The Responses and Messages routes: an 8M-deep body overflowed the
+	// stack in their parser and killed the process.
+	for _, tc := range []struct{ path, body, want string }{
+		{"/v1/responses", `{"model":"m","input":"hi there friend","metadata":` + nest(8<<20-64) + `}`, `"code":"nesting_too_deep"`},
+		{"/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi there friend"}],"metadata":` + nest(8<<20-64) + `}`, `{"type":"error","error":{"type":"invalid_request_error"`},
+	} {
+		res, body := c.post(tc.path, strings.NewReader(tc.body), int64(len(tc.body)))
+		if res.StatusCode != 400 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s 8M-deep body: %d %.300s, want 400 %s", tc.path, res.StatusCode, body, tc.want)
+		}
+	}
 	hwm1, _ := c.idle()
 	t.Logf("hostile shapes: peak resident %d MB -> %d MB", hwm0>>20, hwm1>>20)
 	if hwm1-hwm0 >= 150<<20 {
