@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/memproxy/memproxy/internal/fakeupstream"
+	"github.com/memproxy/memproxy/policy"
 	"github.com/memproxy/memproxy/proxy"
 )
 
@@ -308,5 +309,34 @@ func TestProviderKeySameUserAcrossAPIs(t *testing.T) {
 	msgs := h.sink.wait(t)
 	if chat.Scope != msgs.Scope || !strings.HasPrefix(chat.Scope.User, "key:") {
 		t.Errorf("chat scope %v, messages scope %v", chat.Scope, msgs.Scope)
+	}
+}
+
+// TestAnthropicToolResultsStayFirst: with inject.placement
+// before_last_user, a user message that returns a tool result and asks
+// more (Claude Code's shape) reaches the upstream with its tool_result
+// first, as Anthropic requires: the section went ahead of it, and the
+// round was a 400.
+func TestAnthropicToolResultsStayFirst(t *testing.T) {
+	p := policy.Default()
+	p.Inject.Placement = "before_last_user"
+	h := newHarness(t, sectionRewriter(nil), func(c *proxy.Config) { c.Policy = p })
+	c := anthropicClient(h)
+	msgs := []anthropic.MessageParam{
+		anthropic.NewUserMessage(anthropic.NewTextBlock("weather where my sister lives?")),
+		anthropic.NewAssistantMessage(anthropic.NewToolUseBlock("toolu_1", map[string]any{"city": "Lyon"}, "get_weather")),
+		anthropic.NewUserMessage(anthropic.NewToolResultBlock("toolu_1", "sunny, 21C", false), anthropic.NewTextBlock("And what should she wear?")),
+	}
+	var hresp *http.Response
+	_, err := c.Messages.New(t.Context(), anthropic.MessageNewParams{Model: "claude-test", MaxTokens: 256, Messages: msgs}, aoption.WithResponseInto(&hresp))
+	if err != nil {
+		t.Fatalf("tool round with text: %v", err)
+	}
+	if got := hresp.Header.Get(proxy.HeaderRecall); got != proxy.RecallInjected {
+		t.Errorf("recall = %q, want injected", got)
+	}
+	blocks := gjson.GetBytes(h.fake.Last().Body, "messages.2.content").Array()
+	if len(blocks) != 3 || blocks[0].Get("type").Str != "tool_result" || blocks[1].Get("text").Str != sdkSection || blocks[2].Get("text").Str != "And what should she wear?" {
+		t.Errorf("last user content upstream = %s", gjson.GetBytes(h.fake.Last().Body, "messages.2.content").Raw)
 	}
 }

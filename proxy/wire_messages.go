@@ -116,12 +116,26 @@ func (messagesWire) parse(body []byte) (*convo, error) {
 				user := append(append([]byte(`{"type":"text","text":`), body[lastUser.start:lastUser.end]...), '}')
 				return splice(body, lastUser, []byte("["), textBlock("text", section), []byte(","), user, []byte("]")), nil
 			case lastUser.ok() && lastUserV.IsArray():
-				at := lastUser.start + 1 // just after "["
-				sep := []byte(",")
-				if len(lastUserV.Array()) == 0 {
-					sep = nil
+				// Ahead of the user's own blocks, but after the tool
+				// results the message opens with: Anthropic refuses a
+				// user message whose tool_result blocks do not come first
+				// (400), so a section before them broke the tool round.
+				at, results, n := lastUser.start+1, 0, 0 // just after "["
+				lastUserV.ForEach(func(_, b gjson.Result) bool {
+					n++
+					if b.Get("type").Str != "tool_result" {
+						return false
+					}
+					at, results = spanOf(base, b).end, results+1
+					return true
+				})
+				switch {
+				case n == 0:
+					return splice(body, span{at, at}, textBlock("text", section)), nil
+				case results == 0:
+					return splice(body, span{at, at}, textBlock("text", section), []byte(",")), nil
 				}
-				return splice(body, span{at, at}, textBlock("text", section), sep), nil
+				return splice(body, span{at, at}, []byte(","), textBlock("text", section)), nil
 			}
 		default:
 			return nil, fmt.Errorf("%w %q", inject.ErrPlacement, placement)

@@ -239,6 +239,23 @@ func TestMessagesPlaceBeforeLastUser(t *testing.T) {
 	if got[2].Raw != gjson.Get(body, "messages.2").Raw {
 		t.Errorf("tool result message changed")
 	}
+
+	// A user message that returns tool results and says more keeps its
+	// tool_result blocks first, as Anthropic requires (a text block
+	// before them is a 400): the section goes after them, before the
+	// user's words.
+	body = `{"model":"claude","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"w","input":{}},{"type":"tool_use","id":"t2","name":"w","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"sunny"},{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"warm"}]},{"type":"text","text":"Thanks. What is my sister called?"}]}]}`
+	cv, _ = messagesWire{}.parse([]byte(body))
+	out, err = cv.place(testSection, "before_last_user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertOnlyField(t, []byte(body), out, "messages")
+	blocks = gjson.GetBytes(out, "messages.2.content").Array()
+	in2 := gjson.Get(body, "messages.2.content").Array()
+	if len(blocks) != 4 || blocks[0].Raw != in2[0].Raw || blocks[1].Raw != in2[1].Raw || blocks[2].Get("text").Str != testSection || blocks[3].Raw != in2[2].Raw {
+		t.Errorf("tool results and text: content = %s", gjson.GetBytes(out, "messages.2.content").Raw)
+	}
 }
 
 func TestMessagesViewErrors(t *testing.T) {

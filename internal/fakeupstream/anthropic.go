@@ -2,6 +2,7 @@ package fakeupstream
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -46,6 +47,30 @@ func (q messagesRequest) lastTurn() (string, bool) {
 	return "", false
 }
 
+// toolResultsFirst checks Anthropic's rule that a user message's
+// tool_result blocks come before any other block (the API answers 400
+// otherwise); it returns the error message, "" when the request keeps it.
+func (q messagesRequest) toolResultsFirst() string {
+	for i, m := range q.Messages {
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if m.Role != "user" || json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		other := false
+		for j, b := range blocks {
+			switch {
+			case b.Type != "tool_result":
+				other = true
+			case other:
+				return fmt.Sprintf("messages.%d.content.%d: tool_result blocks must come first in a user message's content, before any other block", i, j)
+			}
+		}
+	}
+	return ""
+}
+
 // anthropicError writes Anthropic's error shape.
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
 	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
@@ -67,6 +92,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	var req messagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		anthropicError(w, http.StatusBadRequest, "invalid_request_error", "invalid JSON: "+err.Error())
+		return
+	}
+	if msg := req.toolResultsFirst(); msg != "" {
+		anthropicError(w, http.StatusBadRequest, "invalid_request_error", msg)
 		return
 	}
 	rep := s.next()
