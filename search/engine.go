@@ -479,20 +479,30 @@ func (e *Engine) lockLoaded(sc memory.Scope) (*scopeIndex, func()) {
 
 // Written applies rows a transaction just committed to the scope's loaded
 // indexes without reading them back (inserts: reading them back cost as
-// much as writing them). The caller must still hold the lock that
-// serialises its writes: Changed re-reads rows because it runs after that
-// lock is released, when a later write of the same rows may already have
-// been applied; under the lock none can have committed. On a Feed it does
+// much as writing them), and caches fresh, the same rows whole (Encode),
+// for the searches that find them next; rows without an encoding leave
+// the row cache. The caller must still hold the lock that serialises its
+// writes: Changed re-reads rows because it runs after that lock is
+// released, when a later write of the same rows may already have been
+// applied; under the lock none can have committed. On a Feed it does
 // nothing: the feed brings every write.
-func (e *Engine) Written(sc memory.Scope, rows []Row) {
+func (e *Engine) Written(sc memory.Scope, rows []Row, fresh []Encoded) {
 	if e.feed != nil {
 		return
 	}
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
+	ids := make([]string, 0, len(rows))
+	enc := make(map[string]bool, len(fresh))
+	for _, b := range fresh {
+		id, _ := rowHead(b)
+		enc[id] = true
+	}
+	for _, r := range rows {
+		if !enc[r.ID] {
+			ids = append(ids, r.ID)
+		}
 	}
 	e.rows.drop(ids)
+	e.rows.putWritten(fresh)
 	ix, unlock := e.lockLoaded(sc)
 	defer unlock()
 	if ix == nil {
@@ -652,6 +662,9 @@ func (e *Engine) Loaded() []memory.Scope {
 	defer e.mu.Unlock()
 	return e.budget.Scopes()
 }
+
+// Cached reports whether the row cache holds id's row (tests).
+func (e *Engine) Cached(id string) bool { return e.rows.has(id) }
 
 // Indexed reports whether the scope's loaded indexes hold id (tests).
 func (e *Engine) Indexed(sc memory.Scope, id string) bool {

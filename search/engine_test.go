@@ -172,7 +172,7 @@ func TestEngineFollowsWrites(t *testing.T) {
 		t.Fatalf("first search = %v", got)
 	}
 	y := mem("y", "a cello lesson", 0.9, 0.1)
-	e.Written(scA, []Row{src.put(scA, y)})
+	e.Written(scA, []Row{src.put(scA, y)}, nil)
 	if got := vecIDs(t, e, scA, 1, 0); !slices.Equal(got, []string{"x", "y"}) {
 		t.Errorf("after an insert = %v", got)
 	}
@@ -307,7 +307,7 @@ func TestEngineReadRacesWrite(t *testing.T) {
 			m.Text = "new text"
 			r := src.put(scA, m)
 			if how == "written" {
-				e.Written(scA, []Row{r})
+				e.Written(scA, []Row{r}, nil)
 			} else {
 				e.Changed(context.Background(), scA, []string{"x"})
 			}
@@ -403,7 +403,7 @@ func TestEngineEviction(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 	// A write to the unloaded scope reaches no index; the reload reads it.
-	e.Written(scA, []Row{src.put(scA, mem("new", "tea with lemon", 1, 0))})
+	e.Written(scA, []Row{src.put(scA, mem("new", "tea with lemon", 1, 0))}, nil)
 	src.del(scA, "a00")
 	e.Changed(context.Background(), scA, []string{"a00"})
 	got := vecIDs(t, e, scA, 1, 0)
@@ -470,7 +470,7 @@ func TestEngineConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 100 {
 				m := mem(fmt.Sprintf("%s%03d", sc.User, i), "tea number", 1, float32(i))
-				e.Written(sc, []Row{src.put(sc, m)})
+				e.Written(sc, []Row{src.put(sc, m)}, nil)
 				if i%3 == 0 {
 					src.del(sc, m.ID)
 					e.Changed(context.Background(), sc, []string{m.ID})

@@ -146,18 +146,54 @@ func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
 		if g, ok := c.changed[id]; (ok && g > note.gen) || c.touching[id] > 0 {
 			continue
 		}
-		c.remove(id)
-		n := cachedBytes(b)
-		for id := range c.m {
-			if c.bytes+n <= c.max {
-				break
-			}
-			// Evict arbitrary rows: map iteration starts at random.
-			c.remove(id)
-		}
-		c.m[id] = b
-		c.bytes += n
+		c.add(id, b)
 	}
+}
+
+// add caches the encoding b of id, evicting rows to stay under the bound;
+// the caller holds mu.
+func (c *rowCache) add(id string, b []byte) {
+	c.remove(id)
+	n := cachedBytes(b)
+	for id := range c.m {
+		if c.bytes+n <= c.max {
+			break
+		}
+		// Evict arbitrary rows: map iteration starts at random.
+		c.remove(id)
+	}
+	c.m[id] = b
+	c.bytes += n
+}
+
+// putWritten caches rows an insert just committed, encoded as it wrote
+// them (Encode), so the searches that find them next (the next round's
+// duplicate check, recall) do not read them back. The caller holds the
+// lock that serialises the store's writes: no later write of these rows
+// has committed, and a reader cannot have read them before their commit.
+// A row a touch is applying to is left out (the touch drops or updates
+// it as it ends).
+func (c *rowCache) putWritten(bufs []Encoded) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for _, b := range bufs {
+		id, _ := rowHead(b) // aliases b, so the key costs nothing
+		c.change(id)
+		if c.touching[id] > 0 {
+			c.remove(id)
+			continue
+		}
+		c.add(id, b)
+	}
+}
+
+// has reports whether the cache holds id's row (tests).
+func (c *rowCache) has(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[id]
+	return ok
 }
 
 // release ends a reader's note and forgets the changes no reader still

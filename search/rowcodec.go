@@ -53,6 +53,20 @@ const (
 	flagFactEnded
 )
 
+// Encoded is a memory in the row cache's form (Encode).
+type Encoded []byte
+
+// Encode is m in the row cache's form, for Written. m must be exactly what
+// a read of its row returns (the store's normal form of times and
+// provenance): searches serve the encoding as that row.
+func Encode(m *memory.Memory) Encoded { return encodeRow(m) }
+
+// EncodedID is the id of the memory e encodes.
+func EncodedID(e Encoded) string {
+	id, _ := rowHead(e)
+	return id
+}
+
 // encodedLen is the length of m's encoding.
 func encodedLen(m *memory.Memory) int {
 	n := rowHeader + 4*len(m.Embedding)

@@ -70,7 +70,7 @@ func TestEngineSkipsForeignVectors(t *testing.T) {
 	if got := lexIDs(t, e, scA, "sailing"); len(got) != 2 {
 		t.Fatalf("lexical search after the load: %v, want both", got)
 	}
-	e.Written(scA, []Row{src.put(scA, mem("other", "sailing far", 0, 1, 0))})
+	e.Written(scA, []Row{src.put(scA, mem("other", "sailing far", 0, 1, 0))}, nil)
 	if got := vecIDs(t, e, scA, 0, 1); slices.Contains(got, "other") {
 		t.Fatalf("a written row of 3 dimensions was vector-indexed: %v", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,9 +27,14 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 	}
 	// The rows as written refresh the indexes: reading them back cost as
 	// much as writing them.
+	// The rows as written go into the row cache too (as read back:
+	// AsStored), encoded now: a caller may change m before a batch
+	// commits. A row the batch also touches is left to the touch.
 	written := make([]search.Row, 0, len(ms))
+	fresh := make([]search.Encoded, 0, len(ms))
+	b := s.batchOf(ctx)
 	err := s.joinWriteThen(ctx, func(tx *sql.Tx) error {
-		written = written[:0]
+		written, fresh = written[:0], fresh[:0]
 		for _, m := range ms {
 			var seq int64
 			if err := tx.QueryRowContext(ctx, insertMemorySQL, sqlkit.MemoryArgs(sqlkit.SQLite, m)...).Scan(&seq); err != nil {
@@ -41,9 +47,18 @@ func (s *Store) Insert(ctx context.Context, sc memory.Scope, ms ...*memory.Memor
 				return err
 			}
 			written = append(written, search.RowOf(m, seq))
+			fresh = append(fresh, search.Encode(sqlkit.AsStored(m)))
 		}
 		return nil
-	}, func() { s.idx.Written(sc, written) })
+	}, func() {
+		if b != nil && len(b.touches[sc]) > 0 {
+			fresh = slices.DeleteFunc(fresh, func(e search.Encoded) bool {
+				_, touched := b.touches[sc][search.EncodedID(e)]
+				return touched
+			})
+		}
+		s.idx.Written(sc, written, fresh)
+	})
 	return sqlkit.Wrap("insert memories", err)
 }
 

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -150,4 +151,67 @@ func smallStore(t *testing.T) (*Store, memory.Scope, time.Time) {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	return st, memory.Scope{User: "u", Namespace: "default"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// TestInsertedRowsCachedAsRead checks that an insert leaves its rows in
+// the row cache exactly as a read of them returns them (times in UTC to
+// the microsecond, provenance as its JSON reads back), so a search after
+// it serves them without reading them back; and that a row the same batch
+// touched is left to the touch.
+func TestInsertedRowsCachedAsRead(t *testing.T) {
+	ctx := context.Background()
+	st, sc, _ := smallStore(t)
+	berlin := time.FixedZone("CET", 3600)
+	t0 := time.Date(2026, 3, 4, 5, 6, 7, 891234567, berlin)
+	ends, exp := t0.Add(48*time.Hour+123), t0.Add(72*time.Hour+456)
+	ms := []*memory.Memory{
+		{ID: "fact", Tier: memory.TierProfile, Text: "The user lives in Lisbon.", Embedding: []float32{1, 0}, Value: 0.7, Confidence: 0.9,
+			Source: memory.SourceExtracted, Key: "user.lives_in", Session: "s1", CreatedAt: t0, ValidTo: &ends, ExpiresAt: &exp,
+			Provenance: memory.Provenance{RequestIDs: []string{"r1"}, TurnRefs: []string{}, Fact: &memory.Triple{Subject: "user", Attribute: "lives_in", Value: "Lisbon"}},
+			Context: "moving", API: "chat"},
+		{ID: "old", Tier: memory.TierEvent, Text: "User: I sail.\nAssistant: Nice.", Embedding: []float32{0.6, 0.8}, CreatedAt: t0,
+			LastUsedAt: time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), NoDecay: true},
+	}
+	// The scope's index is loaded first (its load would read the rows).
+	if _, err := st.VectorSearch(ctx, sc, []float32{1, 0}, memory.SearchOptions{At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Insert(ctx, sc, ms...); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if !st.idx.Cached(m.ID) {
+			t.Fatalf("%s: not cached after its insert", m.ID)
+		}
+	}
+	// What the cache serves is what a read of the rows returns.
+	got, err := st.VectorSearch(ctx, sc, []float32{1, 0}, memory.SearchOptions{At: t0, IncludeDead: true})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("search = %v, %v", got, err)
+	}
+	for _, c := range got {
+		want, err := st.Get(ctx, sc, c.Memory.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(c.Memory, want) {
+			t.Errorf("%s: cached\n%+v\nread\n%+v", want.ID, c.Memory, want)
+		}
+	}
+
+	// Inserted and touched in one batch: the touch's count is in the row.
+	m := &memory.Memory{ID: "new", Tier: memory.TierSemantic, Text: "tea", Embedding: []float32{0, 1}, CreatedAt: t0}
+	err = st.Batch(ctx, func(ctx context.Context) error {
+		if err := st.Insert(ctx, sc, m); err != nil {
+			return err
+		}
+		return st.Touch(ctx, sc, []string{"new"}, t0.Add(time.Hour))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = st.VectorSearch(ctx, sc, []float32{0, 1}, memory.SearchOptions{At: t0, Limit: 1})
+	if err != nil || len(got) != 1 || got[0].Memory.ID != "new" || got[0].Memory.Hits != 1 {
+		t.Fatalf("after insert and touch in a batch: %+v, %v", got, err)
+	}
 }

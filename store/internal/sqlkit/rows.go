@@ -59,6 +59,32 @@ func (d Dialect) updateArgs(m *memory.Memory) []any {
 		d.optTime(m.ExpiresAt), d.optTime(m.ArchivedAt), d.optTime(m.ConsolidatedAt), m.Context}
 }
 
+// AsStored is m as ScanMemory reads its row back once written: a copy
+// whose times are UTC to the microsecond (a last use before 1970 reads
+// back as 1970: memory_rows takes the later of it and the usage rows'),
+// and whose provenance is its JSON read back.
+func AsStored(m *memory.Memory) *memory.Memory {
+	c := m.Clone()
+	c.CreatedAt, c.ValidFrom = Micro(c.CreatedAt), Micro(c.ValidFrom)
+	if c.LastUsedAt = Micro(c.LastUsedAt); c.LastUsedAt.UnixMicro() < 0 {
+		c.LastUsedAt = time.UnixMicro(0).UTC()
+	}
+	for _, p := range []**time.Time{&c.ValidTo, &c.ExpiresAt, &c.ArchivedAt, &c.ConsolidatedAt} {
+		if *p != nil {
+			t := Micro(**p)
+			*p = &t
+		}
+	}
+	c.Provenance = memory.Provenance{}
+	if prov := provJSON(m.Provenance); prov != "{}" {
+		_ = json.Unmarshal([]byte(prov), &c.Provenance)
+	}
+	if len(c.Embedding) == 0 {
+		c.Embedding = nil
+	}
+	return c
+}
+
 func provJSON(p memory.Provenance) string {
 	b, _ := json.Marshal(p)
 	return string(b)
