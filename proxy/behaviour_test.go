@@ -3,9 +3,12 @@ package proxy_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -576,5 +579,89 @@ func TestHealthAndReady(t *testing.T) {
 	}
 	if r := h.fake.Last(); r.Method != http.MethodGet || r.Path != "/v1/chat/completions" {
 		t.Errorf("GET chat route not passed through: %+v", r)
+	}
+}
+
+// TestEncodedBodies: a request body sent with Content-Encoding gzip or
+// deflate is read decoded (memory works on it) and goes upstream decoded;
+// one too large once decoded is a 413, a corrupt one a 400, an encoding
+// memproxy cannot read a 415, each in the API's error shape. Such bodies
+// were parsed as they came and refused as "not valid UTF-8".
+func TestEncodedBodies(t *testing.T) {
+	small := policy.Default()
+	small.Server.MaxBodyBytes = 4096
+	h := newHarness(t, sectionRewriter(nil), func(c *proxy.Config) { c.Policy = small })
+	gz := func(s string) string {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		_, _ = io.WriteString(w, s)
+		_ = w.Close()
+		return b.String()
+	}
+	zl := func(s string) string {
+		var b bytes.Buffer
+		w := zlib.NewWriter(&b)
+		_, _ = io.WriteString(w, s)
+		_ = w.Close()
+		return b.String()
+	}
+	send := func(path, body string, hdr map[string]string) (*http.Response, string) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.front.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer sk-test")
+		if path == "/v1/messages" {
+			req.Header.Set("Anthropic-Version", "2023-06-01")
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, tc := range []struct {
+		path, body, encoding string
+		encode               func(string) string
+	}{
+		{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"where does my sister live?"}]}`, "gzip", gz},
+		{"/v1/responses", `{"model":"m","input":"where does my sister live?"}`, "deflate", zl},
+		{"/v1/messages", `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"where does my sister live?"}]}`, "gzip", gz},
+	} {
+		resp, body := send(tc.path, tc.encode(tc.body), map[string]string{"Content-Encoding": tc.encoding})
+		if resp.StatusCode != http.StatusOK || resp.Header.Get(proxy.HeaderRecall) != proxy.RecallInjected {
+			t.Errorf("%s %s: %d recall %q %s", tc.path, tc.encoding, resp.StatusCode, resp.Header.Get(proxy.HeaderRecall), body)
+			continue
+		}
+		last := h.fake.Last()
+		if last.Header.Get("Content-Encoding") != "" || !strings.Contains(string(last.Body), "sister is Ottilie") || !json.Valid(last.Body) {
+			t.Errorf("%s: upstream got Content-Encoding %q, body %s", tc.path, last.Header.Get("Content-Encoding"), last.Body)
+		}
+		if tr := h.sink.wait(t); tr.User != "where does my sister live?" {
+			t.Errorf("%s: turn user = %q", tc.path, tr.User)
+		}
+	}
+	n := len(h.fake.Requests())
+	bomb := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("a", 8000) + `"}]}`
+	for _, tc := range []struct {
+		name, path, body, encoding string
+		status                     int
+		want                       string
+	}{
+		{"too large decoded", "/v1/chat/completions", gz(bomb), "gzip", 413, `"code":"request_too_large"`},
+		{"corrupt gzip", "/v1/responses", "\x1f\x8b\x08\x00garbage", "gzip", 400, `"message":"request body is not valid gzip`},
+		{"unknown encoding", "/v1/chat/completions", "abc", "br", 415, `"code":"unsupported_content_encoding"`},
+		{"unknown encoding, Anthropic", "/v1/messages", "abc", "zstd", 415, `{"type":"error","error":{"type":"invalid_request_error","message":"unsupported Content-Encoding \"zstd\"`},
+	} {
+		resp, body := send(tc.path, tc.body, map[string]string{"Content-Encoding": tc.encoding})
+		if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want %d %s", tc.name, resp.StatusCode, body, tc.status, tc.want)
+		}
+	}
+	if m := len(h.fake.Requests()); m != n {
+		t.Errorf("refused bodies reached the upstream (%d requests)", m-n)
 	}
 }

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +31,10 @@ func (s *Server) serve(c echo.Context, wf wire) error {
 	r := c.Request()
 	rid := requestID(c)
 	body, err := readBody(r, s.pol.Server.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	body, decoded, err := decodeBody(r.Header, body, s.pol.Server.MaxBodyBytes)
 	if err != nil {
 		return err
 	}
@@ -107,6 +113,9 @@ func (s *Server) serve(c echo.Context, wf wire) error {
 	up.Header = s.wireHeader(api, r.Header)
 	// Ask for identity encoding so the tee can read what it relays.
 	up.Header.Del("Accept-Encoding")
+	if decoded {
+		up.Header.Del("Content-Encoding") // the body goes on decoded
+	}
 	up.Header.Del("Content-Length")
 	overhead := time.Since(start)
 	s.met.overhead.Observe(overhead.Seconds())
@@ -243,6 +252,54 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, tooLarge(limit)
 	}
 	return buf.Bytes(), nil
+}
+
+// decodeBody undoes a request body's Content-Encoding (gzip or deflate,
+// as some HTTP clients compress uploads) so memproxy can read it; the
+// body then goes upstream decoded. decoded says it was encoded. The
+// decoded body is bounded by limit as a plain one is (413), a corrupt
+// one is a 400, an encoding memproxy cannot read a 415: it used to be
+// parsed as it came and refused as "not valid UTF-8".
+func decodeBody(h http.Header, body []byte, limit int64) ([]byte, bool, error) {
+	var codings []string
+	for _, v := range h.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+				codings = append(codings, c)
+			}
+		}
+	}
+	if len(codings) == 0 {
+		return body, false, nil
+	}
+	// Codings are listed in the order they were applied.
+	for i := len(codings) - 1; i >= 0; i-- {
+		var zr io.ReadCloser
+		var err error
+		switch codings[i] {
+		case "gzip", "x-gzip":
+			zr, err = gzip.NewReader(bytes.NewReader(body))
+		case "deflate":
+			zr, err = zlib.NewReader(bytes.NewReader(body))
+		default:
+			return nil, false, &APIError{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error", Param: "Content-Encoding", Code: "unsupported_content_encoding",
+				Message: fmt.Sprintf("unsupported Content-Encoding %q: send the body as is, gzip or deflate", codings[i])}
+		}
+		if err == nil {
+			var buf bytes.Buffer
+			_, err = buf.ReadFrom(io.LimitReader(zr, limit+1))
+			zr.Close()
+			if int64(buf.Len()) > limit {
+				return nil, false, &APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
+					Message: fmt.Sprintf("decoded request body is larger than %d bytes (policy server.max_body_bytes)", limit)}
+			}
+			body = buf.Bytes()
+		}
+		if err != nil {
+			return nil, false, badRequest("Content-Encoding", "invalid_body", fmt.Sprintf("request body is not valid %s: %v", codings[i], err))
+		}
+	}
+	return body, true, nil
 }
 
 func tooLarge(limit int64) *APIError {
