@@ -422,7 +422,15 @@ func genericWorkplace(ts []tok, k int) (string, int, bool) {
 	if !workplaceHeads[head] && !slices.ContainsFunc(strings.Fields(low), func(w string) bool { return workplaceHeads[w] }) {
 		return "", k, false // (a head word may come before its place: "a bakery downtown")
 	}
-	return ts[k].low + " " + v, end, true
+	v = ts[k].low + " " + v
+	if end+1 < len(ts) && (ts[end].low == "in" || ts[end].low == "near" || ts[end].low == "outside") {
+		// "a small startup in London": the place a described workplace
+		// is in stays with it.
+		if name, e := namedAt(ts, end+1); name != "" {
+			v, end = v+" "+ts[end].low+" "+name, e
+		}
+	}
+	return v, end, true
 }
 
 // groupHeads are the nouns that name a group one is a member of, not an

@@ -455,7 +455,16 @@ func extractAll(msg string, o Options) []Fact {
 		}
 		change := HasChangeCue(sent, o.ChangeCues)
 		keyPersonal(fs)
+		allRefs := refs
 		for _, f := range fs {
+			refs := allRefs
+			change := change
+			if from, to, ok := ownClause(sent, f); ok {
+				// "My mom is a nurse and my dad retired last year": the
+				// date and the change cue of the fact's own clause.
+				refs = slices.DeleteFunc(slices.Clone(refs), func(r text.DateRef) bool { return r.Start < from || r.Start >= to })
+				change = HasChangeCue(sent[from:to], o.ChangeCues)
+			}
 			if f.Note {
 				// The rest of a sentence no triple holds, as said.
 				if n := thirdPerson(sent); n != "" && !hasHan(sent) {
@@ -578,6 +587,56 @@ func extractAll(msg string, o Options) []Fact {
 		}
 	}
 	return lastPerSlot(out)
+}
+
+// subjectClauseRe starts a clause with a subject of its own ("…, and my
+// dad retired last year", "… but I moved", ", my sister …") or a verb
+// of its own after "and" ("… and started at Google last week").
+var subjectClauseRe = rx.MustCompile(`(?i)(?:,?\s+(?:and|but|while|whereas|so|plus)\s+|,\s+)(?:my|our|i|we|i'm|i've|we're|we've)\b|,?\s+and\s+(?:then\s+|also\s+|now\s+|later\s+)?(?:[a-z]+ed|got|took|left|went|began|became|bought|sold|found|quit)\b`)
+
+// ownClause is the byte range of the clause of sent that holds f's value,
+// when sent joins clauses with subjects or verbs of their own; ok is
+// false when there is one clause or the value is not found in exactly
+// one of them.
+func ownClause(sent string, f Fact) (from, to int, ok bool) {
+	if f.Value == "" || hasHan(sent) {
+		return 0, 0, false
+	}
+	cuts := subjectClauseRe.FindAllStringIndex(sent, -1)
+	// A cut after a subject alone is no clause: "Alex and I got married",
+	// "my mom and I moved".
+	prev := 0
+	cuts = slices.DeleteFunc(cuts, func(c []int) bool {
+		if len(strings.Fields(sent[prev:c[0]])) < 3 {
+			return true
+		}
+		prev = c[0]
+		return false
+	})
+	if len(cuts) == 0 {
+		return 0, 0, false
+	}
+	low := strings.ToLower(sent)
+	at := -1
+	for _, v := range []string{strings.ToLower(f.Value), lastWord(strings.ToLower(f.Value))} {
+		if i := strings.Index(low, v); i >= 0 && strings.LastIndex(low, v) == i && len(v) > 2 {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return 0, 0, false
+	}
+	from, to = 0, len(sent)
+	for _, c := range cuts {
+		if c[0] <= at {
+			from = c[0]
+		} else {
+			to = c[0]
+			break
+		}
+	}
+	return from, to, true
 }
 
 // clauses splits an English sentence at its semicolons: "Last Friday was

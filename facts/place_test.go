@@ -81,3 +81,29 @@ func TestCodeStatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribedWorkplaceKeepsPlace: a workplace described rather than
+// named keeps the named place it is in.
+func TestDescribedWorkplaceKeepsPlace(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I started a new job at a small startup in London two weeks ago.": "a small startup in London",
+		"I work at a hospital in Leeds.":                                  "a hospital in Leeds",
+		"I work at a bakery in Porto as a baker.":                         "a bakery in Porto",
+		"I'm a software engineer at a fintech company in Berlin.":         "a fintech company in Berlin",
+		"I work for a bank in January.":                                   "a bank",
+	} {
+		got := ""
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Key() == "user.works_at" {
+				got = f.Value
+			}
+		}
+		if got != want {
+			t.Errorf("%q: works_at %q, want %q", msg, got, want)
+		}
+		if !Generic(got) {
+			t.Errorf("%q: %q is not Generic", msg, got)
+		}
+	}
+}
