@@ -269,7 +269,7 @@ func (s *Server) fetchResponse(c echo.Context) error {
 	if len(body) > maxFetchedBody {
 		w.WriteHeader(resp.StatusCode)
 		if _, err := w.Write(body); err == nil {
-			_, _ = io.Copy(w, resp.Body)
+			relayRest(r.Context(), w, resp.Body)
 		}
 		return nil
 	}

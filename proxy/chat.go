@@ -318,10 +318,8 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, cp *capture) err
 	w := c.Response()
 	if !cp.wanted() {
 		w.WriteHeader(resp.StatusCode)
-		buf := copyBufs.Get().(*[]byte)
-		_, err := io.CopyBuffer(w, resp.Body, *buf)
-		copyBufs.Put(buf)
-		return ignoreRelayErr(err)
+		relayRest(c.Request().Context(), w, resp.Body)
+		return nil
 	}
 	body, err := readReply(resp)
 	if err != nil {
@@ -334,6 +332,39 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, cp *capture) err
 	_, err = w.Write(body)
 	return ignoreRelayErr(err)
 }
+
+// relayRest copies an upstream body to the client as it comes. When the
+// upstream's connection breaks (a read error, not its end) while the
+// client is still there, the client's response is broken too
+// (abortReply): ending it cleanly would hand the client a cut reply as
+// a whole one.
+func relayRest(ctx context.Context, w io.Writer, body io.Reader) {
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	for {
+		n, err := body.Read(*buf)
+		if n > 0 {
+			if _, werr := w.Write((*buf)[:n]); werr != nil {
+				return // client gone
+			}
+		}
+		switch {
+		case err == io.EOF:
+			return
+		case err != nil:
+			if ctx.Err() == nil {
+				abortReply()
+			}
+			return
+		}
+	}
+}
+
+// abortReply breaks the client's connection (HTTP/2: resets its stream)
+// without ending the response: net/http does so for this panic and logs
+// nothing, and recoverPanic lets it through. A reply the upstream broke
+// off mid-way reaches the client broken, as it would directly.
+func abortReply() { panic(http.ErrAbortHandler) }
 
 // copyBufs are relay buffers: io.Copy would allocate 32 KB per reply,
 // most of what a request that memory skips allocates.
@@ -405,6 +436,7 @@ func (s *Server) relayStream(c echo.Context, resp *http.Response, cp *capture) e
 		if err != nil {
 			if c.Request().Context().Err() == nil {
 				s.log.Warn("upstream stream broke; turn not captured", "request_id", requestID(c), "err", err)
+				abortReply()
 			}
 			return nil
 		}

@@ -107,9 +107,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case rep.Body != "":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(cmpOr(rep.Status, http.StatusOK))
-		_, _ = io.WriteString(w, rep.Body)
+		writeBody(w, rep)
 		return
 	case rep.Error != "":
 		anthropicError(w, cmpOr(rep.Status, http.StatusInternalServerError), cmpOr(rep.ErrorType, "api_error"), rep.Error)
@@ -213,6 +211,7 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, rep Reply
 		if !sendNamedEvent(w, rc, e.name, b) {
 			return
 		}
+		cutAfter(rc, rep, i)
 		if i == 0 && rep.Hold != nil {
 			select {
 			case <-rep.Hold:

@@ -50,6 +50,10 @@ type Reply struct {
 	Hold <-chan struct{}
 	// NoDone omits the final "data: [DONE]".
 	NoDone bool
+	// Cut breaks the connection, as a crashed or reset upstream does (no
+	// clean end of the body): a stream after its Cut-th event, a scripted
+	// Body after its first half. 0 ends replies cleanly.
+	Cut int
 	// OnStart is called with the upstream request before answering (tests
 	// keep r.Context() to see cancellation).
 	OnStart func(r *http.Request)
@@ -254,9 +258,7 @@ func (s *Server) scriptedError(w http.ResponseWriter, rep Reply) bool {
 	}
 	switch {
 	case rep.Body != "":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(cmpOr(rep.Status, http.StatusOK))
-		_, _ = io.WriteString(w, rep.Body)
+		writeBody(w, rep)
 		return true
 	case rep.Error != "":
 		writeError(w, cmpOr(rep.Status, http.StatusInternalServerError), rep.Error, cmpOr(rep.ErrorType, "server_error"), rep.ErrorCode)
@@ -435,6 +437,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, rep Reply, m
 		if !sendEvent(w, rc, b) {
 			return
 		}
+		cutAfter(rc, rep, i)
 		if i == 0 && rep.Hold != nil {
 			select {
 			case <-rep.Hold:
@@ -445,6 +448,28 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, rep Reply, m
 	}
 	if !rep.NoDone {
 		sendEvent(w, rc, []byte("[DONE]"))
+	}
+}
+
+// writeBody writes a scripted raw body (Content-Type application/json),
+// cut after its first half when rep.Cut is set.
+func writeBody(w http.ResponseWriter, rep Reply) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(cmpOr(rep.Status, http.StatusOK))
+	if rep.Cut > 0 {
+		_, _ = io.WriteString(w, rep.Body[:len(rep.Body)/2])
+		cutAfter(http.NewResponseController(w), rep, rep.Cut-1)
+	}
+	_, _ = io.WriteString(w, rep.Body)
+}
+
+// cutAfter breaks the connection once event i (from 0) was sent, when
+// rep.Cut says so: what was written is flushed, then the handler aborts
+// (net/http closes the connection without ending the body).
+func cutAfter(rc *http.ResponseController, rep Reply, i int) {
+	if rep.Cut > 0 && i+1 == rep.Cut {
+		_ = rc.Flush()
+		panic(http.ErrAbortHandler)
 	}
 }
 

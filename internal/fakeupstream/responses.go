@@ -295,6 +295,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rep Repl
 		if !sendNamedEvent(w, rc, e["type"].(string), b) {
 			return
 		}
+		cutAfter(rc, rep, i)
 		if i == 0 && rep.Hold != nil {
 			select {
 			case <-rep.Hold:
