@@ -168,6 +168,9 @@ func np(ts []tok, j int) (string, int, bool) {
 		}
 		nounish := strings.HasPrefix(t.tag, "NN") || strings.HasPrefix(t.tag, "JJ") || t.tag == "CD" || t.tag == "FW" ||
 			(t.tag == "VBG" && (len(words) == 0 || strings.HasPrefix(ts[j-1].tag, "JJ"))) ||
+			// A pastime of a noun and a gerund ends the phrase: "rock
+			// climbing", "bird watching", "scuba diving".
+			(t.tag == "VBG" && len(words) > 0 && len(words) < 3 && !ts[j-1].capital && gerundEnds(ts, j)) ||
 			// The tagger reads some object nouns as verbs ("peanuts/VB"):
 			// in object position the first word is taken unless it is a
 			// function word.
@@ -198,6 +201,18 @@ func np(ts []tok, j int) (string, int, bool) {
 	return v, j, true
 }
 
+// gerundEnds: the gerund at ts[j] ends its phrase (the clause, a list, a
+// time or place phrase follows), so it is the head of a compound
+// ("rock climbing these days"), not a verb with an object.
+func gerundEnds(ts []tok, j int) bool {
+	if j+1 == len(ts) {
+		return true
+	}
+	n := ts[j+1]
+	return n.tag == "." || n.tag == "," || n.tag == ":" || n.low == "and" || n.low == "or" || n.low == "but" ||
+		stopNP[n.low] && n.low != "a" && n.low != "an" && n.low != "the" || adverbWord(n.low)
+}
+
 // objectAdverb: ts[j], tagged an adverb, is an object noun the tagger
 // misread: not a word that is an adverb ("well", "often", "-ly") and
 // followed by a time or place phrase or the end of the clause.
@@ -212,6 +227,8 @@ func objectAdverb(ts []tok, j int) bool {
 	switch n := ts[j+1]; {
 	case n.tag == "." || n.tag == ",":
 		return true
+	case n.tag == "VBG" && gerundEnds(ts, j+1):
+		return true // "bird/RB watching": a compound's first noun
 	case n.low == "every" || n.low == "each" || n.low == "on" || n.low == "at" || n.low == "with" || n.low == "in" || n.low == "twice" || n.low == "once":
 		return true
 	}
@@ -1251,6 +1268,35 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			f.Change = true
 			return []Fact{f}
 		}
+		if (v == "took" || v == "picked") && next(j+1, "up") && j+2 < len(ts) && !neg && !notPastime[ts[j+2].low] &&
+			!slices.Contains([]string{"the", "my", "our", "a", "an", "his", "her", "their", "your", "all", "so", "too", "much", "more",
+				"most", "space", "time", "room", "it", "that", "this", "them", "some", "any", "where", "on", "with"}, ts[j+2].low) && !ts[j+2].capital {
+			// "I took up pottery last summer", "picked up rock climbing":
+			// a pastime the user does now.
+			if val, end, ok := np(ts, j+2); ok && !notPastime[strings.ToLower(lastWord(val))] {
+				g, _, gok := gerundValue(ts, j+2, val, end)
+				if gok {
+					val = g
+				} else if end < len(ts) && (ts[end].tag == "IN" || ts[end].tag == "TO") && ts[end].low != "in" && ts[end].low != "on" {
+					gok = true // "knitting during lockdown", "running to lose weight"
+				}
+				if gok {
+					f := mk("activity", strings.ToLower(val))
+					f.Change = true
+					return []Fact{f}
+				}
+			}
+			return nil
+		}
+		if v == "started" && j+2 < len(ts) && ts[j+1].tag != "VBG" && !ts[j+1].capital && !neg && isLetters(ts[j+1].low) && !stopNP[ts[j+1].low] {
+			// "I started rock climbing last month": a pastime of a noun
+			// and a gerund.
+			if val, end, ok := np(ts, j+1); ok && end == j+3 && ts[j+2].tag == "VBG" && !notPastime[ts[j+2].low] && !learners[ts[j+1].low] {
+				f := mk("activity", strings.ToLower(val))
+				f.Change = true
+				return []Fact{f}
+			}
+		}
 		if v == "started" && j+1 < len(ts) && ts[j+1].tag == "VBG" && !notPastime[ts[j+1].low] {
 			if val, end, ok := np(ts, j+1); ok {
 				if w := strings.Fields(val); len(w) > 1 && learners[strings.ToLower(w[1])] {
@@ -1290,8 +1336,8 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		}
 	case "got", "have", "has":
 		k := j + 1
-		if f, ok := promoted(ts, k, mk); ok && !neg {
-			return []Fact{f} // "I got promoted to senior designer"
+		if fs, ok := promoted(ts, k, mk); ok && !neg {
+			return fs // "I got promoted to senior designer"
 		}
 		if f, ok := laidOff(ts, k, mk); ok && !neg {
 			return []Fact{f} // "I got laid off from Meta"
@@ -1749,8 +1795,8 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			return out
 		}
 	case "am", "is", "are", "was", "been", "were", "get":
-		if f, ok := promoted(ts, j+1, mk); ok && !neg {
-			return []Fact{f} // "I was promoted to team lead"
+		if fs, ok := promoted(ts, j+1, mk); ok && !neg {
+			return fs // "I was promoted to team lead"
 		}
 		if f, ok := laidOff(ts, j+1, mk); ok && !neg {
 			return []Fact{f} // "I was let go from Meta"
@@ -2591,6 +2637,12 @@ func petFact(ts []tok, j int, subject, word string, neg bool) []Fact {
 	if end+1 < len(ts) && ts[end].low == "and" && (ts[end+1].low == "a" || ts[end+1].low == "an") {
 		// "a dog named Rex and a cat named Miso": both pets.
 		out = append(out, petFact(ts, end+1, subject, word, neg)...)
+	} else if end+1 < len(ts) && ts[end].low == "and" && countedPets(ts, end+1) != "" {
+		// "a golden retriever called Biscuit and two cats": the others,
+		// counted.
+		g := Fact{Triple: tripleOf(subject, "pet", countedPets(ts, end+1)), word: word}
+		g.Ended = neg
+		out = append(out, g)
 	}
 	return out
 }
@@ -3011,17 +3063,24 @@ func contains(ss []string, s string) bool {
 
 // promoted reads "promoted to <job>" at ts[j] ("I got promoted to senior
 // designer", "I've been promoted to team lead"): the user's job title.
-func promoted(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
+func promoted(ts []tok, j int, mk func(a, v string) Fact) ([]Fact, bool) {
 	if j+1 >= len(ts) || ts[j].low != "promoted" || ts[j+1].low != "to" {
-		return Fact{}, false
+		return nil, false
 	}
-	val, _, ok := np(ts, j+2)
+	val, end, ok := np(ts, j+2)
 	if !ok {
-		return Fact{}, false
+		return nil, false
 	}
 	f := mk("job_title", strings.ToLower(val))
 	f.Change = true
-	return f, true
+	out := []Fact{f}
+	if end+1 < len(ts) && (ts[end].low == "at" || ts[end].low == "with") {
+		// "promoted to head nurse at St. Mary's": where, too.
+		if org, _, ok := workplaceAt(ts, end+1); ok && (ts[end+1].capital || Generic(org)) {
+			out = append(out, mk("works_at", org))
+		}
+	}
+	return out, true
 }
 
 // givenUp reads what the user stopped at ts[j]: "eating gluten" or a
