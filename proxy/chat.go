@@ -321,11 +321,21 @@ func (s *Server) relayBody(c echo.Context, resp *http.Response, cp *capture) err
 		relayRest(c.Request().Context(), w, resp.Body)
 		return nil
 	}
-	body, err := readReply(resp)
+	body, err := readReply(resp, maxCapturedReply)
 	if err != nil {
 		w.Header().Del("Content-Length")
 		ae := upstreamError(c.Request().Context(), err)
 		return ae
+	}
+	if int64(len(body)) > maxCapturedReply {
+		// Past what memproxy reads of a reply: relayed as it comes,
+		// not captured.
+		s.log.Warn("reply longer than memproxy reads for capture; relayed, not captured", "request_id", requestID(c), "limit_bytes", maxCapturedReply)
+		w.WriteHeader(resp.StatusCode)
+		if _, err := w.Write(body); err == nil {
+			relayRest(c.Request().Context(), w, resp.Body)
+		}
+		return nil
 	}
 	s.finishTurn(c.Request().Context(), cp, cp.wf.bodyReply(body))
 	w.WriteHeader(resp.StatusCode)
@@ -370,16 +380,27 @@ func abortReply() { panic(http.ErrAbortHandler) }
 // most of what a request that memory skips allocates.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
+// maxCapturedReply bounds what memproxy reads of a reply to capture it:
+// a plain reply is read whole only up to it, a stream's event data is
+// rebuilt only up to it, and one stream event is held whole only up to
+// it. A reply past it is relayed as it comes and not captured, so one
+// reply never costs memproxy more memory than this (an endless reply
+// or event cost without bound). A variable for tests.
+var maxCapturedReply int64 = 64 << 20
+
 // readReply reads a reply whole, into a buffer of its announced length
-// when it has one (io.ReadAll grows from 512 bytes).
-func readReply(resp *http.Response) ([]byte, error) {
+// when it has one (io.ReadAll grows from 512 bytes), but no more than
+// limit+1 bytes: longer than limit, it returns the first limit+1 and the
+// rest stays in resp.Body.
+func readReply(resp *http.Response, limit int64) ([]byte, error) {
+	body := io.LimitReader(resp.Body, limit+1)
 	n := resp.ContentLength
-	if n <= 0 || n > 64<<20 {
-		return io.ReadAll(resp.Body)
+	if n <= 0 || n > limit {
+		return io.ReadAll(body)
 	}
 	b := make([]byte, 0, n+1) // +1: room for the read that sees EOF
 	for {
-		k, err := resp.Body.Read(b[len(b):cap(b)])
+		k, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+k]
 		switch {
 		case err == io.EOF:
@@ -388,7 +409,7 @@ func readReply(resp *http.Response) ([]byte, error) {
 			return b, err
 		case len(b) == cap(b):
 			// Longer than announced: the rest as it comes.
-			rest, err := io.ReadAll(resp.Body)
+			rest, err := io.ReadAll(body)
 			return append(b, rest...), err
 		}
 	}
@@ -408,13 +429,24 @@ func (s *Server) relayStream(c echo.Context, resp *http.Response, cp *capture) e
 		return nil
 	}
 	sr := newSSEReader(resp.Body)
+	sr.max = maxCapturedReply
 	var asm streamReply
 	queued := !cp.wanted()
 	if !queued {
 		asm = cp.wf.stream()
 	}
+	var fed int64 // event data handed to asm: what it may hold
 	for {
 		raw, data, err := sr.Next()
+		if errors.Is(err, errEventTooLong) || (!queued && fed+int64(len(data)) > maxCapturedReply) {
+			// Past what memproxy reads of a reply: relayed as it
+			// comes, not captured.
+			if !queued {
+				s.log.Warn("streamed reply longer than memproxy reads for capture; relayed, not captured", "request_id", requestID(c), "limit_bytes", maxCapturedReply)
+			}
+			queued, err = true, nil
+		}
+		fed += int64(len(data))
 		if len(raw) > 0 {
 			if !queued {
 				asm.Add(data)

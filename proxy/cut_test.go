@@ -104,3 +104,45 @@ func TestUpstreamCutReachesTheClient(t *testing.T) {
 		t.Errorf("captured %d turns of broken replies: %+v", len(turns), turns[0])
 	}
 }
+
+// TestLongRepliesBounded: a reply longer than memproxy reads for capture
+// (maxCapturedReply, lowered here to 4 KiB) reaches the client whole and
+// unchanged, plain or streamed, even as one endless event, and is not
+// captured: memproxy holds no more of it than the bound. It read a plain
+// reply whole and rebuilt a stream's text without bound.
+func TestLongRepliesBounded(t *testing.T) {
+	defer proxy.SetMaxCapturedReply(4 << 10)()
+	h := newHarness(t)
+	long := strings.Repeat("Ottilie lives in Lyon. ", 600) // ~14 KB
+	ask := []openai.ChatCompletionMessageParamUnion{openai.UserMessage("where does my sister live?")}
+
+	h.fake.Push(fakeupstream.Reply{Content: long})
+	cc, err := h.client.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{Model: "gpt-test", Messages: ask})
+	if err != nil || cc.Choices[0].Message.Content != long {
+		t.Errorf("plain: %v", err)
+	}
+	for _, chunks := range [][]string{nil, {long}} { // many events; one long event
+		h.fake.Push(fakeupstream.Reply{Content: long, Chunks: chunks})
+		stream := h.client.Chat.Completions.NewStreaming(t.Context(), openai.ChatCompletionNewParams{Model: "gpt-test", Messages: ask})
+		var got strings.Builder
+		for stream.Next() {
+			if ch := stream.Current(); len(ch.Choices) > 0 {
+				got.WriteString(ch.Choices[0].Delta.Content)
+			}
+		}
+		if err := stream.Err(); err != nil || got.String() != long {
+			t.Errorf("stream (%d chunks): %v, %d of %d bytes", len(chunks), err, got.Len(), len(long))
+		}
+	}
+	if turns := h.sink.Turns(); len(turns) != 0 {
+		t.Errorf("captured %d turns past the bound", len(turns))
+	}
+	// A reply within the bound is captured as ever.
+	h.fake.Push(fakeupstream.Reply{Content: "Ottilie lives in Lyon."})
+	if _, err := h.client.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{Model: "gpt-test", Messages: ask}); err != nil {
+		t.Fatal(err)
+	}
+	if tr := h.sink.wait(t); tr.Assistant != "Ottilie lives in Lyon." {
+		t.Errorf("short turn = %+v", tr)
+	}
+}

@@ -23,13 +23,13 @@ func TestReadReply(t *testing.T) {
 			if half {
 				r = iotest.HalfReader(r)
 			}
-			got, err := readReply(&http.Response{ContentLength: tc.n, Body: io.NopCloser(r)})
+			got, err := readReply(&http.Response{ContentLength: tc.n, Body: io.NopCloser(r)}, 1<<20)
 			if err != nil || string(got) != body {
 				t.Errorf("%s (half reads %v): %q, %v", tc.name, half, got, err)
 			}
 		}
 	}
-	if _, err := readReply(&http.Response{ContentLength: 100, Body: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF))}); err == nil {
+	if _, err := readReply(&http.Response{ContentLength: 100, Body: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF))}, 1<<20); err == nil {
 		t.Error("a failed read returned no error")
 	}
 }

@@ -18,7 +18,15 @@ import (
 type sseReader struct {
 	r   *bufio.Reader
 	buf []byte
+	// max, when positive, bounds the bytes held of one event: past it
+	// Next returns what it holds with errEventTooLong, and the event's
+	// rest comes as further events.
+	max int64
 }
+
+// errEventTooLong says an event was longer than sseReader.max: its bytes
+// so far are returned, not its data.
+var errEventTooLong = errors.New("server-sent event longer than memproxy reads")
 
 func newSSEReader(r io.Reader) *sseReader {
 	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
@@ -33,6 +41,9 @@ func (s *sseReader) Next() (raw, data []byte, err error) {
 		line, err := s.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			s.buf = append(s.buf, line...)
+			if s.max > 0 && int64(len(s.buf)) > s.max {
+				return s.buf, nil, errEventTooLong
+			}
 			continue
 		}
 		start := len(s.buf)
@@ -44,6 +55,9 @@ func (s *sseReader) Next() (raw, data []byte, err error) {
 		// right at the start (stray separator) is relayed on its own.
 		if l := s.buf[start:]; len(l) == 1 || (len(l) == 2 && l[0] == '\r') {
 			return s.buf, eventData(s.buf), nil
+		}
+		if s.max > 0 && int64(len(s.buf)) > s.max {
+			return s.buf, nil, errEventTooLong
 		}
 	}
 }
