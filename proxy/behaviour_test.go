@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/memproxy/memproxy/internal/fakeupstream"
 	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/policy"
@@ -663,5 +665,36 @@ func TestEncodedBodies(t *testing.T) {
 	}
 	if m := len(h.fake.Requests()); m != n {
 		t.Errorf("refused bodies reached the upstream (%d requests)", m-n)
+	}
+}
+
+// TestInvalidJSONSaysWhere: a body that is not JSON gets a 400 in the
+// API's shape that says where and why, on every API (it said only "not
+// valid JSON", leaving the client to guess which of its bytes).
+func TestInvalidJSONSaysWhere(t *testing.T) {
+	h := newHarness(t)
+	for _, path := range []string{"/v1/chat/completions", "/v1/responses", "/v1/messages"} {
+		for _, tc := range []struct{ body, want string }{
+			{`{"model":"m","input":"hi","messages":[{"role":"user","content":"hi"}],}`, `invalid character '}' looking for beginning of object key string (at byte 71)`},
+			{`{"model":"m" "messages":[]}`, `invalid character '"' after object key:value pair (at byte 14)`},
+			{`{"model":"m","messages":[{"role":"user","content":"hi"}]} {}`, `invalid character '{' after top-level value (at byte 59)`},
+			{``, `the body is empty`},
+		} {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.front.URL+path, strings.NewReader(tc.body))
+			req.Header.Set("Authorization", "Bearer sk-test")
+			if path == "/v1/messages" {
+				req.Header.Set("Anthropic-Version", "2023-06-01")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			msg := gjson.GetBytes(b, "error.message").Str
+			if resp.StatusCode != http.StatusBadRequest || msg != "request body is not valid JSON: "+tc.want {
+				t.Errorf("%s %q: %d %s, want the message to end %q", path, tc.body, resp.StatusCode, b, tc.want)
+			}
+		}
 	}
 }

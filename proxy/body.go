@@ -37,7 +37,7 @@ func parseChat(body []byte) (*chatBody, error) {
 		return nil, err
 	}
 	if !gjson.ValidBytes(body) {
-		return nil, badRequest("", "invalid_json", "request body is not valid JSON")
+		return nil, invalidJSON(body)
 	}
 	root := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body)))
 	if !root.IsObject() {

@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -99,7 +101,7 @@ func parseRoot(body []byte) (gjson.Result, int, error) {
 		return gjson.Result{}, 0, err
 	}
 	if !gjson.ValidBytes(body) {
-		return gjson.Result{}, 0, badRequest("", "invalid_json", "request body is not valid JSON")
+		return gjson.Result{}, 0, invalidJSON(body)
 	}
 	root := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body)))
 	if !root.IsObject() {
@@ -200,4 +202,21 @@ func jsonData(data []byte) (gjson.Result, bool) {
 // recurses per level: a deep enough one would overflow the stack).
 func validJSON(b []byte) bool {
 	return checkDepth(b) == nil && gjson.ValidBytes(b)
+}
+
+// invalidJSON is the 400 for a body that is not JSON, saying where and
+// why it is not (encoding/json's syntax error: its scanner does not
+// recurse, and the depth was checked before), as the APIs themselves
+// say it, rather than only that it is not.
+func invalidJSON(body []byte) *APIError {
+	msg := "request body is not valid JSON"
+	var v struct{}
+	var se *json.SyntaxError
+	switch err := json.Unmarshal(body, &v); {
+	case len(bytes.TrimSpace(body)) == 0:
+		msg += ": the body is empty"
+	case errors.As(err, &se):
+		msg += fmt.Sprintf(": %s (at byte %d)", se.Error(), se.Offset)
+	}
+	return badRequest("", "invalid_json", msg)
 }
