@@ -104,7 +104,7 @@ func parseMessages(body []byte, base int, msgs gjson.Result) ([]Message, error) 
 			err = badRequest(param, "invalid_type", fmt.Sprintf("invalid type for '%s': expected an object", param))
 			return false
 		}
-		role := m.Get("role")
+		role, content := members2(m, "role", "content")
 		if role.Type != gjson.String {
 			if !role.Exists() {
 				err = badRequest(param+".role", "missing_required_parameter", fmt.Sprintf("missing required parameter: '%s.role'", param))
@@ -116,7 +116,7 @@ func parseMessages(body []byte, base int, msgs gjson.Result) ([]Message, error) 
 		start := base + m.Index
 		out = append(out, Message{
 			Role: strings.Clone(role.Str),
-			Text: contentText(m.Get("content")),
+			Text: contentText(content),
 			Raw:  json.RawMessage(body[start : start+len(m.Raw) : start+len(m.Raw)]),
 		})
 		return true
@@ -139,13 +139,14 @@ func contentText(c gjson.Result) string {
 	case c.IsArray():
 		var b strings.Builder
 		c.ForEach(func(_, p gjson.Result) bool {
-			if t := p.Get("type").Str; t != "text" && t != "input_text" {
+			typ, text := members2(p, "type", "text")
+			if t := typ.Str; t != "text" && t != "input_text" {
 				return true
 			}
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(p.Get("text").Str)
+			b.WriteString(text.Str)
 			return true
 		})
 		return b.String()

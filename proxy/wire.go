@@ -170,13 +170,13 @@ func partsText(c gjson.Result, types ...string) string {
 	}
 	var b strings.Builder
 	c.ForEach(func(_, p gjson.Result) bool {
-		t := p.Get("type").Str
+		typ, text := members2(p, "type", "text")
 		for _, want := range types {
-			if t == want {
+			if typ.Str == want {
 				if b.Len() > 0 {
 					b.WriteByte('\n')
 				}
-				b.WriteString(p.Get("text").Str)
+				b.WriteString(text.Str)
 				break
 			}
 		}
@@ -219,4 +219,50 @@ func invalidJSON(body []byte) *APIError {
 		msg += fmt.Sprintf(": %s (at byte %d)", se.Error(), se.Offset)
 	}
 	return badRequest("", "invalid_json", msg)
+}
+
+// member is obj's value for key; members2 and members3 read several keys
+// in one pass. A key that repeats reads its last value, as the
+// providers' JSON parsers (and encoding/json) do; gjson's Get returns
+// the first, so memproxy saw another role or content than the model did
+// ({"role":"system","role":"user",…} was a system message to memproxy,
+// a user message upstream) and placed the section in a value the
+// upstream then ignored.
+func member(obj gjson.Result, key string) gjson.Result {
+	var v gjson.Result
+	obj.ForEach(func(k, val gjson.Result) bool {
+		if k.Str == key {
+			v = val
+		}
+		return true
+	})
+	return v
+}
+
+func members2(obj gjson.Result, k1, k2 string) (v1, v2 gjson.Result) {
+	obj.ForEach(func(k, val gjson.Result) bool {
+		switch k.Str {
+		case k1:
+			v1 = val
+		case k2:
+			v2 = val
+		}
+		return true
+	})
+	return v1, v2
+}
+
+func members3(obj gjson.Result, k1, k2, k3 string) (v1, v2, v3 gjson.Result) {
+	obj.ForEach(func(k, val gjson.Result) bool {
+		switch k.Str {
+		case k1:
+			v1 = val
+		case k2:
+			v2 = val
+		case k3:
+			v3 = val
+		}
+		return true
+	})
+	return v1, v2, v3
 }

@@ -33,7 +33,7 @@ func (messagesWire) parse(body []byte) (*convo, error) {
 		case "stream":
 			err = boolField(v, &cv.Stream, "stream")
 		case "metadata":
-			if u := v.Get("user_id"); u.Exists() {
+			if u := member(v, "user_id"); u.Exists() {
 				err = stringField(u, &cv.User, "metadata.user_id")
 			}
 		case "system":
@@ -72,23 +72,23 @@ func (messagesWire) parse(body []byte) (*convo, error) {
 			err = badRequest(param, "invalid_type", param+": expected an object")
 			return false
 		}
-		role := m.Get("role")
+		role, c := members2(m, "role", "content")
 		if role.Type != gjson.String {
 			err = badRequest(param+".role", "invalid_type", param+".role: expected 'user' or 'assistant'")
 			return false
 		}
-		c := m.Get("content")
 		msg := Message{Role: strings.Clone(role.Str), Text: partsText(c, "text"),
 			Raw: body[base+m.Index : base+m.Index+len(m.Raw) : base+m.Index+len(m.Raw)]}
 		var tools, texts int
 		c.ForEach(func(_, b gjson.Result) bool {
-			switch b.Get("type").Str {
+			typ, cc := members2(b, "type", "cache_control")
+			switch typ.Str {
 			case "tool_use", "tool_result", "server_tool_use", "web_search_tool_result", "mcp_tool_use", "mcp_tool_result":
 				tools++
 			case "text":
 				texts++
 			}
-			if b.Get("cache_control").Exists() {
+			if cc.Exists() {
 				cv.Breakpoints++
 			}
 			return true
@@ -123,7 +123,7 @@ func (messagesWire) parse(body []byte) (*convo, error) {
 				at, results, n := lastUser.start+1, 0, 0 // just after "["
 				lastUserV.ForEach(func(_, b gjson.Result) bool {
 					n++
-					if b.Get("type").Str != "tool_result" {
+					if member(b, "type").Str != "tool_result" {
 						return false
 					}
 					at, results = spanOf(base, b).end, results+1

@@ -126,14 +126,14 @@ func (responsesWire) parse(body []byte) (*convo, error) {
 // responsesItem reads one input item into the view. An item without a
 // type that has a role is a message (the SDKs' "easy" input message).
 func responsesItem(it gjson.Result) Message {
-	typ := it.Get("type").Str
-	role := it.Get("role").Str
+	typV, roleV, content := members3(it, "type", "role", "content")
+	typ, role := typV.Str, roleV.Str
 	if typ == "" && role != "" {
 		typ = "message"
 	}
 	switch typ {
 	case "message":
-		return Message{Role: strings.Clone(role), Text: partsText(it.Get("content"), "input_text", "output_text", "text")}
+		return Message{Role: strings.Clone(role), Text: partsText(content, "input_text", "output_text", "text")}
 	case "function_call", "custom_tool_call", "local_shell_call", "computer_call", "mcp_call":
 		return Message{Role: "assistant", Tool: true}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "computer_call_output", "mcp_approval_response":
@@ -336,7 +336,7 @@ func cmpStr(a, b string) string {
 // with one.
 func conversationField(v gjson.Result, dst *string) error {
 	if v.IsObject() {
-		v = v.Get("id")
+		v = member(v, "id")
 		if !v.Exists() {
 			return badRequest("conversation", "invalid_type", "invalid 'conversation': expected an id or an object with an id")
 		}

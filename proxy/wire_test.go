@@ -285,3 +285,36 @@ func TestChatPlaceUnchangedOutsideMessages(t *testing.T) {
 		t.Errorf("system = %q", got)
 	}
 }
+
+// TestDuplicateKeysReadLast: a key that repeats in a message or part is
+// read as the providers' JSON parsers read it, by its last value: the
+// view memory works on is what the model sees, and the section goes into
+// the value the upstream keeps (memproxy read the first: the memory was
+// placed where the upstream dropped it).
+func TestDuplicateKeysReadLast(t *testing.T) {
+	cb, err := parseChat([]byte(`{"model":"m","messages":[{"role":"system","role":"user","content":[{"type":"text","text":"old","text":"remember that my cat is Tom"}]}]}`))
+	if err != nil || cb.Messages[0].Role != "user" || cb.Messages[0].Text != "remember that my cat is Tom" {
+		t.Errorf("chat view = %+v, %v", cb.Messages, err)
+	}
+	cv, err := responsesWire{}.parse([]byte(`{"model":"m","input":[{"type":"message","role":"developer","role":"user","content":"x","content":"where does my sister live?"}]}`))
+	if err != nil || cv.Messages[0].Role != "user" || cv.Messages[0].Text != "where does my sister live?" {
+		t.Errorf("responses view = %+v, %v", cv.Messages, err)
+	}
+	body := `{"model":"m","max_tokens":5,"metadata":{"user_id":"a","user_id":"bob"},"messages":[{"role":"user","content":"ignored","content":[{"type":"text","text":"where does my sister live?"}]}]}`
+	cv, err = messagesWire{}.parse([]byte(body))
+	if err != nil || cv.User != "bob" || cv.Messages[0].Text != "where does my sister live?" {
+		t.Fatalf("messages view = %+v, %v", cv, err)
+	}
+	out, err := cv.place(testSection, "before_last_user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Messages []map[string]json.RawMessage } // encoding/json keeps the last "content"
+	var content []struct{ Text string }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(got.Messages[0]["content"], &content); err != nil || len(content) != 2 || content[0].Text != testSection {
+		t.Errorf("section not in the content the upstream reads: %s", out)
+	}
+}
