@@ -770,6 +770,12 @@ func extractEN(sent string) []Fact {
 			}
 		}
 	}
+	if slices.ContainsFunc(out, func(f Fact) bool { return f.Subject == "user" && !f.Note && !f.appos }) && relAndIRe.MatchString(sent) {
+		// "My boyfriend Tom and I live together in Leeds": the user's
+		// clause holds what the sentence says of them both, so no note
+		// of it is kept beside (it stayed live when the user moved).
+		out = slices.DeleteFunc(out, func(f Fact) bool { return f.Note && f.Text == "" })
+	}
 	if !slices.ContainsFunc(out, func(f Fact) bool { return f.Attribute == "works_at" }) {
 		out = append(out, newJobAt(ts)...)
 	}
@@ -784,6 +790,9 @@ func extractEN(sent string) []Fact {
 	}
 	return out
 }
+
+// relAndIRe: a relative and the user are the sentence's subject.
+var relAndIRe = rx.MustCompile(`(?i)^\W*(?:my|our)\s+[\w' ]{1,30}?\s+and\s+I\b`)
 
 // relCue: the user names one of their people or pets ("our second
 // child, Iris, arrived").
@@ -1006,6 +1015,9 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 		if v == "lived" && (j == 0 || ts[j-1].low != "have" && ts[j-1].low != "has") {
 			return nil // "I lived in Rome" is the past; "I've lived in Rome since 2019" is not
 		}
+		for next(j+1, "together", "happily", "permanently", "full-time", "mostly", "currently", "still", "now") {
+			j++ // "Tom and I live together in a flat in Leeds"
+		}
 		if next(j+1, "in") {
 			// "I live in Berlin", "in a small flat in Lisbon" (Lisbon),
 			// "in a small village near Oxford" (the village, as said).
@@ -1084,7 +1096,7 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			}
 			// "I've moved in with my boyfriend in Camden": the place
 			// the user moved in, not a month ("moved in March").
-			if ts[k].low == "in" && k > j+1 && next(j+1, "in") && k+1 < len(ts) && ts[k+1].capital && !dateWords([]string{ts[k+1].w}) {
+			if ts[k].low == "in" && k > j+1 && (next(j+1, "in") || next(j+1, "back") && next(j+2, "in") && k > j+2) && k+1 < len(ts) && ts[k+1].capital && !dateWords([]string{ts[k+1].w}) {
 				to, _, _ = np(ts, k+1)
 				break
 			}
@@ -1188,9 +1200,14 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				f := mk("job_title", val)
 				f.Ended = neg
 				out := []Fact{f}
-				// "I work as a nurse at St Mary's": the employer too.
+				// "I work as a nurse at St Mary's", "… at a café in
+				// Leeds": the employer too.
 				if next(end, "at", "for") && !neg && nameAt(ts, end+1) {
 					if org, _, ok := np(ts, end+1); ok {
+						out = append(out, mk("works_at", org))
+					}
+				} else if next(end, "at", "for") && !neg {
+					if org, _, ok := genericWorkplace(ts, end+1); ok {
 						out = append(out, mk("works_at", org))
 					}
 				}

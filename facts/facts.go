@@ -175,6 +175,18 @@ func Extract(msg string, o Options) []Fact {
 	msg, o.Before = strings.ToValidUTF8(msg, "\uFFFD"), strings.ToValidUTF8(o.Before, "\uFFFD")
 	msg = dropCode(msg)
 	out := extractAll(msg, o)
+	if c, ok := ExtractCorrection(msg); ok && !c.age && c.Old != "" {
+		// "Actually my gym class is on Wednesdays, not Mondays": the
+		// value said is the slot's new one, said as a change of the old.
+		for i := range out {
+			if f := &out[i]; !f.Note && !f.Ended && ContainsWord(strings.ToLower(f.Value), strings.ToLower(c.New)) {
+				f.Change = true
+				if f.Prior == "" {
+					f.Prior = c.Old
+				}
+			}
+		}
+	}
 	// A note of what the user does not know yet is a passing thought.
 	out = slices.DeleteFunc(out, func(f Fact) bool { return f.Note && unsureRe.MatchString(f.Text) })
 	for i := range out {

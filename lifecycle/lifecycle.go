@@ -156,7 +156,10 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		case same && ended(old, f):
 			sup(old, f.Key()+" "+f.Value+" holds again")
 		case f.Open:
-			if c.Change && (old.Embedding == nil || m.Embedding == nil || memory.Cosine(old.Embedding, m.Embedding) >= p.SupersedeThreshold) {
+			// (A value said to replace a named old one, "on Wednesdays,
+			// not Mondays", replaces it whatever the vectors.)
+			if c.Change && (old.Embedding == nil || m.Embedding == nil || memory.Cosine(old.Embedding, m.Embedding) >= p.SupersedeThreshold ||
+				f.Prior != "" && namesValue(old, f.Prior)) {
 				sup(old, "open attribute "+f.Key()+" changed")
 			}
 		case !f.Multi:
@@ -299,6 +302,16 @@ func valueIn(old *memory.Memory, v string) bool {
 		return normText(old.Fact().Value) == normText(v)
 	}
 	return strings.Contains(" "+normText(old.Text)+" ", " "+normText(v)+" ")
+}
+
+// namesValue reports whether v is words of old's value (its text, when
+// it holds no triple): "Mondays" of "on Mondays".
+func namesValue(old *memory.Memory, v string) bool {
+	in := old.Text
+	if f := old.Fact(); f != nil {
+		in = f.Value
+	}
+	return v != "" && strings.Contains(" "+normText(in)+" ", " "+normText(v)+" ")
 }
 
 // ended reports whether old states that its value stopped being true.

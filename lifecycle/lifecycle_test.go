@@ -600,3 +600,25 @@ func TestDecideDescribedHome(t *testing.T) {
 		t.Errorf("live %q, want the described village", live)
 	}
 }
+
+// TestDecideCorrectedOpenValue: an open attribute corrected in the same
+// sentence ("on Wednesdays, not Mondays") replaces the value it names,
+// however far apart their vectors are, so the correction that follows
+// finds nothing left to correct and no second copy is written.
+func TestDecideCorrectedOpenValue(t *testing.T) {
+	old := &memory.Memory{ID: "old", Tier: memory.TierSemantic, Text: "The user's gym class is on Mondays.", Key: "user.gym_class",
+		CreatedAt: t0, ValidFrom: t0, Embedding: []float32{1, 0}}
+	old.Provenance.Fact = &memory.Triple{Subject: "user", Attribute: "gym_class", Value: "on Mondays"}
+	fs := facts.Extract("Actually my gym class is on Wednesdays, not Mondays.", facts.Options{At: t0})
+	if len(fs) != 1 {
+		t.Fatalf("facts %+v", fs)
+	}
+	f := fs[0]
+	m := &memory.Memory{ID: "new", Tier: memory.TierSemantic, Text: f.Text, Key: f.Key(), CreatedAt: t0, ValidFrom: t0, Embedding: []float32{0, 1}}
+	tr := f.Triple
+	m.Provenance.Fact = &tr
+	ws := Decide(Candidate{Memory: m, Fact: &f, Change: f.Change}, []*memory.Memory{old}, nil, pol, t0)
+	if !slices.ContainsFunc(ws, func(w Write) bool { return w.Op == Supersede && w.Memory == old }) {
+		t.Errorf("writes %+v: Mondays stays live", ws)
+	}
+}
