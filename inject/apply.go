@@ -71,14 +71,17 @@ func Apply(messages []json.RawMessage, section, placement string) ([]json.RawMes
 	return out, nil
 }
 
-// roleOf reads a message's role. Chat clients put "role" first, so the
-// common shape is read directly; anything else is decoded in full.
+// roleOf reads a message's role; a repeated key is read by its last value,
+// as the providers' parsers (and encoding/json) read it. Chat clients put
+// "role" first, once, so the common shape is read directly; anything else
+// (a "role" further on, even inside a string) is decoded in full.
 func roleOf(raw json.RawMessage) (string, error) {
 	const head = `{"role":"`
 	b := bytes.TrimLeft(raw, " \t\r\n")
 	if bytes.HasPrefix(b, []byte(head)) {
 		rest := b[len(head):]
-		if end := bytes.IndexByte(rest, '"'); end >= 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
+		if end := bytes.IndexByte(rest, '"'); end >= 0 && bytes.IndexByte(rest[:end], '\\') < 0 &&
+			!bytes.Contains(rest[end:], []byte(`"role"`)) {
 			return string(rest[:end]), nil
 		}
 	}

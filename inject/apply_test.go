@@ -190,6 +190,13 @@ func TestApplyEdgeCases(t *testing.T) {
 	if err != nil || string(got[0]) != `{"role":"system","content":"a","content":"b\n\nS"}` {
 		t.Errorf("repeated content key: %s %v", got, err)
 	}
+	// A repeated role is the last one: this message is the user's, which
+	// the section never joins; it gets a system message of its own.
+	got, err = Apply(raws(`{"role":"system","role":"user","content":"remember my cat is Tom"}`), "S", PlacementSystem)
+	if err != nil || len(got) != 2 || string(got[0]) != `{"role":"system","content":"S"}` ||
+		string(got[1]) != `{"role":"system","role":"user","content":"remember my cat is Tom"}` {
+		t.Errorf("repeated role key: %s %v", got, err)
+	}
 }
 
 func BenchmarkApply(b *testing.B) {
