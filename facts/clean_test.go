@@ -170,7 +170,7 @@ func TestNoFragmentFacts(t *testing.T) {
 func TestPastimesAndDiets(t *testing.T) {
 	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	for msg, want := range map[string]string{
-		"I started doing aerial yoga.":                 "user.activity=doing aerial yoga",
+		"I started doing aerial yoga.":                 "user.activity=aerial yoga",
 		"I started surfing five years ago.":            "user.activity=surfing",
 		"I started transitioning three years ago.":     "",
 		"I started teaching people how to make bread.": "",

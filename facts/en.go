@@ -1082,6 +1082,12 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				}
 				break
 			}
+			if ts[k].low == "into" && k == j+1 && fieldAt(ts, k+1) != "" && !neg && subject == "user" {
+				// "I moved into product management": a line of work.
+				f := mk("job_title", fieldAt(ts, k+1))
+				f.Change = true
+				return []Fact{f}
+			}
 			if ts[k].low == "into" && k == j+1 {
 				// "We moved into a new place in Brooklyn", "into a
 				// cottage outside York"
@@ -1163,6 +1169,10 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			if len(out) > 0 {
 				return out
 			}
+		case next(j+1, "in") && j+2 < len(ts) && !ts[j+2].capital && fieldAt(ts, j+2) != "" && !neg:
+			// "I work in marketing", "in product management": the line
+			// of work ("The user works in marketing.").
+			return []Fact{mk("job_title", fieldAt(ts, j+2))}
 		case next(j+1, "from") && next(j+2, "our", "the", "my") && j+4 < len(ts) && ts[j+3].capital && tempEN.MatchString(tokText(ts)) && officeAt(ts, j+3):
 			// "I'm working from our Tokyo office this week": where the
 			// user is, for the period said.
@@ -1604,6 +1614,13 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			}
 			if ts[k].low == "to" {
 				to, _, _ = np(ts, k+1)
+				if fl := fieldAt(ts, k+1); fl != "" && !neg && (next(j+1, "careers", "career", "jobs", "fields") || workContext(ts) || jobEnded(ts)) {
+					// "I switched careers to nursing", "I'm no longer a
+					// developer, I've switched to product management".
+					f := mk("job_title", fl)
+					f.Change = true
+					return []Fact{f}
+				}
 				break
 			}
 		}
@@ -2804,13 +2821,71 @@ func relative(ts []tok, j int, sent, rel string) (out []Fact, name string) {
 			}
 		}
 		rest := clause(ts, k, rel, word)
-		if len(rest) == 0 && len(out) > 0 && k < len(ts) && ts[k].tag != "." && ts[k].low != "is" {
+		if len(rest) == 0 && len(out) > 0 && k < len(ts) && ts[k].tag != "." && ts[k].low != "is" && !objectAt(ts, j) {
 			// "My sister Ana visits in June": the name is a fact, what
 			// the sentence says of her a note beside it.
 			out = append(out, Fact{Note: true})
 		}
 		return append(out, rest...), name
 	}
+}
+
+// fieldWords are the last words of a line of work ("product
+// management", "marketing", "nursing"): a job said by its field.
+var fieldWords = map[string]bool{"management": true, "marketing": true, "nursing": true, "sales": true, "finance": true,
+	"engineering": true, "design": true, "consulting": true, "accounting": true, "hr": true, "law": true, "medicine": true,
+	"teaching": true, "research": true, "journalism": true, "it": false, "operations": true, "logistics": true,
+	"retail": true, "hospitality": true, "healthcare": true, "education": true, "advertising": true, "banking": true,
+	"insurance": true, "recruiting": true, "recruitment": true, "publishing": true, "construction": true, "tech": true,
+	"software": true, "development": true, "analytics": true, "communications": true, "pr": true, "security": true,
+	"support": true, "ux": true, "product": true, "administration": true, "real estate": true, "estate": true,
+	"architecture": true, "pharmacy": true, "dentistry": true, "nutrition": true, "fitness": true, "policy": true}
+
+// fieldOfWork reports whether v is a line of work: lowercase words
+// ending in a field word.
+func fieldOfWork(v string) bool {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.ContainsAny(v[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") || len(strings.Fields(v)) > 3 {
+		return false
+	}
+	return fieldWords[strings.ToLower(lastWord(v))]
+}
+
+// fieldAt is the line of work said at ts[k] ("marketing", "product
+// management"), "" when none.
+func fieldAt(ts []tok, k int) string {
+	if k >= len(ts) || ts[k].capital && ts[k].low != "hr" && ts[k].low != "ux" && ts[k].low != "pr" {
+		return ""
+	}
+	v, _, ok := np(ts, k)
+	if !ok || !fieldOfWork(strings.ToLower(v)) || k < len(ts) && (ts[k].low == "the" || ts[k].low == "a" || ts[k].low == "an") {
+		return ""
+	}
+	return strings.ToLower(v)
+}
+
+// jobEnded reports whether the sentence ends the user's job ("I'm no
+// longer a developer", "I quit my job").
+func jobEnded(ts []tok) bool {
+	t := tokText(ts)
+	return jobEndedRe.MatchString(t)
+}
+
+var jobEndedRe = rx.MustCompile(`(?i)\b(?:no longer an? |not an? \w+ any ?more|quit my job|left my job|career change|changed careers)`)
+
+// objectAt reports whether the relative named at ts[j] ("my (little)
+// sister …") is an object, not a subject: a preposition or a verb comes
+// before "my" ("I live in Austin with my husband Mark and our two kids").
+func objectAt(ts []tok, j int) bool {
+	m := j - 1
+	for m > 0 && m > j-4 && ts[m].low != "my" && ts[m].low != "our" {
+		m--
+	}
+	if m < 1 || ts[m].low != "my" && ts[m].low != "our" {
+		return false
+	}
+	p := ts[m-1]
+	return p.tag == "IN" || p.tag == "TO" || strings.HasPrefix(p.tag, "VB")
 }
 
 // relAttr is the user's attribute for a relation: "sister" → sister,
@@ -3047,6 +3122,9 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	}
 	if i := strings.LastIndex(v, " in "); a == "lives_in" && i > 0 && i+4 < len(v) && v[i+4] >= 'A' && v[i+4] <= 'Z' {
 		v = v[i+4:] // "my home is a flat in Leeds": Leeds
+	}
+	if f, ok := strings.CutPrefix(v, "in "); a == "job_title" && ok && fieldOfWork(f) {
+		return mk(strings.ToLower(f)) // "My job is in marketing now": the line of work
 	}
 	// "My job is boring": a job is a noun, not how it feels.
 	if a == "job_title" && len(vw) == 1 && !jobHeads[strings.ToLower(vw[0])] && !strings.HasPrefix(ts[k-1].tag, "NN") {

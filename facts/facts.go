@@ -518,6 +518,11 @@ func extractAll(msg string, o Options) []Fact {
 				// the last one, for what the sentence says happened.
 				refs = monthRefs(sent, o)
 			}
+			if f.appos && !relationStartRe.MatchString(sent) {
+				// "I went to Paris with my sister Ana last year": the date
+				// is the trip's, not when Ana became a sister.
+				refs = nil
+			}
 			if len(refs) > 0 && !refs[0].Date.After(o.At) && !thisYear(refs[0]) {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
@@ -552,6 +557,9 @@ func extractAll(msg string, o Options) []Fact {
 			// "My knee surgery is in two weeks": a date the value names
 			// is written as the date it is, past or future.
 			f.Value = cleanValue(f.Value, f.Attribute, sent, refs)
+			if v, ok := strings.CutPrefix(f.Value, "doing "); ok && f.Attribute == "activity" && v != "" {
+				f.Value = v // "I've started doing yoga": yoga
+			}
 			f.Value = resolveValueDates(f.Value, refs, hasHan(sent))
 			f.Text = render(&f, hasHan(sent))
 			if f.AnyValue {
@@ -600,6 +608,11 @@ func extractAll(msg string, o Options) []Fact {
 	}
 	return lastPerSlot(out)
 }
+
+// relationStartRe: a sentence that says when a relation began (a birth,
+// an adoption, a wedding, a meeting), whose date a named relative's fact
+// takes.
+var relationStartRe = rx.MustCompile(`(?i)\b(?:born|arrived|adopted|adopt|married|marry|engaged|met|meet|welcomed|dating|hired|joined|started|got|had|new)\b`)
 
 // subjectClauseRe starts a clause with a subject of its own ("…, and my
 // dad retired last year", "… but I moved", ", my sister …") or a verb

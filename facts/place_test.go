@@ -70,10 +70,10 @@ func TestDescribedHome(t *testing.T) {
 func TestCodeStatesNothing(t *testing.T) {
 	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	for msg, want := range map[string]string{
-		"Why does this fail?\n```python\nprint(1)\nI live in a loop = True\n```":         "",
+		"Why does this fail?\n```python\nprint(1)\nI live in a loop = True\n```":          "",
 		"I live in Porto.\n```\nmy_name = 'I work at Google'\n```\nWhat's wrong with it?": "user.lives_in=Porto",
-		"~~~\nI moved to a small village near Oxford\n~~~":                                 "",
-		"```I live in Paris```\nI work at Acme.":                                           "user.works_at=Acme",
+		"~~~\nI moved to a small village near Oxford\n~~~":                                "",
+		"```I live in Paris```\nI work at Acme.":                                          "user.works_at=Acme",
 	} {
 		got := strings.Join(stated(msg, at), ",")
 		if got != want {

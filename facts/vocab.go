@@ -300,6 +300,10 @@ func render(f *Fact, zh bool) string {
 		out = strings.Replace(out, "不再的职业是%v", "不再退休", 1)
 		out = strings.Replace(out, "的职业是%v", "已退休", 1) // 用户已退休。
 	}
+	if f.Attribute == "job_title" && !zh && fieldOfWork(f.Value) {
+		out = strings.Replace(out, "works as %a %v", "works in %v", 1) // "The user works in marketing."
+		out = strings.Replace(out, "work as %a %v", "work in %v", 1)
+	}
 	if f.Attribute == "job_title" && !zh && (f.Value == "retired" || f.Value == "self-employed") {
 		out = strings.Replace(out, "no longer works as %a %v", "is no longer %v", 1)
 		out = strings.Replace(out, "works as %a %v", "is %v", 1) // "The user is retired.", "… is self-employed."

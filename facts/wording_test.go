@@ -45,7 +45,7 @@ func TestLeftAndJoined(t *testing.T) {
 		{"I'm no longer at IBM.", []want{{"works_at", "IBM", true}}},
 		{"I'm not at Google anymore.", []want{{"works_at", "Google", true}}},
 		{"I'm not at Starbucks right now.", nil},
-		{"My job is in marketing now.", nil},
+		{"My job is in marketing now.", []want{{"job_title", "marketing", false}}}, // the line of work: "works in marketing"
 	}
 	for _, c := range cases {
 		var got []want

@@ -150,7 +150,8 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 		}
 		switch {
 		case f.Ended:
-			if same || leadsValue(old, f.Value) {
+			// ("I'm no longer a developer" ends "software developer".)
+			if same || leadsValue(old, f.Value) || !f.Multi && tailsValue(old, f.Value) {
 				sup(old, f.Key()+" "+f.Value+" ended")
 			}
 		case same && ended(old, f):
@@ -294,6 +295,13 @@ func sameValue(old *memory.Memory, f *facts.Fact) bool {
 func leadsValue(old *memory.Memory, v string) bool {
 	f := old.Fact()
 	return f != nil && v != "" && strings.HasPrefix(normText(f.Value), normText(v)+" ")
+}
+
+// tailsValue reports whether v is the last words of old's value, its
+// head: "developer" of "software developer".
+func tailsValue(old *memory.Memory, v string) bool {
+	f := old.Fact()
+	return f != nil && v != "" && strings.HasSuffix(" "+normText(f.Value), " "+normText(v))
 }
 
 // valueIn reports whether old's value (its triple, or else its text) is v.

@@ -622,3 +622,15 @@ func TestDecideCorrectedOpenValue(t *testing.T) {
 		t.Errorf("writes %+v: Mondays stays live", ws)
 	}
 }
+
+// TestDecideEndedByHead: a job ended by its head noun ("I'm no longer a
+// developer") ends the live job it heads ("software developer").
+func TestDecideEndedByHead(t *testing.T) {
+	st := &store{}
+	st.say(t, "I'm a software developer.", t0)
+	st.say(t, "I'm no longer a developer, I've switched to product management.", t0.AddDate(0, 1, 0))
+	live := st.live()
+	if slices.Contains(live, "The user works as a software developer.") || !slices.Contains(live, "The user works in product management.") {
+		t.Errorf("live %q", live)
+	}
+}

@@ -1,0 +1,47 @@
+package facts
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestLineOfWork: a job said by its field ("I work in marketing", "I
+// switched careers to nursing") is the job, rendered "works in …"; a
+// switch to a field in a sentence about jobs is no tool used; an
+// ending names the job it ends; a relative named beside the user's own
+// sentence leaves no note, and the relation takes no date the sentence
+// gives something else.
+func TestLineOfWork(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string][]string{
+		"I work in marketing.":              {"user.job_title=marketing|The user works in marketing."},
+		"I moved into product management.":  {"user.job_title=product management|The user works in product management."},
+		"I switched careers to nursing.":    {"user.job_title=nursing|The user works in nursing."},
+		"My job is in marketing now.":       {"user.job_title=marketing|The user works in marketing."},
+		"My sister works in finance.":       {"sister.job_title=finance|The user's sister works in finance."},
+		"I switched to decaf.":              {"user.drinks=decaf|The user drinks decaf."},
+		"I work in London.":                 nil,
+		"I've started doing yoga.":          {"user.activity=yoga|The user took up yoga as a hobby."},
+		"I'm no longer a developer, I've switched to product management.": {
+			"user.job_title=developer|The user no longer works as a developer.",
+			"user.job_title=product management|The user works in product management."},
+		"I'm a software developer and I live in Austin with my husband Mark.": {
+			"user.job_title=software developer|The user works as a software developer.",
+			"user.lives_in=Austin|The user lives in Austin.", "user.partner=Mark|The user's husband is Mark."},
+		"I went to Paris with my sister Ana last year.": {
+			"user.visited=Paris|The user has been to Paris (in 2025).", "user.sister=Ana|The user has a sister named Ana."},
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Note {
+				got = append(got, "note|"+f.Text)
+				continue
+			}
+			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
+		}
+	}
+}
