@@ -2873,6 +2873,21 @@ func jobEnded(ts []tok) bool {
 
 var jobEndedRe = rx.MustCompile(`(?i)\b(?:no longer an? |not an? \w+ any ?more|quit my job|left my job|career change|changed careers)`)
 
+// hedgeLen is the length of a time hedge at ts[k] ("these days",
+// "lately", "right now", "at the moment", "nowadays"); 0 when none.
+func hedgeLen(ts []tok, k int) int {
+	two := func(a, b string) bool { return k+1 < len(ts) && ts[k].low == a && ts[k+1].low == b }
+	switch {
+	case two("these", "days"), two("right", "now"), two("for", "now"), two("this", "year"):
+		return 2
+	case k+2 < len(ts) && ts[k].low == "at" && ts[k+1].low == "the" && ts[k+2].low == "moment":
+		return 3
+	case ts[k].low == "lately" || ts[k].low == "nowadays" || ts[k].low == "currently" || ts[k].low == "now":
+		return 1
+	}
+	return 0
+}
+
 // objectAt reports whether the relative named at ts[j] ("my (little)
 // sister …") is an object, not a subject: a preposition or a verb comes
 // before "my" ("I live in Austin with my husband Mark and our two kids").
@@ -2971,6 +2986,12 @@ func attribute(ts []tok, j int, subject, word, sent string) []Fact {
 	for ; k < len(ts) && len(words) < 5; k++ {
 		if ts[k].low == "is" || ts[k].low == "are" || contractedIs(ts, k, len(words)) {
 			break
+		}
+		if n := hedgeLen(ts, k); n > 0 && len(words) > 0 && k+n < len(ts) && (ts[k+n].low == "is" || ts[k+n].low == "are") {
+			// "my favorite band these days is Phoebe Bridgers": past the
+			// hedge to the value.
+			k += n - 1
+			continue
 		}
 		// "my flight got moved to Thursday", "my appointment has been
 		// pushed back to 4pm": the new value, said as a change.

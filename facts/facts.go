@@ -557,6 +557,9 @@ func extractAll(msg string, o Options) []Fact {
 			// "My knee surgery is in two weeks": a date the value names
 			// is written as the date it is, past or future.
 			f.Value = cleanValue(f.Value, f.Attribute, sent, refs)
+			if f.Attribute == "pet" && !f.Ended && acquiredRe.MatchString(sent) {
+				f.Change = true // "We got a new puppy": a pet more, not the one had
+			}
 			if v, ok := strings.CutPrefix(f.Value, "doing "); ok && f.Attribute == "activity" && v != "" {
 				f.Value = v // "I've started doing yoga": yoga
 			}
@@ -608,6 +611,9 @@ func extractAll(msg string, o Options) []Fact {
 	}
 	return lastPerSlot(out)
 }
+
+// acquiredRe: a pet said as got, not had.
+var acquiredRe = rx.MustCompile(`(?i)\b(?:got|get|getting|adopted|adopt|adopting|bought|buying|rescued|brought home|new|second|third|another|welcomed|picked up|took in)\b`)
 
 // relationStartRe: a sentence that says when a relation began (a birth,
 // an adoption, a wedding, a meeting), whose date a named relative's fact

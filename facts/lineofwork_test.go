@@ -2,6 +2,7 @@ package facts
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,14 +16,14 @@ import (
 func TestLineOfWork(t *testing.T) {
 	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	for msg, want := range map[string][]string{
-		"I work in marketing.":              {"user.job_title=marketing|The user works in marketing."},
-		"I moved into product management.":  {"user.job_title=product management|The user works in product management."},
-		"I switched careers to nursing.":    {"user.job_title=nursing|The user works in nursing."},
-		"My job is in marketing now.":       {"user.job_title=marketing|The user works in marketing."},
-		"My sister works in finance.":       {"sister.job_title=finance|The user's sister works in finance."},
-		"I switched to decaf.":              {"user.drinks=decaf|The user drinks decaf."},
-		"I work in London.":                 nil,
-		"I've started doing yoga.":          {"user.activity=yoga|The user took up yoga as a hobby."},
+		"I work in marketing.":             {"user.job_title=marketing|The user works in marketing."},
+		"I moved into product management.": {"user.job_title=product management|The user works in product management."},
+		"I switched careers to nursing.":   {"user.job_title=nursing|The user works in nursing."},
+		"My job is in marketing now.":      {"user.job_title=marketing|The user works in marketing."},
+		"My sister works in finance.":      {"sister.job_title=finance|The user's sister works in finance."},
+		"I switched to decaf.":             {"user.drinks=decaf|The user drinks decaf."},
+		"I work in London.":                nil,
+		"I've started doing yoga.":         {"user.activity=yoga|The user took up yoga as a hobby."},
 		"I'm no longer a developer, I've switched to product management.": {
 			"user.job_title=developer|The user no longer works as a developer.",
 			"user.job_title=product management|The user works in product management."},
@@ -42,6 +43,22 @@ func TestLineOfWork(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
+		}
+	}
+}
+
+// TestHedgeBeforeCopula: a time hedge between an attribute and its "is"
+// ("my favorite band these days is …") is read past.
+func TestHedgeBeforeCopula(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"Honestly I'm kind of over Radiohead, my favorite band these days is Phoebe Bridgers.": "user.favorite_band=Phoebe Bridgers",
+		"My job right now is barista.":              "user.job_title=barista",
+		"My favourite food at the moment is ramen.": "user.favorite_food=ramen",
+		"My favorite band is Radiohead.":            "user.favorite_band=Radiohead",
+	} {
+		if got := strings.Join(stated(msg, at), ","); got != want {
+			t.Errorf("%q: %q, want %q", msg, got, want)
 		}
 	}
 }

@@ -114,3 +114,33 @@ func KindOf(v, k string) bool {
 	rest := v[len(k):]
 	return strings.HasPrefix(rest, " named ") || strings.HasPrefix(rest, "（") || strings.HasPrefix(rest, ", ")
 }
+
+// PetKindOf is the kind of pet a pet value is ("dog" for "border collie
+// named Pepper", "dog named Rex", "puppy"), "" when none is known.
+func PetKindOf(v string) string {
+	low := strings.ToLower(v)
+	if i := strings.LastIndex(low, " named "); i >= 0 {
+		low = low[:i]
+	}
+	ws := strings.Fields(low)
+	for i := len(ws) - 1; i >= 0; i-- {
+		w := strings.TrimSuffix(ws[i], "s")
+		switch {
+		case dogBreeds[w] || dogBreeds[ws[i]]:
+			return "dog"
+		case catBreeds[w] || catBreeds[ws[i]]:
+			return "cat"
+		case pets[w] || pets[ws[i]]:
+			return petKind(strings.TrimSuffix(ws[i], "s"))
+		}
+	}
+	return ""
+}
+
+// BarePet reports whether a pet value names only its kind ("dog", "a
+// dog"): no name, no count. Said beside a live pet of that kind, it is
+// that pet in other words.
+func BarePet(v string) bool {
+	low := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(v)), "a "), "an ")
+	return NameOf(v) == "" && !strings.Contains(low, " ") && pets[low]
+}

@@ -120,6 +120,16 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 			return ws
 		}
 	}
+	if f.Attribute == "pet" && !f.Ended && !c.Change && facts.BarePet(f.Value) {
+		// "… which is why we have a dog" beside "a border collie named
+		// Pepper": the pet the user has, said by its kind (a pet got or
+		// adopted is a change, and a new one).
+		for _, old := range live {
+			if of := old.Fact(); of != nil && !of.Ended && facts.PetKindOf(of.Value) != "" && facts.PetKindOf(of.Value) == facts.PetKindOf(f.Value) {
+				return []Write{{Op: Reinforce, Memory: old, At: now, Reason: f.Key() + " " + f.Value + " is " + of.Value}}
+			}
+		}
+	}
 	if !f.Multi && !f.Ended && !c.Change && facts.Generic(f.Value) {
 		// "I work at a hospital" after "I work at St Mary's": said
 		// without a change, a described value is the named one in other

@@ -634,3 +634,17 @@ func TestDecideEndedByHead(t *testing.T) {
 		t.Errorf("live %q", live)
 	}
 }
+
+// TestDecideBarePet: a pet said only by its kind ("we have a dog") beside
+// a live pet of that kind is that pet; a pet got or adopted is another.
+func TestDecideBarePet(t *testing.T) {
+	st := &store{}
+	st.say(t, "I have a border collie named Pepper.", t0)
+	ops := st.say(t, "I'm allergic to cats, which is why we have a dog.", t0.AddDate(0, 1, 0))
+	if slices.Contains(st.live(), "The user has a pet dog.") || !has(ops, Reinforce) {
+		t.Errorf("the dog said by its kind: ops %v, live %q", ops, st.live())
+	}
+	if ops := st.say(t, "We got a new puppy.", t0.AddDate(0, 2, 0)); !has(ops, Insert) {
+		t.Errorf("a new puppy: ops %v, live %q", ops, st.live())
+	}
+}
