@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -41,7 +42,7 @@ var contractions = strings.NewReplacer(
 
 // enCue is the screen a sentence passes before it is tagged: a first-person
 // statement with a fact verb or noun.
-var enCue = rx.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called|diagnosed|hired)`)
+var enCue = rx.MustCompile(`(?i)\bcall me\b|\b(i|my|we|our)\b.*\b(go|goes|drive|drives|bought|own|kids|children|born|flight|live|living|reside|moved|relocated|based|located|from|work|working|joined|started|quit|left|resigned|handed|rent|rents|renting|owns|job|use|using|code|program|write|switched|changed|migrated|like|love|enjoy|prefer|adore|hate|dislike|stand|vegan|vegetarian|pescatarian|keto|allergic|speak|have|has|got|adopted|name|call|am|is|are|study|studying|married|eat|drink|call|avoid|avoiding|cut|play|teach|been|speak|lived|grew|learning|retired|laid|birthday|anniversary|settled|start|starting|begin|beginning|first|gave|give|stopped|stop|promoted|became|went|born|wear|wearing|run|ride|riding|cycle|train|hike|swim|ski|climb|shoot|skate|read|reread|finished|watched|rewatched|binged|visited|traveled|travelled|flew|trip|took|picked|turned|drinker|allergy|allergies|phd|doctorate|master's|masters|degree|back|learned|learnt|fluent|native|conversational|proficient|called|diagnosed|hired)` + practiceCue())
 
 // gerunds are the activities a product is used for ("I run in Brooks":
 // for running).
@@ -1766,6 +1767,12 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			f.qual = "for " + g
 		}
 		return []Fact{f}
+	case "do", "does":
+		// "I do yoga", "now I mostly do padel": a practice the user
+		// keeps (not "do the dishes", "do marketing").
+		if j+1 < len(ts) && practices[ts[j+1].low] && !neg && (j+2 == len(ts) || !strings.HasPrefix(ts[j+2].tag, "NN")) {
+			return []Fact{mk("activity", ts[j+1].low)}
+		}
 	case "play", "plays":
 		if w := instrumentAt(ts, j+1); w != "" && !neg {
 			return []Fact{mk("plays", w)} // "I only play piano now" (the tagger may read "piano" as an adverb)
@@ -2873,6 +2880,21 @@ func jobEnded(ts []tok) bool {
 
 var jobEndedRe = rx.MustCompile(`(?i)\b(?:no longer an? |not an? \w+ any ?more|quit my job|left my job|career change|changed careers)`)
 
+// practiceCue is the screen's words for "do <practice>".
+func practiceCue() string {
+	ws := slices.Sorted(maps.Keys(practices))
+	return `|\bdo(?:es)?\s+(?:` + strings.Join(ws, "|") + `)\b`
+}
+
+// practices are what one does as a pastime ("I do yoga").
+var practices = map[string]bool{"yoga": true, "pilates": true, "crossfit": true, "padel": true, "karate": true, "judo": true,
+	"taekwondo": true, "jiu-jitsu": true, "boxing": true, "kickboxing": true, "ballet": true, "parkour": true,
+	"triathlons": true, "marathons": true, "meditation": true, "zumba": true, "spinning": true, "aerobics": true,
+	"calisthenics": true, "weightlifting": true, "powerlifting": true, "gymnastics": true, "archery": true, "fencing": true,
+	"bouldering": true, "climbing": true, "salsa": true, "tango": true, "ceramics": true, "pottery": true, "improv": true,
+	"woodworking": true, "embroidery": true, "origami": true, "taichi": true, "qigong": true, "barre": true, "rowing": true,
+	"swimming": true, "running": true, "cycling": true, "hiking": true, "surfing": true, "skiing": true, "snowboarding": true}
+
 // hedgeLen is the length of a time hedge at ts[k] ("these days",
 // "lately", "right now", "at the moment", "nowadays"); 0 when none.
 func hedgeLen(ts []tok, k int) int {
@@ -3272,6 +3294,9 @@ func givenUp(ts []tok, j int, mk func(a, v string) Fact) (Fact, bool) {
 // water now").
 var onlyNow = rx.MustCompile(`(?i)[,;:\-–—]\s*(?:(?:but|and|so)\s+)?(?:(?:it's|it is|now|these days|nowadays)\s+)?(?:only|just|mostly|strictly)\s+([A-Za-z][\w+#.\- ]{0,30}?)\s*(?:now|instead|these days|nowadays|for me)?\s*[.!]*$`)
 
+// notDietRe: the user's sentence denies a diet ("I'm not vegan").
+var notDietRe = rx.MustCompile(`(?i)^\W*(?:i'm|i am|im)\s+(?:not|no longer)\s+(?:a\s+)?(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|plant-based)\b`)
+
 // insteadOf reads the value that replaces an ended one in the same
 // sentence, when it is of the ended value's kind (a drink for drinks, a
 // named tool for uses).
@@ -3283,6 +3308,10 @@ func insteadOf(sent string, fs []Fact) []Fact {
 	v := strings.TrimSpace(firstWords(m[1])) // "just water with dinner"
 	if v == "" {
 		return nil
+	}
+	if lv := strings.ToLower(v); diets[lv] && notDietRe.MatchString(sent) {
+		// "I'm not vegan, just vegetarian": the diet the user keeps.
+		return []Fact{{Triple: tripleOf("user", "diet", lv), Change: true}}
 	}
 	for _, f := range fs {
 		if !f.Ended || !f.Multi {

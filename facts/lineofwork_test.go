@@ -62,3 +62,22 @@ func TestHedgeBeforeCopula(t *testing.T) {
 		}
 	}
 }
+
+// TestPracticesAndDietsSaidOtherwise: "I do yoga" is a pastime (not "do
+// the dishes"); "I'm not vegan, just vegetarian" is the diet kept.
+func TestPracticesAndDietsSaidOtherwise(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I do yoga.": "user.activity=yoga",
+		"I used to play tennis but now I mostly do padel.": "user.activity=padel",
+		"I do the dishes.":                        "",
+		"I do marketing.":                         "",
+		"I'm not vegan, just vegetarian.":         "user.diet=vegetarian",
+		"I'm not vegan anymore, just vegetarian.": "user.diet=vegan,user.diet=vegetarian",
+		"I'm not vegan.":                          "",
+	} {
+		if got := strings.Join(stated(msg, at), ","); got != want {
+			t.Errorf("%q: %q, want %q", msg, got, want)
+		}
+	}
+}
