@@ -644,6 +644,7 @@ var dwellings = map[string]bool{"flat": true, "apartment": true, "house": true, 
 
 // extractEN reads one English sentence.
 func extractEN(sent string) []Fact {
+	sent = resolvePronounEN(sent)
 	if fs := bareAge(sent); fs != nil {
 		return fs
 	}
@@ -794,6 +795,56 @@ func extractEN(sent string) []Fact {
 
 // relAndIRe: a relative and the user are the sentence's subject.
 var relAndIRe = rx.MustCompile(`(?i)^\W*(?:my|our)\s+[\w' ]{1,30}?\s+and\s+I\b`)
+
+// relFirstRe: a sentence whose subject is one of the user's people ("My
+// parents don't live in Nice anymore, …").
+var relFirstRe = rx.MustCompile(`(?i)^\W*(?:(?:so|also|well|oh|and|but|btw|update)\W+)?(my|our)\s+((?:(?:little|big|older|younger|baby|twin|step|best)\s+)?(mom and dad|mum and dad|mother and father|[a-z-]+))\b`)
+
+// laterPronounRe: "they/he/she" starting a later clause of the sentence.
+var laterPronounRe = rx.MustCompile(`(?i)([,;]\s*(?:and\s+|but\s+|so\s+|now\s+)?|\s+(?:and|but|so)\s+)(they|he|she)('re|'s|'ve|'ll)?\b`)
+
+// resolvePronounEN reads "they", "he" or "she" at the start of a later
+// clause as the relative the sentence began with, when the pronoun fits
+// them: "My parents don't live in Nice anymore, they moved back to Lyon"
+// → "…, my parents moved back to Lyon", so the clause says the parents'
+// home (it was read as no one's).
+func resolvePronounEN(sent string) string {
+	m := relFirstRe.FindStringSubmatchIndex(sent)
+	if m == nil {
+		return sent
+	}
+	word := strings.ToLower(sent[m[6]:m[7]])
+	rel := relations[word]
+	if strings.Contains(word, " and ") {
+		rel = "parents"
+	}
+	if rel == "" {
+		return sent
+	}
+	head := sent[:m[1]]
+	tail := laterPronounRe.ReplaceAllStringFunc(sent[m[1]:], func(x string) string {
+		sm := laterPronounRe.FindStringSubmatch(x)
+		if pronounFits(strings.ToLower(sm[2]), rel, word) {
+			return sm[1] + sent[m[2]:m[3]] + " " + sent[m[4]:m[5]] + sm[3]
+		}
+		return x
+	})
+	return head + tail
+}
+
+// pronounFits reports whether a pronoun can stand for the relative rel
+// (said as word).
+func pronounFits(p, rel, word string) bool {
+	switch p {
+	case "they":
+		return Plural(rel)
+	case "he":
+		return pronounOf(rel, word) == "his"
+	case "she":
+		return pronounOf(rel, word) == "her"
+	}
+	return false
+}
 
 // relCue: the user names one of their people or pets ("our second
 // child, Iris, arrived").

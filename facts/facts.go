@@ -623,7 +623,7 @@ var relationStartRe = rx.MustCompile(`(?i)\b(?:born|arrived|adopted|adopt|marrie
 // subjectClauseRe starts a clause with a subject of its own ("…, and my
 // dad retired last year", "… but I moved", ", my sister …") or a verb
 // of its own after "and" ("… and started at Google last week").
-var subjectClauseRe = rx.MustCompile(`(?i)(?:,?\s+(?:and|but|while|whereas|so|plus)\s+|,\s+)(?:my|our|i|we|i'm|i've|we're|we've)\b|,?\s+and\s+(?:then\s+|also\s+|now\s+|later\s+)?(?:[a-z]+ed|got|took|left|went|began|became|bought|sold|found|quit)\b`)
+var subjectClauseRe = rx.MustCompile(`(?i)(?:,?\s+(?:and|but|while|whereas|so|plus)\s+|,\s+)(?:my|our|i|we|i'm|i've|we're|we've|they|he|she)\b|,?\s+and\s+(?:then\s+|also\s+|now\s+|later\s+)?(?:[a-z]+ed|got|took|left|went|began|became|bought|sold|found|quit)\b`)
 
 // ownClause is the byte range of the clause of sent that holds f's value,
 // when sent joins clauses with subjects or verbs of their own; ok is

@@ -80,3 +80,20 @@ func TestPluralEN(t *testing.T) {
 		t.Error("parents' age not plural")
 	}
 }
+
+// TestPronounLaterClause: "they", "he" or "she" starting a later clause
+// is the relative the sentence began with, when it fits them.
+func TestPronounLaterClause(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string][]string{
+		"My parents don't live in Nice anymore, they moved back to Lyon.": {"parents.lives_in=Nice", "parents.lives_in=Lyon"},
+		"My brother lives in Rome, he works at FAO.":                      {"brother.lives_in=Rome", "brother.works_at=FAO"},
+		"My sister quit Google and she joined Meta.":                      {"sister.works_at=Google", "sister.works_at=Meta"},
+		"My mom and dad live in Spain, they have a dog named Toby.":       {"parents.lives_in=Spain", "parents.pet=dog named Toby"},
+		"My dad lives in Madrid, she works at a bank.":                    {"father.lives_in=Madrid"},
+	} {
+		if got := stated(msg, at); !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", msg, got, want)
+		}
+	}
+}
