@@ -649,8 +649,18 @@ func extractEN(sent string) []Fact {
 		return fs
 	}
 	if c := condition(sent); c != "" {
-		// "I'm pregnant", "I'm a night owl": a standing condition.
-		return []Fact{{Triple: tripleOf("user", "condition", c)}}
+		// "I'm pregnant", "I'm a night owl": a standing condition; a
+		// clause of its own after it is read too ("I have type 1
+		// diabetes and I'm lactose intolerant").
+		out := []Fact{{Triple: tripleOf("user", "condition", c)}}
+		if loc := subjectClauseRe.FindStringIndex(sent); loc != nil && loc[0] > 0 {
+			rest := strings.TrimLeft(sent[loc[0]:], " ,;")
+			for _, w := range []string{"and ", "but ", "so ", "while ", "whereas ", "plus "} {
+				rest = strings.TrimPrefix(rest, w)
+			}
+			out = append(out, extractEN(rest)...)
+		}
+		return out
 	}
 	if fs := homeSaid(sent); fs != nil {
 		return fs
@@ -1588,6 +1598,13 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("from", val)}
 			}
 		}
+		if next(j+1, "out") && next(j+2, "of") {
+			if a := allergyNoun(ts, j+3+btoi(next(j+3, "my", "her", "his", "their", "our", "the"))); a != "" && !neg {
+				f := mk("allergy", allergens(a)) // "she grew out of her egg allergy"
+				f.Ended, f.Change = true, true
+				return []Fact{f}
+			}
+		}
 	case "retired":
 		// "I retired last year", "I retired from teaching in 2020" (not
 		// "I retired my old laptop").
@@ -1818,6 +1835,24 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 			f.qual = "for " + g
 		}
 		return []Fact{f}
+	case "outgrew", "outgrown", "grown":
+		// "My daughter outgrew her peanut allergy", "I've grown out of
+		// my cat allergy": that allergy ends.
+		k := j + 1
+		if v == "grown" {
+			if !next(k, "out") || !next(k+1, "of") {
+				return nil
+			}
+			k += 2
+		}
+		if next(k, "my", "her", "his", "their", "our", "the") {
+			k++
+		}
+		if a := allergyNoun(ts, k); a != "" && !neg {
+			f := mk("allergy", allergens(a))
+			f.Ended, f.Change = true, true
+			return []Fact{f}
+		}
 	case "do", "does":
 		// "I do yoga", "now I mostly do padel": a practice the user
 		// keeps (not "do the dishes", "do marketing").
@@ -2930,6 +2965,13 @@ func jobEnded(ts []tok) bool {
 }
 
 var jobEndedRe = rx.MustCompile(`(?i)\b(?:no longer an? |not an? \w+ any ?more|quit my job|left my job|career change|changed careers)`)
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // practiceCue is the screen's words for "do <practice>".
 func practiceCue() string {

@@ -81,3 +81,31 @@ func TestPracticesAndDietsSaidOtherwise(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionThenClause: a condition said first leaves the clause
+// after it read ("… and I'm lactose intolerant"); an allergy outgrown
+// ends.
+func TestConditionThenClause(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I have type 1 diabetes and I'm lactose intolerant.": "user.condition=has type 1 diabetes,user.diet=lactose intolerant",
+		"I have asthma, I live in Leeds.":                    "user.condition=has asthma,user.lives_in=Leeds",
+		"I have asthma.":                                     "user.condition=has asthma",
+		"My daughter outgrew her peanut allergy!":            "child.allergy=peanuts",
+		"I outgrew my cat allergy.":                          "user.allergy=cats",
+		"She grew out of her egg allergy.":                   "",
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			if !f.Note {
+				got = append(got, f.Key()+"="+f.Value)
+				if f.Attribute == "allergy" && !f.Ended {
+					t.Errorf("%q: allergy not ended", msg)
+				}
+			}
+		}
+		if g := strings.Join(got, ","); g != want {
+			t.Errorf("%q: %q, want %q", msg, g, want)
+		}
+	}
+}
