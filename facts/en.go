@@ -1598,6 +1598,12 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("from", val)}
 			}
 		}
+		if next(j+1, "up") && next(j+2, "in") && !neg {
+			// "I grew up in a small town in Texas": a hometown described.
+			if val, _, placed, ok := describedHome(ts, j+3, 0); ok && placed {
+				return []Fact{mk("from", val)}
+			}
+		}
 		if next(j+1, "out") && next(j+2, "of") {
 			if a := allergyNoun(ts, j+3+btoi(next(j+3, "my", "her", "his", "their", "our", "the"))); a != "" && !neg {
 				f := mk("allergy", allergens(a)) // "she grew out of her egg allergy"
@@ -1933,6 +1939,11 @@ func readClause(ts []tok, j int, subject, word string) []Fact {
 				return []Fact{mk("from", val)} // "I was born in Lyon"
 			}
 		}
+		if (v == "was" || v == "were") && next(j+1, "born") && next(j+2, "in") && !neg {
+			if val, _, placed, ok := describedHome(ts, j+3, 0); ok && placed {
+				return []Fact{mk("from", val)} // "I was born in a small town in Ohio"
+			}
+		}
 		if (v == "was" || v == "were") && next(j+1, "born") && next(j+2, "on") {
 			// "I was born on 3 March 1990": the birthday.
 			var d []string
@@ -2181,6 +2192,12 @@ func copula(ts []tok, j int, subject, word string, neg bool) []Fact {
 		}
 	case t.low == "from" && j+1 < len(ts) && ts[j+1].capital:
 		if val, _, ok := np(ts, j+1); ok {
+			return []Fact{mk("from", val)}
+		}
+	case t.low == "from" && j+1 < len(ts) && (ts[j+1].low == "a" || ts[j+1].low == "an" || ts[j+1].low == "the"):
+		// "I'm from a small village near Krakow", "from the suburbs of
+		// Chicago": a hometown described, as said.
+		if val, _, placed, ok := describedHome(ts, j+1, 0); ok && placed && !neg {
 			return []Fact{mk("from", val)}
 		}
 	case (t.low == "married" || t.low == "engaged") && j+1 < len(ts) && ts[j+1].low == "to" && j+2 < len(ts) && ts[j+2].capital:

@@ -107,3 +107,22 @@ func TestDescribedWorkplaceKeepsPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribedHometown: a hometown described is kept as said, as a home
+// is ("I grew up in a small town in Texas"); a family is no place.
+func TestDescribedHometown(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I grew up in a small town in Texas.":                          "user.from=a small town in Texas",
+		"I'm from a small village near Krakow.":                        "user.from=a small village near Krakow",
+		"I'm originally from a tiny island off the coast of Scotland.": "user.from=a tiny island off the coast of Scotland",
+		"I was born in a small town in Ohio.":                          "user.from=a small town in Ohio",
+		"I'm from the suburbs of Chicago.":                             "user.from=the suburbs of Chicago",
+		"I'm from a big family.":                                       "",
+		"I grew up in Manchester.":                                     "user.from=Manchester",
+	} {
+		if got := strings.Join(stated(msg, at), ","); got != want {
+			t.Errorf("%q: %q, want %q", msg, got, want)
+		}
+	}
+}
