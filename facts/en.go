@@ -2911,6 +2911,20 @@ func relative(ts []tok, j int, sent, rel string) (out []Fact, name string) {
 				k++
 			}
 		}
+		if k+3 < len(ts) && ts[k].low == "'s" && ts[k+1].low == "name" && ts[k+2].low == "is" && ts[k+3].capital && !Plural(rel) && name == "" && rel != "partner" {
+			// "My mom's name is Linda", "my sister's name is Anna": who
+			// the relative is, as "my sister is Anna" says (was the
+			// relative's own "name" attribute), so what is said of her
+			// later is Anna's. (A partner's name stays the partner's
+			// "name": the partner slot is the relationship, whose later
+			// statement — engaged, married — dates it.)
+			end := k + 3
+			for end < len(ts) && ts[end].capital && end < k+6 {
+				end++
+			}
+			name = joinW(ts[k+3 : end])
+			return append(out, Fact{Triple: tripleOf("user", relAttr(rel), name), word: word, aword: word}), name
+		}
 		if k+1 < len(ts) && ts[k].low == "'s" && (ts[k+1].low == "a" || ts[k+1].low == "an" || ts[k+1].low == "from" || ts[k+1].low == "in" ||
 			ts[k+1].low == "allergic" || ts[k+1].tag == "CD" || diets[ts[k+1].low]) {
 			// "My mom's a teacher", "my son's 12": 's is "is".

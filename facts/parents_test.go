@@ -97,3 +97,23 @@ func TestPronounLaterClause(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeNamedByName: "my mom's name is Linda" names the relative,
+// as "my mom is Linda" does; a partner's name stays the partner's name.
+func TestRelativeNamedByName(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string][]string{
+		"My mom's name is Linda and my dad's name is Robert.": {"user.mother=Linda|The user's mom is Linda.", "user.father=Robert|The user's dad is Robert."},
+		"My sister's name is Anna.":                           {"user.sister=Anna|The user has a sister named Anna."},
+		"My manager's name is Katherine.":                     {"user.boss=Katherine|The user's manager is Katherine."},
+		"My wife's name is Sofia.":                            {"partner.name=Sofia|The user's wife's name is Sofia."},
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
+		}
+	}
+}
