@@ -7,6 +7,7 @@
 package facts
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -367,6 +368,11 @@ func extractAll(msg string, o Options) []Fact {
 			fs = extractZH(sent)
 		} else {
 			fs = destinations(extractEN(sent), sent, around(msg, at, at+len(said), contextBytes)+"\n"+tail(o.Before, contextBytes), named)
+			if len(fs) == 0 {
+				// "Emma is 7 and Noah is 4" after "My kids are Emma and
+				// Noah": the ages of the children (or pets) named.
+				fs = namedAges(sent, tail(o.Before, contextBytes)+"\n"+msg)
+			}
 		}
 		// "I quit my job", 我们分手了: an ending cue ends its slot when
 		// the sentence states nothing else about that slot.
@@ -619,6 +625,46 @@ var acquiredRe = rx.MustCompile(`(?i)\b(?:got|get|getting|adopted|adopt|adopting
 // an adoption, a wedding, a meeting), whose date a named relative's fact
 // takes.
 var relationStartRe = rx.MustCompile(`(?i)\b(?:born|arrived|adopted|adopt|married|marry|engaged|met|meet|welcomed|dating|hired|joined|started|got|had|new)\b`)
+
+// namedAgeRe: "<Name> is <n>" (and more such, joined by "and" or a
+// comma): ages said by name alone.
+var (
+	namedAgeRe     = rx.MustCompile(`^\W*(?:(?:[A-Z][a-z]+) is \d{1,2}(?: years old)?(?:,\s*|,? and |\s*$|[.!]\s*$))+$`)
+	namedAgePartRe = rx.MustCompile(`([A-Z][a-z]+) is (\d{1,2})\b`)
+)
+
+// namedAges reads "Emma is 7 and Noah is 4" when each name is one the
+// context names as the user's child or pet ("My kids are Emma and Noah",
+// "my daughter Emma", "a dog named Rex"): the ages are theirs, keyed by
+// name as "Ava turned 10" is. None when one name is not so named.
+func namedAges(sent, context string) []Fact {
+	if !namedAgeRe.MatchString(strings.TrimSpace(sent)) {
+		return nil
+	}
+	var out []Fact
+	for _, m := range namedAgePartRe.FindAllStringSubmatch(sent, -1) {
+		name := m[1]
+		if notAgeNames[strings.ToLower(name)] || !namedKin(context, name) {
+			return nil
+		}
+		if n := atoi(m[2]); n <= 0 || n >= 120 {
+			return nil
+		}
+		out = append(out, Fact{Triple: tripleOf(name, "age", m[2])})
+	}
+	return out
+}
+
+// kinWords are the words that name a child or a pet before its name.
+const kinWords = `(?:kids?|children|child|sons?|daughters?|twins|boys|girls|baby|babies|grandsons?|granddaughters?|grandkids|dogs?|cats?|puppy|kitten|pets?|named|called)`
+
+// namedKin reports whether context names name as one of the user's
+// children or pets.
+func namedKin(context, name string) bool {
+	q := regexp.QuoteMeta(name)
+	re, err := regexp.Compile(`(?i)\b(?:my|our)\s+(?:\w+\s+){0,2}?` + kinWords + `\b[^.!?\n]{0,40}\b` + q + `\b|\b(?:named|called)\s+` + q + `\b`)
+	return err == nil && re.MatchString(context)
+}
 
 // subjectClauseRe starts a clause with a subject of its own ("…, and my
 // dad retired last year", "… but I moved", ", my sister …") or a verb

@@ -117,3 +117,31 @@ func TestRelativeNamedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestAgesByNameAlone: "Emma is 7 and Noah is 4" are the ages of the children
+// (or pets) the message or the one before names; a name named as
+// anything else ("My boss is Emma") gives none.
+func TestAgesByNameAlone(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		before, msg string
+		want        []string
+	}{
+		{"My kids are Emma and Noah.", "Emma is 7 and Noah is 4.", []string{"Emma.age=7", "Noah.age=4"}},
+		{"", "My kids are Emma and Noah. Emma is 7 and Noah is 4.", []string{"user.child=Emma", "user.child=Noah", "Emma.age=7", "Noah.age=4"}},
+		{"We have a dog named Rex.", "Rex is 3.", []string{"Rex.age=3"}},
+		{"My boss is Emma.", "Emma is 7.", nil},
+		{"", "Gate is 12.", nil},
+		{"My daughter Emma loves horses.", "Emma is 7 and Noah is 4.", nil},
+	} {
+		var got []string
+		for _, f := range Extract(c.msg, Options{At: at, Before: c.before}) {
+			if !f.Note {
+				got = append(got, f.Key()+"="+f.Value)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q after %q: %q, want %q", c.msg, c.before, got, c.want)
+		}
+	}
+}
