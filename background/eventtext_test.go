@@ -1,10 +1,12 @@
 package background
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memproxy/memproxy/memory"
 	"github.com/memproxy/memproxy/text"
 )
 
@@ -32,6 +34,27 @@ func TestEventReplyReadsAPrefix(t *testing.T) {
 		want := truncate(text.AnnotateDates(a, at, time.UTC), eventReplyRunes)
 		if got := eventReply(a, at, time.UTC); got != want {
 			t.Fatalf("eventReply of a %d-rune reply:\n got %q\nwant %q", len([]rune(a)), got, want)
+		}
+	}
+}
+
+// TestPersonFactKeepsItsSentence: a fact that only names a person does not
+// stand for a sentence that says what happened with them; the event keeps
+// it. A sentence that only names the person needs no event beside its
+// fact.
+func TestPersonFactKeepsItsSentence(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	for user, event := range map[string]bool{
+		"I had dinner with my brother Tom last night at a Thai place": true,
+		"Yesterday I went hiking at Mount Tam with my sister Jo, the trail was muddy": true,
+		"I have a sister named Jo.": false,
+	} {
+		s := scope("u" + fmt.Sprint(len(user)))
+		e.say(s, user)
+		e.wait()
+		evs := e.list(s, memory.StateLive, memory.TierEvent)
+		if got := len(evs) == 1 && strings.Contains(evs[0].Text, user[len(user)-12:]); got != event { // dates are annotated
+			t.Errorf("%q: events %s, want an event %v; all %s", user, texts(evs), event, texts(e.list(s, memory.StateAny)))
 		}
 	}
 }

@@ -276,9 +276,24 @@ func cmpStr(a, b string) string {
 }
 
 // factsCoverMessage reports whether the facts say all the message says:
-// a one-sentence statement needs no event beside its fact.
-func factsCoverMessage(text string, facts []Fact) bool {
-	return len(splitSentences(text)) <= len(facts)
+// a one-sentence statement needs no event beside its fact. A fact that
+// only names a person ("The user has a sister named Jo.") says who, not
+// what the sentence says of them: it stands for a sentence only when the
+// sentence says little else (half its content words are in the fact), so
+// "Yesterday I went hiking at Mount Tam with my sister Jo" keeps its
+// event, and "I have a sister named Jo" needs none.
+func factsCoverMessage(text string, found []Fact) bool {
+	sents := splitSentences(text)
+	n := 0
+	for _, f := range found {
+		if !f.Note && facts.IsPerson(f.Attribute) && !slices.ContainsFunc(sents, func(s string) bool {
+			return coverage(s, f.Text) >= 0.5
+		}) {
+			continue
+		}
+		n++
+	}
+	return len(sents) <= n
 }
 
 func (q *core) factMemory(t *memory.Turn, f Fact, src memory.Source, id string) *memory.Memory {

@@ -87,6 +87,12 @@ var vocab = map[string]attr{
 // profile tier (identity, diet, allergies: injected on every request).
 func IsProfile(subject, attribute string) bool { return subject == "user" && vocab[attribute].profile }
 
+// IsPerson reports whether a fact of the attribute names a person by
+// their relation to the subject ("sister", "friend", "boss": the value is
+// the person's name), as the vocabulary renders its people with the
+// relation's word (%A).
+func IsPerson(attribute string) bool { return strings.Contains(vocab[attribute].en, "%A") }
+
 // IsMulti reports whether an attribute holds several values at once.
 func IsMulti(attribute string) bool { return vocab[attribute].multi }
 
