@@ -45,7 +45,7 @@ func TestEventReplyReadsAPrefix(t *testing.T) {
 func TestPersonFactKeepsItsSentence(t *testing.T) {
 	e := newEnv(t, "sqlite", envOpts{})
 	for user, event := range map[string]bool{
-		"I had dinner with my brother Tom last night at a Thai place": true,
+		"I had dinner with my brother Tom last night at a Thai place":                 true,
 		"Yesterday I went hiking at Mount Tam with my sister Jo, the trail was muddy": true,
 		"I have a sister named Jo.": false,
 	} {

@@ -368,6 +368,9 @@ func extractAll(msg string, o Options) []Fact {
 			fs = extractZH(sent)
 		} else {
 			fs = destinations(extractEN(sent), sent, around(msg, at, at+len(said), contextBytes)+"\n"+tail(o.Before, contextBytes), named)
+			if t := nowTail(sent); t != "" {
+				fs = withTail(fs, extractAll(t, o))
+			}
 			if len(fs) == 0 {
 				// "Emma is 7 and Noah is 4" after "My kids are Emma and
 				// Noah": the ages of the children (or pets) named.
@@ -733,6 +736,37 @@ func clauses(sents []string) []string {
 		}
 	}
 	return out
+}
+
+// nowClauseRe is where a sentence's second statement begins with a change
+// cue and the user as its subject: "I stopped climbing, now I swim twice
+// a week", "I stopped running, and these days I cycle to work".
+var nowClauseRe = rx.MustCompile(`(?i)(?:,|;|\s-|\s—)\s*(?:(?:and|but|so)\s+)?((?:now|nowadays|these days)\s*,?\s+(?:I|I'm|I've|we|we're|we've|my)\s)`)
+
+// nowTail is the second statement of sent that nowClauseRe finds, from its
+// cue ("now I swim twice a week"), or "".
+func nowTail(sent string) string {
+	loc := nowClauseRe.FindStringSubmatchIndex(sent)
+	if loc == nil {
+		return ""
+	}
+	return sent[loc[2]:]
+}
+
+// withTail adds to a sentence's facts those its second statement (nowTail)
+// states when read on its own and the whole sentence did not: a fact of a
+// slot the sentence gave none, a note when it gave none. The sentence is
+// read whole first, so what its patterns read across the cue ("I used to
+// work at Oracle, now I'm at Salesforce") stands; the tail was lost when
+// the first statement's fact took the sentence ("I stopped climbing, now I
+// swim twice a week").
+func withTail(fs, tail []Fact) []Fact {
+	for _, f := range tail {
+		if !slices.ContainsFunc(fs, func(g Fact) bool { return g.Note == f.Note && (f.Note || g.Key() == f.Key()) }) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // presentWords are the search-only words of a temporary state.

@@ -10,7 +10,7 @@ import (
 // frequency ("usually", "every morning", "three times a week", "on
 // weekends") after the user as subject ("I", "we", then at most a few
 // words before the verb).
-var habitRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|yeah|yes),?\s+)?(?:i|we)\b[^,;:]{0,40}?\b(?:usually|always|normally|typically|generally|never|every (?:day|morning|evening|night|week|weekend|weekday|month|year|summer|winter|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|each (?:day|morning|evening|night|week)|(?:once|twice|three times|four times|five times|two times|\d+ times) (?:a|per|every) (?:day|week|month|year)|most (?:days|mornings|evenings|nights|weekends)|on (?:weekends|weekdays|sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays))\b`)
+var habitRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|yeah|yes|now|nowadays|these days|lately),?\s+){0,2}(?:i|we)\b[^,;:]{0,40}?\b(?:usually|always|normally|typically|generally|never|every (?:day|morning|evening|night|week|weekend|weekday|month|year|summer|winter|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|each (?:day|morning|evening|night|week)|(?:once|twice|three times|four times|five times|two times|\d+ times) (?:a|per|every) (?:day|week|month|year)|most (?:days|mornings|evenings|nights|weekends)|on (?:weekends|weekdays|sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays))\b`)
 
 // zhHabitRe: 我 (or 我们) and a frequency before the verb (每天, 平时,
 // 一般, 每个周末, 一周三次).

@@ -1,0 +1,36 @@
+package facts
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestNowClause: a change cue that begins a second statement with the
+// user as its subject ("…, now I swim twice a week") cuts the sentence;
+// each statement is read on its own, so the second is not lost to the
+// first's fact. A habit said after "now" or "these days" is a habit.
+func TestNowClause(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string][]string{
+		"I stopped climbing because of my knee, now I swim twice a week": {
+			"user.activity=climbing|The user no longer does climbing.", "note|The user stopped climbing because of their knee, now the user swims twice a week."},
+		"I stopped running, and these days I cycle to work every day": {
+			"user.activity=running|The user no longer does running.", "note|The user stopped running, and these days the user cycles to work every day."},
+		"Now I swim twice a week.":                                 {"note|Now the user swims twice a week."},
+		"I used to live in Berlin but these days I live in Lisbon": {"user.lives_in=Lisbon|The user lives in Lisbon."},
+		"I work at Google now, I love it":                          {"user.works_at=Google|The user works at Google."},
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Note {
+				got = append(got, "note|"+f.Text)
+				continue
+			}
+			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
+		}
+	}
+}
