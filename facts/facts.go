@@ -542,7 +542,12 @@ func extractAll(msg string, o Options) []Fact {
 					refs = []text.DateRef{r}
 				}
 			}
-			future := f.starts && len(refs) > 0 && refs[0].Date.After(o.At)
+			// "I'm moving to Lisbon next month for a new job at Revolut":
+			// an employer or school said in a sentence about what is to
+			// come starts on the date it names, as "I start at Hooli on
+			// Monday" does; it was the employer at once.
+			starts := f.starts || !f.Ended && !hasHan(sent) && (f.Attribute == "works_at" || f.Attribute == "studies_at") && comingRe.MatchString(sent)
+			future := starts && len(refs) > 0 && refs[0].Date.After(o.At)
 			if future {
 				f.ValidFrom, f.Dated = refs[0].Date, true
 			}
@@ -982,6 +987,10 @@ func comingDay(sent string, at time.Time, loc *time.Location, re *rx.Regexp) (te
 	}
 	return text.DateRef{Start: m[0], End: m[1], Text: sent[m[0]:m[1]], Date: day.AddDate(0, 0, n), Precision: text.Day}, true
 }
+
+// comingRe: the sentence is about what the user is about to do ("I'm
+// moving", "we're relocating", "I'll be joining", "going to start").
+var comingRe = rx.MustCompile(`(?i)\b(?:(?:I'm|I am|we're|we are)\s+(?:moving|relocating|starting|joining|heading|taking)|(?:I'll|I will|we'll|we will)\s+(?:be\s+)?(?:moving|relocating|starting|joining|working)|(?:going|about)\s+to\s+(?:move|relocate|start|join))\b`)
 
 // startSuffix adds when a value the user is about to take on starts:
 // "The user works at Hooli (starting 9 Mar 2026).", "用户在腾讯工作（自2026年3月9日起）。".

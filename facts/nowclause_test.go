@@ -34,3 +34,24 @@ func TestNowClause(t *testing.T) {
 		}
 	}
 }
+
+// TestComingEmployerStarts: an employer said in a sentence about what the
+// user is about to do starts on the date the sentence names, as "I start
+// at Hooli on Monday" does; without a coming date it is the employer now.
+func TestComingEmployerStarts(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I'm moving to Lisbon next month for a new job at Revolut": "Jul 1 2026|The user works at Revolut (starting Jul 2026).",
+		"I work at Google now":                                     "Jun 10 2026|The user works at Google.",
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			if f.Attribute == "works_at" {
+				got = append(got, f.ValidFrom.Format("Jan 2 2006")+"|"+f.Text)
+			}
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("%q: got %q, want %q", msg, got, want)
+		}
+	}
+}
