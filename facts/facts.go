@@ -371,6 +371,7 @@ func extractAll(msg string, o Options) []Fact {
 			if t := nowTail(sent); t != "" {
 				fs = withTail(fs, extractAll(t, o))
 			}
+			fs = moveFor(fs, sent)
 			if len(fs) == 0 {
 				// "Emma is 7 and Noah is 4" after "My kids are Emma and
 				// Noah": the ages of the children (or pets) named.
@@ -986,6 +987,31 @@ func comingDay(sent string, at time.Time, loc *time.Location, re *rx.Regexp) (te
 		n = 7
 	}
 	return text.DateRef{Start: m[0], End: m[1], Text: sent[m[0]:m[1]], Date: day.AddDate(0, 0, n), Precision: text.Day}, true
+}
+
+// moveForRe is the employer or school a move was for: "… for a new job at
+// Revolut", "… to work at Siemens", "… to study at MIT", "… to join
+// Stripe".
+var moveForRe = rx.MustCompile(`\b(?:for (?:a |my |the |our )?(?:new )?(?:job|role|position) (?:at|with)|to (?:work|start) (?:at|for)|to (study) at|to join) ((?:[A-Z][\w&'.-]*)(?:\s+[A-Z][\w&'.-]*){0,3})`)
+
+// moveFor adds to a move the employer or school it was for ("I moved to
+// Lisbon last month for a new job at Revolut": the home, and Revolut; the
+// employer was lost to the move), when the sentence gave none; it is
+// dated with the sentence, as the move is.
+func moveFor(fs []Fact, sent string) []Fact {
+	if !slices.ContainsFunc(fs, func(f Fact) bool { return f.Subject == "user" && f.Attribute == "lives_in" && !f.Ended }) ||
+		slices.ContainsFunc(fs, func(f Fact) bool { return f.Attribute == "works_at" || f.Attribute == "studies_at" }) {
+		return fs
+	}
+	m := moveForRe.FindStringSubmatch(sent)
+	if m == nil {
+		return fs
+	}
+	attr := "works_at"
+	if m[1] != "" {
+		attr = "studies_at"
+	}
+	return append(fs, Fact{Triple: tripleOf("user", attr, strings.TrimRight(m[2], ".'")), Change: true})
 }
 
 // comingRe: the sentence is about what the user is about to do ("I'm

@@ -55,3 +55,23 @@ func TestComingEmployerStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveFor: the employer or school a move was for is kept beside the
+// new home, dated as the move is.
+func TestMoveFor(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string][]string{
+		"I moved to Lisbon last month for a new job at Revolut": {
+			"user.lives_in=Lisbon|The user lives in Lisbon (since May 2026).", "user.works_at=Revolut|The user works at Revolut (since May 2026)."},
+		"I moved to Boston to study at MIT": {"user.lives_in=Boston|The user lives in Boston.", "user.studies_at=MIT|The user studies at MIT."},
+		"I moved to Seattle for work":       {"user.lives_in=Seattle|The user lives in Seattle."},
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
+		}
+	}
+}
