@@ -143,6 +143,7 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 		if f != nil && facts.Opposite(f.Attribute) != "" {
 			keys = append(keys, f.Subject+"."+facts.Opposite(f.Attribute))
 		}
+
 		for old, nk := range facts.LegacyKeys {
 			if sub, a, _ := strings.Cut(m.Key, "."); a == nk {
 				keys = append(keys, sub+"."+old)
@@ -158,6 +159,20 @@ func (q *reconciler) reconcile(ctx context.Context, s memory.Scope, m *memory.Me
 	}
 	if linked != nil {
 		slot = append(slot, linked)
+	}
+	if f != nil && facts.Retired(f.Triple) {
+		// "My dad retired last year": he works nowhere now; the employer
+		// he had before this turn is closed with his job (not one the
+		// same turn names: "I work part-time at Costco since I retired").
+		hist, err := st.History(ctx, s, f.Subject+".works_at")
+		if err != nil {
+			return "", fmt.Errorf("history: %w", err)
+		}
+		for _, old := range hist {
+			if old.CreatedAt.Before(m.CreatedAt) {
+				slot = append(slot, old)
+			}
+		}
 	}
 	if f != nil && f.Subject != "user" && !facts.Named(f.Subject) && facts.LinksOne(f.Subject) {
 		// "My sister moved to Rome" after "my sister Anna lives in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memproxy/memproxy/internal/fakeupstream"
@@ -84,4 +85,26 @@ func texts(ms []*memory.Memory) string {
 		out += fmt.Sprintf(" %s:%s:%q", m.Tier, st, m.Text)
 	}
 	return out + " ]"
+}
+
+// TestRetirementEndsEmployer: a retirement closes the employer held
+// before it, the user's or a relative's, with the job; an employer the
+// same turn names stays.
+func TestRetirementEndsEmployer(t *testing.T) {
+	e := newEnv(t, "sqlite", envOpts{})
+	for i, c := range []struct{ before, retired, live, gone string }{
+		{"My dad works at Airbus as an engineer.", "My dad retired last year.", "dad is retired", "Airbus"},
+		{"I work at Siemens.", "I retired last month.", "user is retired", "Siemens"},
+		{"I work at Siemens.", "I work part-time at Costco since I retired.", "Costco", "Siemens"},
+	} {
+		s := scope(fmt.Sprintf("retire%d", i))
+		e.say(s, c.before)
+		e.wait()
+		e.say(s, c.retired)
+		e.wait()
+		live := texts(e.list(s, memory.StateLive))
+		if !strings.Contains(live, c.live) || strings.Contains(live, c.gone) {
+			t.Errorf("%q then %q: live %s, want %q and no %q", c.before, c.retired, live, c.live, c.gone)
+		}
+	}
 }

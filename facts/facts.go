@@ -1045,6 +1045,12 @@ func addsValue(s string) bool {
 
 // Opposite is the attribute that states the contrary of a, "" when none
 // (likes ↔ dislikes).
+// Retired reports a retirement ("I retired last year", "my dad is
+// retired"): the job title retired, which ends the employer as well.
+func Retired(t memory.Triple) bool {
+	return t.Attribute == "job_title" && !t.Ended && strings.EqualFold(t.Value, "retired")
+}
+
 func Opposite(a string) string {
 	switch a {
 	case "likes":
