@@ -580,6 +580,9 @@ func extractAll(msg string, o Options) []Fact {
 			}
 			f.Value = resolveValueDates(f.Value, refs, hasHan(sent))
 			f.Text = render(&f, hasHan(sent))
+			if (f.Attribute == "likes" || f.Attribute == "dislikes") && !hasHan(sent) {
+				f.Text = withSaidArticle(f.Text, f.Value, sent)
+			}
 			if f.AnyValue {
 				f.Text = endingText(&f, hasHan(sent))
 			}
@@ -1012,6 +1015,22 @@ func moveFor(fs []Fact, sent string) []Fact {
 		attr = "studies_at"
 	}
 	return append(fs, Fact{Triple: tripleOf("user", attr, strings.TrimRight(m[2], ".'")), Change: true})
+}
+
+// withSaidArticle puts back in a fact's text the article the sentence
+// said its value with ("I like the beach": "The user likes the beach.",
+// was "likes beach"); the value, which keys the slot, stays without it.
+func withSaidArticle(text, value, sent string) string {
+	if value == "" || strings.Count(text, value) != 1 {
+		return text
+	}
+	low := strings.ToLower(sent)
+	for _, a := range []string{"the ", "a ", "an "} {
+		if strings.Contains(low, " "+a+strings.ToLower(value)) {
+			return strings.Replace(text, " "+value, " "+a+value, 1)
+		}
+	}
+	return text
 }
 
 // comingRe: the sentence is about what the user is about to do ("I'm

@@ -75,3 +75,24 @@ func TestMoveFor(t *testing.T) {
 		}
 	}
 }
+
+// TestLikesKeepTheirArticle: a liked or disliked value is written with the
+// article it was said with; the value itself (the slot's key) has none.
+func TestLikesKeepTheirArticle(t *testing.T) {
+	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"I like the beach":        "beach|The user likes the beach.",
+		"My parents love the sea": "sea|The user's parents like the sea.",
+		"I love a good thriller":  "good thriller|The user likes a good thriller.",
+		"I hate the cold":         "cold|The user does not like the cold.",
+		"I like jazz":             "jazz|The user likes jazz.",
+	} {
+		var got []string
+		for _, f := range Extract(msg, Options{At: at}) {
+			got = append(got, f.Value+"|"+f.Text)
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("%q: got %q, want %q", msg, got, want)
+		}
+	}
+}
