@@ -187,6 +187,20 @@ func TestPastimesAndDiets(t *testing.T) {
 	}
 }
 
+// statedTexts is what Extract stores of msg with its text: "key=value|text",
+// or "note|text" for a note.
+func statedTexts(msg string, at time.Time) []string {
+	var out []string
+	for _, f := range Extract(msg, Options{At: at}) {
+		if f.Note {
+			out = append(out, "note|"+f.Text)
+			continue
+		}
+		out = append(out, f.Key()+"="+f.Value+"|"+f.Text)
+	}
+	return out
+}
+
 // stated is what Extract stores of msg as key=value, notes left out.
 func stated(msg string, at time.Time) []string {
 	var out []string

@@ -33,15 +33,7 @@ func TestLineOfWork(t *testing.T) {
 		"I went to Paris with my sister Ana last year.": {
 			"user.visited=Paris|The user has been to Paris (in 2025).", "user.sister=Ana|The user has a sister named Ana."},
 	} {
-		var got []string
-		for _, f := range Extract(msg, Options{At: at}) {
-			if f.Note {
-				got = append(got, "note|"+f.Text)
-				continue
-			}
-			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
-		}
-		if !slices.Equal(got, want) {
+		if got := statedTexts(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
 		}
 	}

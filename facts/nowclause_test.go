@@ -21,15 +21,7 @@ func TestNowClause(t *testing.T) {
 		"I used to live in Berlin but these days I live in Lisbon": {"user.lives_in=Lisbon|The user lives in Lisbon."},
 		"I work at Google now, I love it":                          {"user.works_at=Google|The user works at Google."},
 	} {
-		var got []string
-		for _, f := range Extract(msg, Options{At: at}) {
-			if f.Note {
-				got = append(got, "note|"+f.Text)
-				continue
-			}
-			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
-		}
-		if !slices.Equal(got, want) {
+		if got := statedTexts(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
 		}
 	}
@@ -42,7 +34,7 @@ func TestComingEmployerStarts(t *testing.T) {
 	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	for msg, want := range map[string]string{
 		"I'm moving to Lisbon next month for a new job at Revolut": "Jul 1 2026|The user works at Revolut (starting Jul 2026).",
-		"I work at Google now":                                     "Jun 10 2026|The user works at Google.",
+		"I work at Google now": "Jun 10 2026|The user works at Google.",
 	} {
 		var got []string
 		for _, f := range Extract(msg, Options{At: at}) {
@@ -66,11 +58,7 @@ func TestMoveFor(t *testing.T) {
 		"I moved to Boston to study at MIT": {"user.lives_in=Boston|The user lives in Boston.", "user.studies_at=MIT|The user studies at MIT."},
 		"I moved to Seattle for work":       {"user.lives_in=Seattle|The user lives in Seattle."},
 	} {
-		var got []string
-		for _, f := range Extract(msg, Options{At: at}) {
-			got = append(got, f.Key()+"="+f.Value+"|"+f.Text)
-		}
-		if !slices.Equal(got, want) {
+		if got := statedTexts(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
 		}
 	}

@@ -168,7 +168,7 @@ func TestInsertedRowsCachedAsRead(t *testing.T) {
 		{ID: "fact", Tier: memory.TierProfile, Text: "The user lives in Lisbon.", Embedding: []float32{1, 0}, Value: 0.7, Confidence: 0.9,
 			Source: memory.SourceExtracted, Key: "user.lives_in", Session: "s1", CreatedAt: t0, ValidTo: &ends, ExpiresAt: &exp,
 			Provenance: memory.Provenance{RequestIDs: []string{"r1"}, TurnRefs: []string{}, Fact: &memory.Triple{Subject: "user", Attribute: "lives_in", Value: "Lisbon"}},
-			Context: "moving", API: "chat"},
+			Context:    "moving", API: "chat"},
 		{ID: "old", Tier: memory.TierEvent, Text: "User: I sail.\nAssistant: Nice.", Embedding: []float32{0.6, 0.8}, CreatedAt: t0,
 			LastUsedAt: time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), NoDecay: true},
 	}
