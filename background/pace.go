@@ -2,6 +2,7 @@ package background
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -107,10 +108,17 @@ func withPace(ctx context.Context, h *handle) context.Context {
 }
 
 // pace takes a step for the job running under ctx; without one it does
-// nothing.
+// nothing. While the request path is busy a step also yields the
+// processor (runtime.Gosched): a request goroutine this job woke (a lock
+// or a commit it waited for) is queued on this job's processor and would
+// otherwise wait for the job's next pause, milliseconds of extraction
+// away.
 func pace(ctx context.Context) {
 	if h, ok := ctx.Value(paceKey{}).(*handle); ok {
 		h.step(ctx)
+		if h.busy() {
+			runtime.Gosched()
+		}
 	}
 }
 

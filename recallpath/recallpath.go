@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,10 @@ const flushWindow = 50 * time.Millisecond
 // writes the recalls beside them wait behind are fewer (the PostgreSQL 10k
 // recall path's p99, BenchmarkRecallPath, docs/benchmarks.md).
 const touchWindow = 500 * time.Millisecond
+
+// yieldEvery is how many jobs of a batch run between yields of the
+// processor (runtime.Gosched).
+const yieldEvery = 16
 
 // maxBatch bounds the writes committed together.
 const maxBatch = 512
@@ -480,12 +485,18 @@ func (h *Hook) write(batch []job) {
 	defer cancel()
 	each := func(ctx context.Context) error {
 		var recs []*memory.RecallRecord
-		for _, j := range batch {
+		for i, j := range batch {
 			if j.rec != nil {
 				recs = append(recs, j.rec)
 			}
 			if j.write != nil {
 				j.write(ctx)
+			}
+			if i%yieldEvery == yieldEvery-1 {
+				// A batch is hundreds of jobs: a request woken by one
+				// (the row cache's lock) is queued on this goroutine's
+				// processor and would wait for all of them.
+				runtime.Gosched()
 			}
 		}
 		h.appendRecalls(ctx, recs)

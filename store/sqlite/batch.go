@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"runtime"
 	"slices"
 
 	"github.com/memproxy/memproxy/memory"
@@ -114,6 +115,12 @@ func writeTouches(ctx context.Context, tx *sql.Tx, sc memory.Scope, m map[string
 	return err
 }
 
+// yieldEvery is how many units of a long loop of bookkeeping (a batch's
+// after functions, the journal's inserts) run between yields of the
+// processor (runtime.Gosched) to goroutines the loop woke, such as a
+// request waiting for a lock it released.
+const yieldEvery = 16
+
 type batchKey struct{}
 
 // batch is an open Batch transaction.
@@ -125,10 +132,17 @@ type batch struct {
 	touchFailed bool // the touches were not written
 }
 
-// end runs the after functions once.
+// end runs the after functions once. A batch of the recall path's
+// writer ends hundreds of touches, each taking the row cache's lock: a
+// recall that waited for the lock is woken onto this goroutine's
+// processor and would run only once the whole loop is done, so the loop
+// yields every yieldEvery functions.
 func (b *batch) end(committed bool) {
-	for _, f := range b.after {
+	for i, f := range b.after {
 		f(committed)
+		if i%yieldEvery == yieldEvery-1 {
+			runtime.Gosched()
+		}
 	}
 	b.after = nil
 }
