@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,9 @@ func (s *Server) chat(c echo.Context) error { return s.serve(c, chatWire{}) }
 // the neutral view, resolve identity, session and arm, recall and place
 // the section, forward, relay and capture.
 func (s *Server) serve(c echo.Context, wf wire) error {
+	// In an execution trace (memproxy bench overhead --trace) each request
+	// is a region, its recall another (recallpath).
+	defer trace.StartRegion(c.Request().Context(), "memproxy.request").End()
 	start := time.Now()
 	r := c.Request()
 	rid := requestID(c)

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/trace"
 	"strings"
 	"sync"
 	"time"
@@ -154,6 +155,7 @@ func (h *Hook) Close() {
 // Rewrite decides, recalls, renders and places the memory section.
 func (h *Hook) Rewrite(ctx context.Context, req *proxy.ChatRequest) (*proxy.Rewrite, error) {
 	defer h.cfg.Load.Enter()()
+	defer trace.StartRegion(ctx, "memproxy.recall").End() // for go tool trace
 	start := time.Now()
 	rw, rec, err := h.rewrite(ctx, req)
 	if err != nil {
