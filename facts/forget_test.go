@@ -82,6 +82,8 @@ func TestThirdPerson(t *testing.T) {
 		"I can't stand cilantro.":                                              "The user can't stand cilantro.",
 		"We were in Rome.":                                                     "The user was in Rome.",
 		"I have two cats.":                                                     "The user has two cats.",
+		"I always have almond milk in my coffee.":                              "The user always has almond milk in their coffee.",
+		"We still have the old car and I really am attached to it.":            "The user still has the old car and the user really is attached to it.",
 		"Let me know when I watch too much TV.":                                "Let the user know when the user watches too much TV.",
 		"Ugh, I had a bad reaction to shellfish, my throat swelled up.":        "The user had a bad reaction to shellfish, their throat swelled up.",
 		"Big news: I got engaged.":                                             "The user got engaged.",

@@ -27,7 +27,16 @@ var stateRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actual
 // goalRe: what the user is working towards now, said in the present
 // progressive ("I'm training for a half marathon", "we're expecting a
 // baby in June", "I'm trying to lose weight").
-var goalRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|right now|currently|actually),?\s+)?(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|still\s+|also\s+|finally\s+)?(?:training for|saving (?:up )?for|preparing for|studying for|working towards?|expecting (?:a baby|a child|a boy|a girl|twins|our (?:first|second|third)|my (?:first|second|third))|getting married|trying to (?:lose|quit|cut|eat|save|learn|get fit|get in shape|get pregnant|sleep|drink|stop|run|read|exercise|gain))\b`)
+var goalRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|right now|currently|actually),?\s+)?(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|still\s+|also\s+|finally\s+)?(?:training for|saving (?:up )?for|preparing for|studying for|working towards?|(?:studying|training|working|preparing|learning|retraining) to (?:be|become) (?:a|an)\b|expecting (?:a baby|a child|a boy|a girl|twins|our (?:first|second|third)|my (?:first|second|third))|getting married|trying to (?:lose|quit|cut|eat|save|learn|get fit|get in shape|get pregnant|sleep|drink|stop|run|read|exercise|gain))\b`)
+
+// aspireRe: what the user means to become ("I want to become a doctor
+// someday", "I'd love to be a teacher", "My goal is to become a
+// lawyer").
+var aspireRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|actually|honestly|someday|one day|eventually),?\s+)?(?:(?:i|we)(?:\s+(?:really|still|always|eventually|also))?(?:\s+(?:want|hope|plan|aim|dream|intend|wish|would like|would love)|'d (?:like|love))\s+to|my (?:goal|dream|plan|ambition|aim) is to)\s+(?:be|become)\s+(?:a|an)\s+[a-z]`)
+
+// medicationRe: a medicine the user takes for something, or is on
+// ("I take metformin for my diabetes", "I'm on blood thinners").
+var medicationRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|actually),?\s+)?i(?:'m| am)?\s+(?:(?:currently|still|also|now|daily)\s+)?(?:(?:take|taking)\s+[a-z0-9][a-z0-9 -]{1,30}?\s+(?:daily\s+|every day\s+)?for\s+(?:my|a|an|the|high|low|chronic)\b|on\s+(?:[a-z-]+\s+){0,2}?(?:medication|meds|pills|insulin|antidepressants|blood thinners|statins|birth control|the pill|chemo(?:therapy)?)\b)`)
 
 // neverRe: a lasting habit the user says they keep out of ("I don't
 // drive", "I never drink").
@@ -52,7 +61,8 @@ func condition(sent string) string {
 var haveStateRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|also|well|honestly|actually|oh),?\s+)?i (?:have|have got|got)\s+((?:type [12] |type one |type two )?diabetes|asthma|epilepsy|c(?:o)?eliac disease|adhd|autism|arthritis|rheumatoid arthritis|migraines|ibs|crohn's(?: disease)?|lupus|multiple sclerosis|high blood pressure|hypertension|a pacemaker|tinnitus|psoriasis|eczema|endometriosis|sleep apnea|sleep apnoea|a bad back|a heart condition)\b`)
 
 // habit is the note of a sentence that states a habit of the user, a
-// goal the user is working towards or a thing the user never does, with
+// goal the user is working towards or means to reach, a medicine they
+// take or a thing the user never does, with
 // no triple to hold it: the sentence in the third person ("The user
 // usually wakes up at 6am.", "The user is training for a half
 // marathon.", "The user doesn't drive."), "" for any other sentence.
@@ -71,7 +81,8 @@ func habit(sent string) string {
 	if secondPersonRe.MatchString(sent) || strings.Contains(sent, "?") || pronounObjectRe.MatchString(sent) {
 		return ""
 	}
-	if goalRe.MatchString(sent) || neverRe.MatchString(sent) || habitRe.MatchString(sent) && !notHabit.MatchString(sent) {
+	if goalRe.MatchString(sent) || aspireRe.MatchString(sent) || medicationRe.MatchString(sent) || neverRe.MatchString(sent) ||
+		habitRe.MatchString(sent) && !notHabit.MatchString(sent) {
 		return thirdPerson(sent)
 	}
 	return ""

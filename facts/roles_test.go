@@ -145,7 +145,18 @@ func TestHabitNotes(t *testing.T) {
 		"We're expecting a baby in June.":     "The user is expecting a baby in June.",
 		"I don't drive.":                      "The user doesn't drive.",
 		"I'm trying to figure out dinner.":    "",
-		"你每天几点起床？":                            "",
+		// What the user means to become, and the medicines they take.
+		"I'm studying to be a nurse.":             "The user is studying to be a nurse.",
+		"I'm training to become a pilot.":         "The user is training to become a pilot.",
+		"I want to become a doctor someday.":      "The user wants to become a doctor someday.",
+		"I'd love to be a teacher one day.":       "The user would love to be a teacher one day.",
+		"My goal is to become a lawyer.":          "The user's goal is to become a lawyer.",
+		"I want to be alone.":                     "",
+		"I take metformin for my diabetes.":       "The user takes metformin for their diabetes.",
+		"I'm on blood thinners.":                  "The user is on blood thinners.",
+		"I take it for granted.":                  "",
+		"I always have almond milk in my coffee.": "The user always has almond milk in their coffee.",
+		"你每天几点起床？":                                "",
 	}
 	for msg, want := range cases {
 		got := ""

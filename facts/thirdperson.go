@@ -116,7 +116,12 @@ func thirdPerson(s string) string {
 		g := subjectVerb.FindStringSubmatch(m)
 		v, ok := agree(g[2])
 		if !ok {
-			return m // "I'm", "I've": the rules below
+			// The rules below read "I have", "I am" side by side only:
+			// "I always have" is "the user always has".
+			if to := map[string]string{"have": "has", "am": "is"}[strings.ToLower(g[2])]; g[1] != "" && to != "" {
+				return "the user" + g[1] + " " + to
+			}
+			return m // "I'm", "I've", "I have": the rules below
 		}
 		return "the user" + g[1] + " " + v
 	})
