@@ -50,6 +50,20 @@ var gerunds = map[string]string{"run": "running", "runs": "running", "ride": "ri
 	"train": "training", "hike": "hiking", "swim": "swimming", "ski": "skiing", "climb": "climbing", "shoot": "shooting",
 	"shoots": "shooting", "skate": "skating"}
 
+// activityVerbs are the pastimes said with their verb alone ("I swim"),
+// as the activity they name.
+var activityVerbs = map[string]string{"swim": "swimming", "run": "running", "jog": "jogging", "hike": "hiking", "climb": "climbing",
+	"boulder": "bouldering", "cycle": "cycling", "bike": "biking", "ski": "skiing", "snowboard": "snowboarding", "skate": "skating",
+	"skateboard": "skateboarding", "surf": "surfing", "sail": "sailing", "row": "rowing", "kayak": "kayaking", "box": "boxing",
+	"fence": "fencing", "dance": "dancing", "paint": "painting", "sketch": "sketching", "knit": "knitting", "crochet": "crocheting",
+	"sew": "sewing", "bake": "baking", "garden": "gardening", "meditate": "meditating", "golf": "golf", "bowl": "bowling"}
+
+// bareActivityRe is a statement that the user does a pastime, its verb
+// alone or with where, how often or with whom ("Now I swim", "I climb at
+// the gym on Fridays"); a verb with an object ("I run a bakery", "I paint
+// the fence") is something else.
+var bareActivityRe = rx.MustCompile(`(?i)^\s*(?:(?:and|but|so|now|these days|nowadays|lately|mostly|instead),?\s+){0,2}i\s+(?:now\s+|mostly\s+|mainly\s+|also\s+|still\s+|usually\s+|often\s+|regularly\s+)?(swim|run|jog|hike|climb|boulder|cycle|bike|ski|snowboard|skate|skateboard|surf|sail|row|kayak|box|fence|dance|paint|sketch|knit|crochet|sew|bake|garden|meditate|golf|bowl)(?:\s+(?:instead|now|again|a lot|competitively|outdoors|indoors)|\s+(?:at|in|with|on|around|along|near|by)\s+[^,;.!?]{1,40})*\s*[.!]*\s*$`)
+
 // possPunct is a possessive directly before punctuation ("McDonald's.",
 // "Joe's,"): the tokenizer drops such a token, so a space goes between.
 var possPunct = rx.MustCompile(`('s|s')([.,!?;:])`)
@@ -644,6 +658,21 @@ var dwellings = map[string]bool{"flat": true, "apartment": true, "house": true, 
 
 // extractEN reads one English sentence.
 func extractEN(sent string) []Fact {
+	if fs := extractENRules(sent); len(fs) > 0 {
+		return fs
+	}
+	if m := bareActivityRe.FindStringSubmatch(sent); m != nil {
+		// "Now I swim", "I climb at the local gym": a pastime said with
+		// its verb alone, when nothing else read the sentence ("I run in
+		// Brooks" names shoes).
+		return []Fact{{Triple: tripleOf("user", "activity", activityVerbs[strings.ToLower(m[1])])}}
+	}
+	return nil
+}
+
+// extractENRules reads one English sentence with the patterns and the
+// tagged tokens.
+func extractENRules(sent string) []Fact {
 	sent = resolvePronounEN(sent)
 	if fs := bareAge(sent); fs != nil {
 		return fs

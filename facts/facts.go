@@ -771,7 +771,11 @@ func nowTail(sent string) string {
 // swim twice a week").
 func withTail(fs, tail []Fact) []Fact {
 	for _, f := range tail {
-		if !slices.ContainsFunc(fs, func(g Fact) bool { return g.Note == f.Note && (f.Note || g.Key() == f.Key()) }) {
+		if !slices.ContainsFunc(fs, func(g Fact) bool {
+			// A slot of many values takes the tail's other value ("I
+			// stopped climbing, now I swim").
+			return g.Note == f.Note && (f.Note || g.Key() == f.Key() && (!f.Multi || strings.EqualFold(g.Value, f.Value)))
+		}) {
 			fs = append(fs, f)
 		}
 	}

@@ -20,6 +20,12 @@ func TestNowClause(t *testing.T) {
 		"Now I swim twice a week.":                                 {"note|Now the user swims twice a week."},
 		"I used to live in Berlin but these days I live in Lisbon": {"user.lives_in=Lisbon|The user lives in Lisbon."},
 		"I work at Google now, I love it":                          {"user.works_at=Google|The user works at Google."},
+		// A pastime said with its verb alone, in the tail or on its own;
+		// a verb with an object is no pastime.
+		"I stopped climbing, now I swim": {
+			"user.activity=climbing|The user no longer does climbing.", "user.activity=swimming|The user took up swimming as a hobby."},
+		"I climb at the local gym.": {"user.activity=climbing|The user took up climbing as a hobby."},
+		"I run a small bakery.":     nil,
 	} {
 		if got := statedTexts(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
