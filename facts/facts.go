@@ -548,6 +548,14 @@ func extractAll(msg string, o Options) []Fact {
 			// come starts on the date it names, as "I start at Hooli on
 			// Monday" does; it was the employer at once.
 			starts := f.starts || !f.Ended && !hasHan(sent) && (f.Attribute == "works_at" || f.Attribute == "studies_at") && comingRe.MatchString(sent)
+			if starts && len(refs) == 0 && !hasHan(sent) {
+				// "I start at Google in September", "I'll be working at
+				// Google from September": a month said alone is its
+				// coming first day.
+				if m := text.MonthAlone(sent, o.At, o.Loc, false); len(m) > 0 && m[0].Date.After(o.At) {
+					refs = m[:1]
+				}
+			}
 			future := starts && len(refs) > 0 && refs[0].Date.After(o.At)
 			if future {
 				f.ValidFrom, f.Dated = refs[0].Date, true
@@ -750,16 +758,31 @@ func clauses(sents []string) []string {
 // nowClauseRe is where a sentence's second statement begins with a change
 // cue and the user as its subject: "I stopped climbing, now I swim twice
 // a week", "I stopped running, and these days I cycle to work".
-var nowClauseRe = rx.MustCompile(`(?i)(?:,|;|\s-|\s—)\s*(?:(?:and|but|so)\s+)?((?:now|nowadays|these days)\s*,?\s+(?:I|I'm|I've|we|we're|we've|my)\s)`)
+var nowClauseRe = rx.MustCompile(`(?i)(?:(?:,|;|\s-|\s—)\s*(?:(?:and|but|so)\s+)?|\s(?:and|but|so)\s+)((?:now|nowadays|these days)\s*,?\s+(?:I|I'm|I've|we|we're|we've|my)\s)`)
+
+// usedToObjectRe is the object of a first statement of what the user used
+// to like or do ("I used to love jazz").
+var usedToObjectRe = rx.MustCompile(`(?i)\bi\s+used\s+to\s+(?:really\s+)?(?:love|like|enjoy|adore|hate|dislike|loathe|detest|drink|eat|play|watch|listen\s+to)\s+([a-z][a-z' -]{0,40}?)\s*$`)
+
+// endPronounRe is a second statement's object said as a pronoun.
+var endPronounRe = rx.MustCompile(`(?i)\b(?:it|them)\s*[.!]*\s*$`)
 
 // nowTail is the second statement of sent that nowClauseRe finds, from its
-// cue ("now I swim twice a week"), or "".
+// cue ("now I swim twice a week"), or "". Its object said as "it" or
+// "them" is the first statement's ("I used to love jazz but now I can't
+// stand it" → "now I can't stand jazz").
 func nowTail(sent string) string {
 	loc := nowClauseRe.FindStringSubmatchIndex(sent)
 	if loc == nil {
 		return ""
 	}
-	return sent[loc[2]:]
+	tail := sent[loc[2]:]
+	if m := usedToObjectRe.FindStringSubmatch(sent[:loc[0]]); m != nil {
+		if p := endPronounRe.FindStringIndex(tail); p != nil {
+			tail = tail[:p[0]] + m[1]
+		}
+	}
+	return tail
 }
 
 // withTail adds to a sentence's facts those its second statement (nowTail)

@@ -26,6 +26,10 @@ func TestNowClause(t *testing.T) {
 			"user.activity=climbing|The user no longer does climbing.", "user.activity=swimming|The user took up swimming as a hobby."},
 		"I climb at the local gym.": {"user.activity=climbing|The user took up climbing as a hobby."},
 		"I run a small bakery.":     nil,
+		// The tail's "it" is what the user used to like; "but now"
+		// begins a tail without a comma.
+		"I used to love jazz but now I can't stand it": {"user.dislikes=jazz|The user does not like jazz."},
+		"I used to hate olives, but now I love them.":  {"user.likes=olives|The user likes olives."},
 	} {
 		if got := statedTexts(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
@@ -41,6 +45,9 @@ func TestComingEmployerStarts(t *testing.T) {
 	for msg, want := range map[string]string{
 		"I'm moving to Lisbon next month for a new job at Revolut": "Jul 1 2026|The user works at Revolut (starting Jul 2026).",
 		"I work at Google now": "Jun 10 2026|The user works at Google.",
+		// A month said alone is its coming first day.
+		"I start at Google in September":         "Sep 1 2026|The user works at Google (starting Sep 2026).",
+		"I'll be working at Stripe from January": "Jan 1 2027|The user works at Stripe (starting Jan 2027).",
 	} {
 		var got []string
 		for _, f := range Extract(msg, Options{At: at}) {

@@ -454,7 +454,7 @@ func ExplicitDates(s string, at time.Time, loc *time.Location) []DateRef {
 
 // monthAloneRe is a month named without a year or day: "in January",
 // "since March", "back in May", "early June".
-var monthAloneRe = rx.MustCompile(`(?i)\b(?:in|since|back in|during|early|late|mid-?|by) +(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?`)
+var monthAloneRe = rx.MustCompile(`(?i)\b(?:in|since|back in|during|early|late|mid-?|by|from|starting(?: in)?) +(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?`)
 
 // MonthAlone resolves a month said without its year ("I moved to Denver
 // in January"): the latest such month up to at's when past is true (what

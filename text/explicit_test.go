@@ -56,6 +56,8 @@ func TestMonthAlone(t *testing.T) {
 		{"back in Sept. we met", true, "Sept", "2025-09-01"},
 		{"We're moving in June.", false, "June", "2026-06-01"},
 		{"We're moving in February.", false, "February", "2027-02-01"},
+		{"I'll be working at Google from September.", false, "September", "2026-09-01"},
+		{"I join Meta starting in May.", false, "May", "2026-05-01"},
 	}
 	for _, c := range cases {
 		got := MonthAlone(c.s, at, nil, c.past)
