@@ -107,6 +107,16 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 	}
 	for _, old := range live {
 		if !opposite(old, f) && sameValue(old, f) && ended(old, f) == f.Ended {
+			if datesValue(m, old) {
+				// "I've lived in Lisbon since 2019" after "I live in
+				// Lisbon": the same value, said now with when it began,
+				// takes the old one's place (a reinforce kept the
+				// undated text and lost the date).
+				return []Write{
+					{Op: Insert, Memory: m, At: now, Reason: f.Key() + " " + f.Value + " dated"},
+					{Op: Supersede, Memory: old, By: m.ID, At: now, Reason: f.Key() + " " + f.Value + " said again with its date"},
+				}
+			}
 			ws := []Write{{Op: Reinforce, Memory: old, At: now, Reason: "the same value of " + f.Key() + " is stored"}}
 			if f.Replace && f.Multi && !f.Ended {
 				// "I only play piano now" after "I play guitar and piano":
@@ -202,6 +212,14 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 	return append([]Write{{Op: Insert, Memory: m, At: now, Reason: insertReason(f, len(out))}}, out...)
 }
 
+// datesValue reports whether m, a fact of old's value, says when the
+// value began where old did not: m holds from a day before old's start
+// (a date said, not the day it was said) and reads otherwise.
+func datesValue(m, old *memory.Memory) bool {
+	return !m.ValidFrom.IsZero() && m.ValidFrom.Before(old.ValidFrom.AddDate(0, 0, -1)) && m.ExpiresAt == nil &&
+		old.ExpiresAt == nil && normText(m.Text) != normText(old.Text)
+}
+
 // StaleEvents says which events go with the facts ws supersedes: an event
 // of the same turn as a superseded fact that states its value ("I live
 // in Berlin. The winters here are brutal.") is as outdated as the fact,
@@ -212,9 +230,17 @@ func Decide(c Candidate, slot []*memory.Memory, near []Neighbour, p Policy, now 
 func StaleEvents(ws []Write, events []*memory.Memory, now time.Time) []Write {
 	var out []Write
 	seen := map[string]bool{}
+	// A value said again with its date replaces its memory but still
+	// holds: what its turn said of it is not stale.
+	holds := map[string]bool{}
+	for _, w := range ws {
+		if f := w.Memory.Fact(); w.Op == Insert && f != nil && !f.Ended {
+			holds[w.Memory.Key+"\x00"+strings.ToLower(f.Value)] = true
+		}
+	}
 	for _, w := range ws {
 		f := w.Memory.Fact()
-		if w.Op != Supersede || f == nil || f.Value == "" || f.Ended {
+		if w.Op != Supersede || f == nil || f.Value == "" || f.Ended || holds[w.Memory.Key+"\x00"+strings.ToLower(f.Value)] {
 			continue
 		}
 		for _, e := range events {

@@ -187,6 +187,28 @@ func TestDecideReinforcesRepeats(t *testing.T) {
 
 // One pet told of in other words ("a golden retriever named Max", "my dog
 // Max") is one pet: the repeat reinforces it.
+// TestDecideDatedRestatement: the same value said again with when it
+// began replaces the undated memory (its date was lost to a reinforce);
+// said again without one, or with a later start, it reinforces.
+func TestDecideDatedRestatement(t *testing.T) {
+	st := &store{}
+	st.say(t, "I live in Lisbon.", t0)
+	ops := st.say(t, "I've lived in Lisbon since 2019.", t0.AddDate(0, 1, 0))
+	if !has(ops, Supersede) || !has(ops, Insert) {
+		t.Errorf("dated restatement: ops %v, want insert and supersede", ops)
+	}
+	if l := st.live(); len(l) != 1 || !strings.Contains(l[0], "2019") {
+		t.Errorf("live %q, want the dated memory alone", l)
+	}
+	ops = st.say(t, "I live in Lisbon!", t0.AddDate(0, 2, 0))
+	if len(ops) != 1 || ops[0] != Reinforce {
+		t.Errorf("undated repeat: ops %v, want reinforce", ops)
+	}
+	if l := st.live(); len(l) != 1 || !strings.Contains(l[0], "2019") {
+		t.Errorf("after the repeat: live %q", l)
+	}
+}
+
 func TestDecideSameNamedPet(t *testing.T) {
 	st := &store{}
 	st.say(t, "I have a golden retriever named Max.", t0)
@@ -439,6 +461,12 @@ func TestStaleEvents(t *testing.T) {
 	}
 	if ws := StaleEvents([]Write{{Op: Reinforce, Memory: old}}, evs, t0); len(ws) != 0 {
 		t.Errorf("a reinforce supersedes no event: %+v", ws)
+	}
+	// Berlin said again with its date: the value holds, its events too.
+	dated := &memory.Memory{ID: "n", Key: "user.lives_in", Text: "The user lives in Berlin (since 2019).", Provenance: prov("r3")}
+	dated.Provenance.Fact = old.Provenance.Fact
+	if ws := StaleEvents([]Write{{Op: Insert, Memory: dated}, {Op: Supersede, Memory: old, By: "n", At: t0}}, evs, t0); len(ws) != 0 {
+		t.Errorf("a value dated again supersedes no event: %+v", ws)
 	}
 }
 
