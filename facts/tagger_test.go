@@ -82,11 +82,26 @@ func sameTagsAsProse(t *testing.T, in string) []prose.Token {
 		if got[i].Text != want[i].Text {
 			t.Fatalf("%q: token %d %q, prose %q", in, i, got[i].Text, want[i].Text)
 		}
-		if got[i].Tag != want[i].Tag && !repeatTag(got, i, want[i].Tag) {
+		if got[i].Tag != want[i].Tag && !repeatTag(got, i, want[i].Tag) && !proseTie(in, i, got[i].Tag) {
 			t.Errorf("%q: token %d %q/%s, prose %s", in, i, got[i].Text, got[i].Tag, want[i].Tag)
 		}
 	}
 	return got
+}
+
+// proseTie reports whether prose also tags token i of in as tag on
+// another run: where two tags score the same, prose picks one in its map's
+// order, differently from run to run ("should i put on some jazz": "put"
+// VB or VBD), and the fast tagger keeps one. A tag prose never gives is
+// no tie, so a real difference still fails.
+func proseTie(in string, i int, tag string) bool {
+	for range 40 {
+		doc, err := prose.NewDocument(in, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(tagger()))
+		if err == nil && len(doc.Tokens()) > i && doc.Tokens()[i].Tag == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // TestStrTable: every key put is found with its value, through growth
