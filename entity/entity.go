@@ -290,6 +290,14 @@ func valueEntity(f *memory.Triple) (name string, kind Kind, alias string, ok boo
 		return v, Pet, "", true
 	}
 	if k, ok := kindOf[f.Attribute]; ok {
+		if r, _ := utf8.DecodeRuneInString(v); k == Place && unicode.IsLower(r) {
+			// "a small village near Oxford": a described place is filed
+			// under the name it holds, which a message names; with none,
+			// the words as said.
+			if ns := ProperNames(v); len(ns) > 0 {
+				return ns[0], k, "", true
+			}
+		}
 		if k == Person && f.Subject == "user" {
 			return v, k, f.Attribute, true
 		}

@@ -71,6 +71,24 @@ func TestBuildAliases(t *testing.T) {
 	}
 }
 
+// TestDescribedPlace: a home said as a description is the entity of the
+// name it holds; an employer stays as said (Berlin is no organisation).
+func TestDescribedPlace(t *testing.T) {
+	g := Build([]*memory.Memory{
+		fact("1", "The user lives in a small village near Oxford.", "user", "lives_in", "a small village near Oxford"),
+		fact("2", "The user works at a startup in Berlin.", "user", "works_at", "a startup in Berlin"),
+		fact("3", "The user lives in the countryside.", "user", "from", "the countryside"),
+	})
+	for name, kind := range map[string]Kind{"Oxford": Place, "a startup in berlin": Organisation, "the countryside": Place} {
+		if es := g.Lookup(name); len(es) != 1 || es[0].Kind != kind || len(es[0].Facts) != 1 {
+			t.Errorf("Lookup(%q) = %+v, want one %s with its fact", name, es, kind)
+		}
+	}
+	if about := (Matcher{}).About("Is it rainy near Oxford this week?", g.Lookup("Oxford")[0].Facts, time.Now()); !about[0] {
+		t.Errorf("a message naming Oxford is about the home near it")
+	}
+}
+
 // BenchmarkBuild: the admin entity endpoints' graph over the most
 // memories one request reads (maxEntityScan in admin).
 func BenchmarkBuild(b *testing.B) {
