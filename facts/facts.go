@@ -430,8 +430,9 @@ func extractAll(msg string, o Options) []Fact {
 			nrefs := refs
 			if len(nrefs) == 0 && !hasHan(sent) {
 				// "I ran a marathon in June": a month said alone dates
-				// what happened (a plan or a goal keeps its words).
-				if m := monthRefs(sent, o); len(m) > 0 && !m[0].Date.After(o.At) {
+				// what happened, and what the user is about to do ("I'm
+				// joining Meta in May"); a goal keeps its words.
+				if m := monthRefs(sent, o); len(m) > 0 && (!m[0].Date.After(o.At) || comingRe.MatchString(sent)) {
 					nrefs = m
 				}
 			}

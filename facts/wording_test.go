@@ -7,7 +7,8 @@ import (
 )
 
 // TestMonthAloneDates: a month said without its year dates what the
-// sentence says happened (the last such month), not a plan or a goal.
+// sentence says happened (the last such month) and what the user is about
+// to do (the next), not a goal.
 func TestMonthAloneDates(t *testing.T) {
 	at := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 	cases := []textCase{
@@ -18,6 +19,9 @@ func TestMonthAloneDates(t *testing.T) {
 		{"I ran a marathon in June.", "The user ran a marathon in Jun 2025."},
 		// a goal keeps its words; the planned month is not a past date
 		{"We're expecting a baby in June.", "The user is expecting a baby in June."},
+		// what the user is about to do is dated by its coming month
+		{"I'm joining Meta in May.", "The user is joining Meta in May 2026."},
+		{"I'm going to join Meta in January.", "The user is going to join Meta in Jan 2027."},
 	}
 	wantTexts(t, at, cases, false)
 	// "may" is a verb unless written as the month
