@@ -179,12 +179,12 @@ func (e *Engine) Vector(ctx context.Context, sc memory.Scope, vec []float32, o m
 	// The cached rows are scored from their encodings, and only what is
 	// returned is decoded (the margin's rows were a third of what a recall
 	// allocated) and copied out of the cache.
-	bufs, at := e.rows.peekRaw(sc, ids)
+	bufs, us, at := e.rows.peekRaw(sc, ids)
 	found, err := e.readMiss(ctx, sc, ids, seqs, at, map[string]*memory.Memory{})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	return rescoreRows(q, ids, bufs, found, &f, limit, o), nil
+	return rescoreRows(q, ids, bufs, us, found, &f, limit, o), nil
 }
 
 // Lexical ranks the scope's memories by BM25 over their lexical form

@@ -78,7 +78,7 @@ func TestRescoreRows(t *testing.T) {
 		f := NewFilter(o)
 		q, _ := Normalise(vec())
 		want := Rescore(q, ids, decoded, &f, o.Limit, o)
-		got := rescoreRows(q, ids, bufs, read, &f, o.Limit, o)
+		got := rescoreRows(q, ids, bufs, nil, read, &f, o.Limit, o)
 		if len(got) != len(want) {
 			t.Fatalf("round %d: %d candidates, Rescore gives %d", round, len(got), len(want))
 		}

@@ -36,20 +36,40 @@ const RowCacheBytes = 128 << 20
 //
 // Rows are kept encoded (rowcodec.go: one pointer-free []byte a row, so
 // the garbage collector does not trace the cache's rows), never changed in
-// place (endTouch replaces them). Each read decodes fresh Memory values
+// place. A touch does not rewrite the row either: its hits and last use go
+// to a small table beside it (usage), which every decode applies; a row
+// cached anew (read, written, dropped) leaves its entry. Copying each
+// touched row had been about 15 KB of garbage an ordinary request, most
+// of what the recall path's writer allocated. Each read decodes fresh Memory values
 // whose strings and vector alias the encoding: a caller that only reads
 // (SearchOptions.ReadOnly) gets those, others a copy (memory.SearchCopy),
 // which they may mutate.
 type rowCache struct {
 	mu       sync.Mutex
 	gen      uint64
-	bulk     uint64            // user deletions
-	changed  map[string]uint64 // id → generation of its last change
-	readers  map[uint64]int    // noted generation → readers still reading
-	touching map[string]int    // ids of touches in flight
-	m        map[string][]byte // encoded rows by id (the key aliases the row)
-	bytes    int               // cachedBytes of the rows in m
-	max      int               // bound on bytes
+	bulk     uint64              // user deletions
+	changed  map[string]uint64   // id → generation of its last change
+	readers  map[uint64]int      // noted generation → readers still reading
+	touching map[string]int      // ids of touches in flight
+	m        map[string][]byte   // encoded rows by id (the key aliases the row)
+	usage    map[string]rowUsage // touches applied to rows of m since cached
+	bytes    int                 // cachedBytes of the rows in m
+	max      int                 // bound on bytes
+}
+
+// rowUsage is a cached row's hits and last use after the touches applied
+// to it since it was cached (set: there were some).
+type rowUsage struct {
+	hits int64
+	used time.Time
+	set  bool
+}
+
+// apply writes u into m, decoded from the row u belongs to.
+func (u rowUsage) apply(m *memory.Memory) {
+	if u.set {
+		m.Hits, m.LastUsedAt = int(u.hits), u.used
+	}
 }
 
 // cacheNote is what a reader notes before reading rows.
@@ -59,7 +79,7 @@ type cacheNote struct {
 
 func newRowCache(maxBytes int) *rowCache {
 	return &rowCache{
-		m: make(map[string][]byte), max: maxBytes,
+		m: make(map[string][]byte), usage: make(map[string]rowUsage), max: maxBytes,
 		changed: make(map[string]uint64), readers: make(map[uint64]int), touching: make(map[string]int),
 	}
 }
@@ -80,12 +100,14 @@ func cachedBytes(b []byte) int { return len(b) + cacheEntry }
 func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 	c.mu.Lock()
 	b, ok := c.m[id]
+	u := c.usage[id]
 	c.mu.Unlock()
 	if !ok || rowScope(b) != sc {
 		return nil, false
 	}
 	m := new(memory.Memory)
 	decodeRow(b, m)
+	u.apply(m)
 	return m, true
 }
 
@@ -93,7 +115,7 @@ func (c *rowCache) peek(sc memory.Scope, id string) (*memory.Memory, bool) {
 // peek's, into one allocation), and returns the positions in ids of those
 // it does not hold. The lock is held while looking the ids up only.
 func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*memory.Memory) (miss []int) {
-	bufs, miss := c.peekRaw(sc, ids)
+	bufs, us, miss := c.peekRaw(sc, ids)
 	n := len(ids) - len(miss)
 	if n == 0 {
 		return miss
@@ -103,6 +125,7 @@ func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*mem
 	for i, b := range bufs {
 		if b != nil {
 			decodeRow(b, &rows[k])
+			us.at(i).apply(&rows[k])
 			found[ids[i]] = &rows[k]
 			k++
 		}
@@ -110,14 +133,35 @@ func (c *rowCache) peekInto(sc memory.Scope, ids []string, found map[string]*mem
 	return miss
 }
 
+// usages are the rowUsage of a peekRaw's rows, by position; nil when none
+// was touched since cached.
+type usages []rowUsage
+
+func (us usages) at(i int) rowUsage {
+	if us == nil {
+		return rowUsage{}
+	}
+	return us[i]
+}
+
 // peekRaw returns the cached encodings of ids in scope sc (nil for those
-// it does not hold) and the positions in ids of those it does not hold.
-// The lock is held while looking the ids up only.
-func (c *rowCache) peekRaw(sc memory.Scope, ids []string) (bufs [][]byte, miss []int) {
+// it does not hold) with the touches to apply to them when decoded, and
+// the positions in ids of those it does not hold. The lock is held while
+// looking the ids up only.
+func (c *rowCache) peekRaw(sc memory.Scope, ids []string) (bufs [][]byte, us usages, miss []int) {
 	bufs = make([][]byte, len(ids))
 	c.mu.Lock()
 	for i, id := range ids {
 		bufs[i] = c.m[id]
+		if len(c.usage) == 0 {
+			continue
+		}
+		if u, ok := c.usage[id]; ok {
+			if us == nil {
+				us = make(usages, len(ids))
+			}
+			us[i] = u
+		}
 	}
 	c.mu.Unlock()
 	for i, b := range bufs {
@@ -126,7 +170,7 @@ func (c *rowCache) peekRaw(sc memory.Scope, ids []string) (bufs [][]byte, miss [
 			miss = append(miss, i)
 		}
 	}
-	return bufs, miss
+	return bufs, us, miss
 }
 
 func (c *rowCache) put(note cacheNote, rows []*memory.Memory) {
@@ -240,6 +284,7 @@ func (c *rowCache) remove(id string) {
 	if b, ok := c.m[id]; ok {
 		c.bytes -= cachedBytes(b)
 		delete(c.m, id)
+		delete(c.usage, id)
 	}
 }
 
@@ -278,16 +323,16 @@ func (c *rowCache) endTouch(sc memory.Scope, ids []string, t time.Time, committe
 			c.remove(id)
 			continue
 		}
-		// Copy on write: encodings stay immutable (decoded rows alias
-		// them). The size is unchanged.
-		used := getTime(b, timeUsed)
-		if t.After(used) {
-			used = t
+		u, ok := c.usage[id]
+		if !ok {
+			key, _ := rowHead(b) // aliases the row, as m's key
+			id, u = key, rowUsage{hits: rowHits(b), used: getTime(b, timeUsed), set: true}
 		}
-		n := withUsage(b, rowHits(b)+1, used)
-		delete(c.m, id) // the new key aliases the new row
-		key, _ := rowHead(n)
-		c.m[key] = n
+		if t.After(u.used) {
+			u.used = t
+		}
+		u.hits++
+		c.usage[id] = u
 	}
 }
 

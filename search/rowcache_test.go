@@ -98,4 +98,19 @@ func TestRowCacheTouch(t *testing.T) {
 	if c.bytes != cachedBytes(encodeRow(m)) {
 		t.Errorf("%d bytes counted, row is %d", c.bytes, cachedBytes(encodeRow(m)))
 	}
+	// Every read applies the touches: many at once, and the raw rows
+	// with their usage.
+	found := map[string]*memory.Memory{}
+	if miss := c.peekInto(sc, []string{"a", "b"}, found); len(miss) != 1 || found["a"].Hits != 4 || !found["a"].LastUsedAt.Equal(t0.Add(time.Second)) {
+		t.Errorf("peekInto after two touches: %+v, miss %v", found["a"], miss)
+	}
+	if bufs, us, _ := c.peekRaw(sc, []string{"b", "a"}); bufs[1] == nil || !us.at(1).set || us.at(1).hits != 4 || us.at(0).set {
+		t.Errorf("peekRaw usage %+v", us)
+	}
+	// A row cached anew (read again from the store) comes with its own
+	// usage: the touches' entry goes with the old row.
+	c.put(c.note(), []*memory.Memory{{ID: "a", Scope: sc, Text: "x", LastUsedAt: t0, Hits: 9}})
+	if m, _ := c.peek(sc, "a"); m.Hits != 9 || len(c.usage) != 0 {
+		t.Errorf("a row cached anew: hits %d, %d usage entries", m.Hits, len(c.usage))
+	}
 }

@@ -554,7 +554,7 @@ func (ix *Vec) Dim() int { return ix.dim }
 // of ids[i], or rows[ids[i]] where bufs[i] is nil: an encoded candidate is
 // filtered and scored from its encoding (rowMeta) and decoded only when
 // among the best limit, so the margin's rows allocate nothing.
-func rescoreRows(q []float32, ids []string, bufs [][]byte, rows map[string]*memory.Memory, f *Filter, limit int, o memory.SearchOptions) []memory.Candidate {
+func rescoreRows(q []float32, ids []string, bufs [][]byte, us usages, rows map[string]*memory.Memory, f *Filter, limit int, o memory.SearchOptions) []memory.Candidate {
 	type scored struct {
 		i     int
 		score float64
@@ -586,6 +586,7 @@ func rescoreRows(q []float32, ids []string, bufs [][]byte, rows map[string]*memo
 		m := rows[ids[c.i]]
 		if b := bufs[c.i]; b != nil {
 			decodeRow(b, &decoded[k])
+			us.at(c.i).apply(&decoded[k])
 			m = &decoded[k]
 		}
 		out[k] = memory.Candidate{Memory: memory.SearchCopy(m, o), Score: c.score}
