@@ -667,7 +667,36 @@ func extractEN(sent string) []Fact {
 		// Brooks" names shoes).
 		return []Fact{{Triple: tripleOf("user", "activity", activityVerbs[strings.ToLower(m[1])])}}
 	}
-	return nil
+	return usedTo(sent)
+}
+
+// usedToRe is a first clause saying what the user used to be or do ("I
+// used to live in Berlin", "I used to love jazz, but …"): the verb and
+// what follows it, to the clause's end.
+var usedToRe = rx.MustCompile(`(?i)^\s*(?:(?:well|honestly|actually|so|and|but|oh),?\s+)?i\s+used\s+to\s+((?:be|live|work|play|love|like|enjoy|adore|hate|dislike|speak|study|drive|own|have|eat|drink|use|go)\b[^,;:!?]*?)(?:\s*(?:,|;|\bbut\b|\band\b|\buntil\b|\bbefore\b|\bwhen\b|\bback\b)|[.!?]*\s*$)`)
+
+// usedTo reads what the user used to be or do as ended: the clause in the
+// present, each of its facts no longer holding ("I used to live in
+// Berlin" ends lives in Berlin; "I used to love jazz" the like). It read
+// nothing, and a live fact it contradicts stayed.
+func usedTo(sent string) []Fact {
+	m := usedToRe.FindStringSubmatch(sent)
+	if m == nil {
+		return nil
+	}
+	clause := strings.TrimSpace(m[1])
+	if v, rest, ok := strings.Cut(clause, " "); ok && strings.EqualFold(v, "be") {
+		clause = "am " + rest
+	}
+	var out []Fact
+	for _, f := range extractENRules("I " + clause) {
+		if f.Note || f.AnyValue || f.Subject != "user" {
+			continue
+		}
+		f.Ended, f.Change = true, true
+		out = append(out, f)
+	}
+	return out
 }
 
 // extractENRules reads one English sentence with the patterns and the

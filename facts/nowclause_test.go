@@ -28,8 +28,14 @@ func TestNowClause(t *testing.T) {
 		"I run a small bakery.":     nil,
 		// The tail's "it" is what the user used to like; "but now"
 		// begins a tail without a comma.
-		"I used to love jazz but now I can't stand it": {"user.dislikes=jazz|The user does not like jazz."},
-		"I used to hate olives, but now I love them.":  {"user.likes=olives|The user likes olives."},
+		"I used to love jazz but now I can't stand it": {
+			"user.likes=jazz|The user no longer likes jazz.", "user.dislikes=jazz|The user does not like jazz."},
+		"I used to hate olives, but now I love them.": {
+			"user.dislikes=olives|The user no longer dislikes olives.", "user.likes=olives|The user likes olives."},
+		// What the user used to be or do no longer holds.
+		"I used to live in Berlin.":    {"user.lives_in=Berlin|The user no longer lives in Berlin."},
+		"I used to be vegetarian.":     {"user.diet=vegetarian|The user is no longer vegetarian."},
+		"I used to think it was easy.": nil,
 	} {
 		if got := statedTexts(msg, at); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %q\nwant %q", msg, got, want)
